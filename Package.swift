@@ -1,0 +1,93 @@
+// swift-tools-version:6.0
+// The layering is the architecture: a pure core model, C library bridges,
+// one target per engine, the server, the client library, and the CLI.
+import PackageDescription
+
+let package = Package(
+    name: "sysound",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "Sysound", targets: ["Sysound"]),
+        .executable(name: "sysound", targets: ["sysound"]),
+        .executable(name: "sysound-soundgen", targets: ["sysound-soundgen"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
+    targets: [
+        // MARK: C libraries (Debian packages, found with pkg-config)
+        .systemLibrary(
+            name: "COpenAL", pkgConfig: "openal",
+            providers: [.apt(["libopenal-dev"])]),
+        .systemLibrary(
+            name: "CSndfile", pkgConfig: "sndfile",
+            providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(
+            name: "CEvdev", pkgConfig: "libevdev",
+            providers: [.apt(["libevdev-dev"])]),
+        // What Swift cannot import: ioctl request macros, variadic ioctl, ucred.
+        .target(name: "CSysoundShims"),
+
+        // MARK: Core model: pure Swift, no C, no I/O
+        .target(name: "SysoundCore"),
+
+        // MARK: Layers with I/O
+        .target(
+            name: "SysoundConfig",
+            dependencies: ["SysoundCore", .product(name: "TOMLKit", package: "TOMLKit")]),
+        .target(
+            name: "SysoundState",
+            dependencies: [
+                "SysoundCore", "CSysoundShims",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+        .target(
+            name: "SysoundAudio",
+            dependencies: [
+                "SysoundCore", "COpenAL", "CSndfile",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .target(
+            name: "SysoundHaptics",
+            dependencies: [
+                "SysoundCore", "CEvdev", "CSysoundShims",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .target(
+            name: "SysoundServer",
+            dependencies: [
+                "SysoundCore", "SysoundConfig", "SysoundState", "SysoundAudio", "SysoundHaptics",
+                "CSysoundShims",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .target(
+            name: "Sysound",
+            dependencies: [
+                "SysoundCore", "SysoundConfig", "SysoundState", "SysoundAudio", "SysoundHaptics",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
+        // MARK: Executables
+        .executableTarget(
+            name: "sysound",
+            dependencies: [
+                "Sysound", "SysoundServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(name: "sysound-soundgen", dependencies: ["SysoundCore", "CSndfile"]),
+
+        // MARK: Tests
+        .testTarget(name: "SysoundCoreTests", dependencies: ["SysoundCore"]),
+        .testTarget(name: "SysoundConfigTests", dependencies: ["SysoundConfig"]),
+        .testTarget(name: "SysoundStateTests", dependencies: ["SysoundState"]),
+        .testTarget(name: "SysoundAudioTests", dependencies: ["SysoundAudio", "SysoundConfig"]),
+        .testTarget(name: "SysoundHapticsTests", dependencies: ["SysoundHaptics"]),
+        .testTarget(name: "SysoundServerTests", dependencies: ["SysoundServer", "Sysound"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

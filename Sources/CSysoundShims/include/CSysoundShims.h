@@ -1,0 +1,13 @@
+// Thin wrappers for what Swift cannot import from the C headers directly:
+// function-like ioctl request macros, variadic ioctl(2), and struct ucred,
+// which glibc only declares under _GNU_SOURCE.
+#ifndef CSYSOUND_SHIMS_H
+#define CSYSOUND_SHIMS_H
+
+#include <sys/types.h>
+
+/// Peer credentials of a connected unix socket (getsockopt SO_PEERCRED).
+/// Returns 0 and fills the out parameters, or -1 with errno set.
+int sysound_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
+
+#endif

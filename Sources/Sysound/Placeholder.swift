@@ -1,0 +1,2 @@
+// Sysound: see the issue that builds this layer.
+import SysoundCore

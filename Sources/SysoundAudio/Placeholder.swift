@@ -1,0 +1,2 @@
+// SysoundAudio: see the issue that builds this layer.
+import SysoundCore

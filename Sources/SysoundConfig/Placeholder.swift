@@ -1,0 +1,2 @@
+// SysoundConfig: see the issue that builds this layer.
+import SysoundCore

@@ -1,0 +1,151 @@
+/// Why a sound or a vibration did not happen. The raw values are stable and
+/// machine-readable: the CLI prints them with `--verbose`, the wire carries them.
+public enum SkipReason: String, Sendable, Equatable, CaseIterable, CustomStringConvertible {
+    case silent
+    case locked
+    case interrupted
+    case volumeZero = "volume-zero"
+    case hapticsOff = "haptics-off"
+
+    public var description: String { rawValue }
+
+    /// A sentence for people.
+    public var explanation: String {
+        switch self {
+        case .silent: "silent mode is on"
+        case .locked: "the screen is locked"
+        case .interrupted: "an interruption is in progress"
+        case .volumeZero: "the system volume is 0"
+        case .hapticsOff: "haptics are switched off"
+        }
+    }
+}
+
+/// What happens to the sound of a request.
+public enum SoundOutcome: Sendable, Equatable {
+    /// Play now at this final gain (clip × request × category × system volume).
+    case play(gain: Double)
+    /// Hold until the current interruption ends resumable, then play at this gain.
+    case deferred(gain: Double)
+    /// Do not play.
+    case skip(SkipReason)
+}
+
+/// What happens to the vibration of a request.
+public enum HapticOutcome: Sendable, Equatable {
+    /// Nothing to vibrate: the sound has no haptic and none is due.
+    case none
+    /// Vibrate with this preset.
+    case vibrate(preset: String)
+    /// A vibration was due but may not happen.
+    case skip(SkipReason)
+}
+
+/// The policy's answer for one request: every caller (daemon, embedded engine)
+/// acts on this and nothing else.
+public struct Decision: Sendable, Equatable {
+    public var category: SoundCategory
+    public var sound: SoundOutcome
+    public var haptic: HapticOutcome
+
+    public init(category: SoundCategory, sound: SoundOutcome, haptic: HapticOutcome) {
+        self.category = category
+        self.sound = sound
+        self.haptic = haptic
+    }
+
+    /// The four shapes the behaviour model speaks of.
+    public enum Kind: String, Sendable, Equatable {
+        case play, skip, vibrateInstead = "vibrate-instead", playAndVibrate = "play-and-vibrate"
+    }
+
+    public var kind: Kind {
+        let sounds: Bool = switch sound { case .play, .deferred: true; case .skip: false }
+        let vibrates: Bool = if case .vibrate = haptic { true } else { false }
+        switch (sounds, vibrates) {
+        case (true, true): return .playAndVibrate
+        case (true, false): return .play
+        case (false, true): return .vibrateInstead
+        case (false, false): return .skip
+        }
+    }
+
+    /// The reason the sound was skipped, if it was.
+    public var soundSkipReason: SkipReason? {
+        if case .skip(let r) = sound { r } else { nil }
+    }
+}
+
+/// The integrator's knobs that the decision depends on (from `config/`).
+public struct PolicySettings: Sendable, Equatable {
+    /// Per-category level, 0–1.
+    public var categoryGains: [SoundCategory: Double]
+    /// The preset an alert vibrates with when its sound has no haptic of its own.
+    public var defaultAlertHaptic: String
+
+    public init(categoryGains: [SoundCategory: Double] = [:], defaultAlertHaptic: String = "alert") {
+        self.categoryGains = categoryGains
+        self.defaultAlertHaptic = defaultAlertHaptic
+    }
+
+    public static let defaults = PolicySettings()
+
+    public func gain(for category: SoundCategory) -> Double {
+        min(max(categoryGains[category] ?? 1, 0), 1)
+    }
+}
+
+/// The behaviour model of DESIGN.md as one pure function.
+public enum Policy {
+    /// Decides what a play request does, given the sound's theme entry and the
+    /// user's settings.
+    ///
+    /// Order of reasons, most fundamental first: silent mode, screen lock,
+    /// interruption, volume. A silenced alert vibrates instead; with
+    /// vibrate-on-alert it sounds and vibrates. A sound's paired haptic follows
+    /// the sound, except that silent mode and volume 0 silence only the sound:
+    /// haptics obey their own switch. Lock and interruption stop both.
+    public static func decide(
+        _ request: PlayRequest, entry: SoundEntry, state: SystemState,
+        settings: PolicySettings = .defaults
+    ) -> Decision {
+        let category = request.category ?? entry.category
+        let gain = clamp(entry.gain) * clamp(request.gain) * settings.gain(for: category) * clamp(state.volume)
+
+        let sound: SoundOutcome
+        if state.silent && category.silencedBySilentMode {
+            sound = .skip(.silent)
+        } else if state.locked && category.silencedByLock {
+            sound = .skip(.locked)
+        } else if state.interrupted {
+            sound = category.interruptionRule == .notStarted ? .skip(.interrupted) : .deferred(gain: gain)
+        } else if state.volume <= 0 {
+            sound = .skip(.volumeZero)
+        } else {
+            sound = .play(gain: gain)
+        }
+
+        // Which preset is due, before the haptics switch is consulted.
+        var due: String? = request.haptic ? entry.haptic : nil
+        if category == .alert && (sound == .skip(.silent) || state.vibrateOnAlert) {
+            due = entry.haptic ?? settings.defaultAlertHaptic
+        }
+        let haptic: HapticOutcome
+        switch (due, sound) {
+        case (nil, _): haptic = .none
+        case (_, .skip(.locked)): haptic = .skip(.locked)
+        case (_, .skip(.interrupted)), (_, .deferred): haptic = .skip(.interrupted)
+        case (let preset?, _): haptic = state.haptics ? .vibrate(preset: preset) : .skip(.hapticsOff)
+        }
+        return Decision(category: category, sound: sound, haptic: haptic)
+    }
+
+    /// Decides whether a vibration request (preset or pattern) may happen.
+    public static func decideVibration(state: SystemState) -> SkipReason? {
+        state.haptics ? nil : .hapticsOff
+    }
+
+    private static func clamp(_ v: Double) -> Double {
+        v.isFinite ? min(max(v, 0), 1) : 0
+    }
+}

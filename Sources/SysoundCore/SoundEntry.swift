@@ -1,0 +1,33 @@
+/// One sound of a theme, as the theme index describes it.
+public struct SoundEntry: Sendable, Equatable, Hashable {
+    /// The canonical name (`tap`, `notification`).
+    public var name: String
+    /// The sound file: absolute, or relative to the theme directory.
+    public var file: String
+    /// Relative level within the theme's mix, 0–1.
+    public var gain: Double
+    /// The category used when a request names none.
+    public var category: SoundCategory
+    /// Tie-breaker within a category when a voice must be stolen (higher survives).
+    public var priority: Int
+    /// The haptic preset that starts together with the sound, if any.
+    public var haptic: String?
+    /// Other names that resolve to this sound (e.g. freedesktop names).
+    public var aliases: [String]
+    /// Whether the clip loops seamlessly when a request asks it to loop.
+    public var loopable: Bool
+
+    public init(
+        name: String, file: String, gain: Double = 1, category: SoundCategory = .ambient,
+        priority: Int = 0, haptic: String? = nil, aliases: [String] = [], loopable: Bool = false
+    ) {
+        self.name = name
+        self.file = file
+        self.gain = gain
+        self.category = category
+        self.priority = priority
+        self.haptic = haptic
+        self.aliases = aliases
+        self.loopable = loopable
+    }
+}

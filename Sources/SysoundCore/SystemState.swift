@@ -1,0 +1,33 @@
+/// The user's settings that decide whether a sound or a vibration may happen.
+///
+/// Read from the control files in the state directory (see `ControlFile`);
+/// the service never writes them except on the user's explicit request.
+public struct SystemState: Sendable, Equatable, Hashable {
+    /// The ring/silent switch: silences everything but `playback`.
+    public var silent: Bool
+    /// The screen lock: silences `ambient` and `solo-ambient`.
+    public var locked: Bool
+    /// The system volume, 0–1. Multiplies every sound; 0 mutes all, playback included.
+    public var volume: Double
+    /// The haptics switch: when off, nothing vibrates.
+    public var haptics: Bool
+    /// Alerts vibrate together with their sound even when not silent.
+    public var vibrateOnAlert: Bool
+    /// An interruption (e.g. a phone call) is in progress.
+    public var interrupted: Bool
+
+    public init(
+        silent: Bool = false, locked: Bool = false, volume: Double = 1,
+        haptics: Bool = true, vibrateOnAlert: Bool = false, interrupted: Bool = false
+    ) {
+        self.silent = silent
+        self.locked = locked
+        self.volume = volume
+        self.haptics = haptics
+        self.vibrateOnAlert = vibrateOnAlert
+        self.interrupted = interrupted
+    }
+
+    /// The state with no control files at all.
+    public static let defaults = SystemState()
+}

@@ -1,0 +1,2 @@
+// SysoundHaptics: see the issue that builds this layer.
+import SysoundCore

@@ -1,0 +1,2 @@
+// SysoundServer: see the issue that builds this layer.
+import SysoundCore

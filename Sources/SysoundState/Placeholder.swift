@@ -1,0 +1,2 @@
+// SysoundState: see the issue that builds this layer.
+import SysoundCore

@@ -1,0 +1,1 @@
+print("sysound-soundgen: not yet built")

@@ -1,0 +1,1 @@
+print("sysound: not yet built")

@@ -1,0 +1,6 @@
+import XCTest
+@testable import SysoundAudio
+
+final class SysoundAudioPlaceholderTests: XCTestCase {
+    func testLinks() {}
+}

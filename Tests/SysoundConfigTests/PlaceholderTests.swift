@@ -1,0 +1,6 @@
+import XCTest
+@testable import SysoundConfig
+
+final class SysoundConfigPlaceholderTests: XCTestCase {
+    func testLinks() {}
+}

@@ -1,0 +1,6 @@
+import XCTest
+@testable import SysoundHaptics
+
+final class SysoundHapticsPlaceholderTests: XCTestCase {
+    func testLinks() {}
+}

@@ -1,0 +1,6 @@
+import XCTest
+@testable import SysoundServer
+
+final class SysoundServerPlaceholderTests: XCTestCase {
+    func testLinks() {}
+}

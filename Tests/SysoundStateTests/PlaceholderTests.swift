@@ -1,0 +1,6 @@
+import XCTest
+@testable import SysoundState
+
+final class SysoundStatePlaceholderTests: XCTestCase {
+    func testLinks() {}
+}
