@@ -80,10 +80,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "sysound-soundgen", dependencies: ["SysoundCore", "CSndfile"]),
+        // The client side of the real-kernel force-feedback test (Tests/kernel).
+        .executableTarget(name: "sysound-ff-check", dependencies: ["SysoundHaptics", "SysoundCore"]),
 
         // MARK: Tests
         .testTarget(name: "SysoundCoreTests", dependencies: ["SysoundCore"]),
         .testTarget(name: "SysoundConfigTests", dependencies: ["SysoundConfig"]),
+        .testTarget(name: "SoundThemeTests", dependencies: ["SysoundConfig", "CSndfile"]),
         .testTarget(name: "SysoundStateTests", dependencies: ["SysoundState"]),
         .testTarget(name: "SysoundAudioTests", dependencies: ["SysoundAudio", "SysoundConfig"]),
         .testTarget(name: "SysoundHapticsTests", dependencies: ["SysoundHaptics"]),

@@ -1,0 +1,1 @@
+print("sysound-ff-check: not yet built")

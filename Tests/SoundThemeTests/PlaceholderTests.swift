@@ -1,0 +1,5 @@
+import XCTest
+
+final class SoundThemePlaceholderTests: XCTestCase {
+    func testLinks() {}
+}
