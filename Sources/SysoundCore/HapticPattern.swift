@@ -42,7 +42,7 @@ public struct HapticPattern: Sendable, Equatable, Hashable, CustomStringConverti
     }
 
     private static func format(_ m: Double) -> String {
-        m == m.rounded() ? String(Int(m)) : String(m)
+        Double(Int(m)) == m ? String(Int(m)) : String(m)
     }
 
     /// Parses the text form.
