@@ -5,6 +5,7 @@
 #define CSYSOUND_SHIMS_H
 
 #include <sys/types.h>
+#include "CSysoundForceFeedback.h"
 
 /// Peer credentials of a connected unix socket (getsockopt SO_PEERCRED).
 /// Returns 0 and fills the out parameters, or -1 with errno set.

@@ -1,0 +1,117 @@
+import Synchronization
+
+/// A force-feedback device in memory, with the kernel's rules for slots and
+/// ids, that records every operation with its monotonic time. For logic tests
+/// of the engine, the daemon and benchmarks.
+public final class FakeForceFeedbackDevice: ForceFeedbackDevice {
+    /// One recorded operation.
+    public enum Operation: Sendable, Equatable {
+        case upload(id: Int, effect: RumbleEffect, new: Bool)
+        case erase(id: Int)
+        case play(id: Int)
+        case stop(id: Int)
+        case gain(UInt16)
+        case close
+    }
+
+    /// An operation and when it happened (`MonotonicClock.now()`).
+    public struct Record: Sendable, Equatable {
+        public var time: UInt64
+        public var operation: Operation
+    }
+
+    private struct State {
+        var effects: [Int: RumbleEffect] = [:]
+        var records: [Record] = []
+        var removed = false
+        var closed = false
+        var gain: UInt16 = .max
+    }
+
+    public let path: String
+    public let capabilities: ForceFeedbackCapabilities
+    private let state = Mutex(State())
+
+    public init(path: String, capabilities: ForceFeedbackCapabilities) {
+        self.path = path
+        self.capabilities = capabilities
+    }
+
+    /// A rumble device named `name` with `slots` effect slots and FF_GAIN.
+    public convenience init(path: String, name: String = "fake rumble", slots: Int = 16, gain: Bool = true) {
+        self.init(path: path, capabilities: ForceFeedbackCapabilities(
+            name: name, rumble: true, periodic: false, gain: gain, effectSlots: slots))
+    }
+
+    /// Everything recorded so far.
+    public var records: [Record] { state.withLock { $0.records } }
+    /// The effects uploaded now, by id.
+    public var effects: [Int: RumbleEffect] { state.withLock { $0.effects } }
+    public var isClosed: Bool { state.withLock { $0.closed } }
+    public var gain: UInt16 { state.withLock { $0.gain } }
+
+    /// Simulates unplugging: every later operation fails with `.gone`, as
+    /// the kernel answers ENODEV.
+    public func unplug() { state.withLock { $0.removed = true } }
+
+    public func upload(_ effect: RumbleEffect, id: Int?) throws(DeviceError) -> Int {
+        let result: Result<Int, DeviceError> = state.withLock { s in
+            if let failure = usable(s) { return .failure(failure) }
+            let slot: Int
+            if let id {
+                guard s.effects[id] != nil else {
+                    return .failure(.failed(path: path, call: "ioctl(EVIOCSFF)", errno: 22))
+                }
+                slot = id
+            } else {
+                guard let free = (0..<capabilities.effectSlots).first(where: { s.effects[$0] == nil }) else {
+                    return .failure(.noSpace(path: path))
+                }
+                slot = free
+            }
+            s.effects[slot] = effect
+            s.records.append(Record(time: MonotonicClock.now(), operation: .upload(id: slot, effect: effect, new: id == nil)))
+            return .success(slot)
+        }
+        return try result.get()
+    }
+
+    public func erase(id: Int) throws(DeviceError) {
+        try perform(.erase(id: id), needs: id) { $0.effects[id] = nil }
+    }
+
+    public func play(id: Int) throws(DeviceError) { try perform(.play(id: id), needs: id) { _ in } }
+    public func stop(id: Int) throws(DeviceError) { try perform(.stop(id: id), needs: id) { _ in } }
+
+    public func setGain(_ gain: UInt16) throws(DeviceError) {
+        try perform(.gain(gain), needs: nil) { $0.gain = gain }
+    }
+
+    public func close() {
+        state.withLock { s in
+            guard !s.closed else { return }
+            s.closed = true
+            s.effects = [:]
+            s.records.append(Record(time: MonotonicClock.now(), operation: .close))
+        }
+    }
+
+    private func usable(_ s: State) -> DeviceError? {
+        if s.removed { return .gone(path: path) }
+        if s.closed { return .failed(path: path, call: "use after close", errno: 9) }
+        return nil
+    }
+
+    private func perform(_ op: Operation, needs id: Int?, _ change: (inout State) -> Void) throws(DeviceError) {
+        let failure: DeviceError? = state.withLock { s in
+            if let failure = usable(s) { return failure }
+            if let id, s.effects[id] == nil {
+                return .failed(path: path, call: "\(op)", errno: 22)  // EINVAL, as evdev answers
+            }
+            change(&s)
+            s.records.append(Record(time: MonotonicClock.now(), operation: op))
+            return nil
+        }
+        if let failure { throw failure }
+    }
+}

@@ -1,0 +1,300 @@
+import Logging
+import Synchronization
+import SysoundCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A device the engine uses, as callers see it.
+public struct HapticDeviceInfo: Sendable, Equatable {
+    public var path: String
+    public var name: String
+    public var effectSlots: Int
+    public var gain: Bool
+}
+
+/// Decides and schedules vibrations on the force-feedback devices it finds:
+/// presets, patterns on the monotonic clock, priority replacement, intensity
+/// and strength cap, hotplug. Devices only execute (`ForceFeedbackDevice`).
+///
+/// Thread-safe. One dedicated thread runs later pattern steps and the
+/// hotplug watch; the first step of a request is played by the caller's
+/// thread so a tap costs no thread hop. The haptics switch is the caller's
+/// business (`Policy.decideVibration(state:)`).
+public final class HapticsEngine: Sendable {
+    private struct State {
+        var core: HapticsCore
+        var presets: [String: HapticPattern]
+        var running = false
+        /// Nodes opened that do not qualify or are not pinned.
+        var ignored: Set<String> = []
+        /// Nodes that could not be opened yet (permissions not set, not ready).
+        var pending: Set<String> = []
+    }
+
+    private struct Runtime {
+        var thread: EngineThread
+        var wakeRead: Int32
+        var wakeWrite: Int32
+    }
+
+    private let state: Mutex<State>
+    private let runtime = Mutex<Runtime?>(nil)
+    private let directory: String?
+    private let pins: [DevicePin]
+    private let opener: DeviceOpener
+    private let logger: Logger
+
+    /// - Parameters:
+    ///   - presets: named patterns (`HapticPresets.defaults` merged with config).
+    ///   - strengthCap: global strength, 0–1; carried by FF_GAIN where the device has it.
+    ///   - deviceDirectory: where evdev nodes appear; nil for no discovery
+    ///     (devices only through `attach`).
+    ///   - pins: use only matching devices; empty means every qualifying one.
+    ///   - opener: opens a node; tests pass one that makes fake devices.
+    public init(
+        presets: [String: HapticPattern] = HapticPresets.defaults, strengthCap: Double = 1,
+        deviceDirectory: String? = "/dev/input", pins: [DevicePin] = [],
+        opener: @escaping DeviceOpener = EvdevDevice.opener,
+        logger: Logger = Logger(label: "sysound.haptics")
+    ) throws(HapticsError) {
+        try HapticsError.checkLevel(strengthCap, name: "strength cap")
+        for (_, pattern) in presets { try HapticsError.validate(pattern) }
+        state = Mutex(State(core: HapticsCore(strengthCap: strengthCap, logger: logger), presets: presets))
+        directory = deviceDirectory
+        self.pins = pins
+        self.opener = opener
+        self.logger = logger
+    }
+
+    deinit { shutdown() }
+
+    // MARK: Life cycle
+
+    /// Opens the devices present, starts watching for hotplug and starts the
+    /// scheduler thread. Calling it again does nothing.
+    public func start() throws(HapticsError) {
+        let already = state.withLock { s in
+            defer { s.running = true }
+            return s.running
+        }
+        if already { return }
+        var watcher: DirectoryWatcher?
+        do throws(HapticsError) {
+            if let directory { watcher = try DirectoryWatcher(directory: directory) }
+        } catch {
+            state.withLock { $0.running = false }
+            throw error
+        }
+        for path in watcher?.scan() ?? [] { consider(path) }
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else {
+            state.withLock { $0.running = false }
+            throw .watchFailed(path: "pipe", call: "pipe", errno: errno)
+        }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        let wakeRead = fds[0]
+        let box = WatcherBox(watcher)
+        guard let thread = EngineThread({ [self] in self.run(watcher: box.watcher, wake: wakeRead) }) else {
+            close(fds[0]); close(fds[1])
+            state.withLock { $0.running = false }
+            throw .watchFailed(path: "thread", call: "pthread_create", errno: errno)
+        }
+        runtime.withLock { $0 = Runtime(thread: thread, wakeRead: fds[0], wakeWrite: fds[1]) }
+    }
+
+    /// Stops vibrating, closes every device and ends the thread.
+    public func shutdown() {
+        state.withLock { s in
+            s.running = false
+            s.core.stop()
+            for path in s.core.devices.keys { s.core.detach(path: path) }
+        }
+        guard let rt = runtime.withLock({ r in defer { r = nil }; return r }) else { return }
+        var byte: UInt8 = 1
+        _ = write(rt.wakeWrite, &byte, 1)
+        rt.thread.join()
+        close(rt.wakeRead)
+        close(rt.wakeWrite)
+    }
+
+    // MARK: Requests
+
+    /// Vibrates with the preset `name`, magnitudes × `intensity` (0–1).
+    /// Replaces a running vibration of lower or equal `priority`.
+    public func vibrate(preset name: String, intensity: Double = 1, priority: Int = 0) throws(HapticsError) {
+        let pattern: HapticPattern? = state.withLock { $0.presets[name] }
+        guard let pattern else {
+            throw .unknownPreset(name, known: state.withLock { $0.presets.keys.sorted() })
+        }
+        try vibrate(pattern: pattern, intensity: intensity, priority: priority)
+    }
+
+    /// Vibrates with `pattern`, magnitudes × `intensity` (0–1). Replaces a
+    /// running vibration of lower or equal `priority`; throws `.outranked`
+    /// otherwise, `.noDevice` when there is nothing to vibrate.
+    public func vibrate(pattern: HapticPattern, intensity: Double = 1, priority: Int = 0) throws(HapticsError) {
+        try HapticsError.validate(pattern)
+        try HapticsError.checkLevel(intensity, name: "intensity")
+        try state.withLock { s throws(HapticsError) in
+            guard s.running else { throw .notRunning }
+            try s.core.start(pattern, intensity: intensity, priority: priority, now: MonotonicClock.now())
+        }
+        wake()
+    }
+
+    /// Ends the running vibration, if any.
+    public func stop() {
+        state.withLock { $0.core.stop() }
+        wake()
+    }
+
+    /// Whether a pattern is running now.
+    public var isVibrating: Bool { state.withLock { $0.core.isPlaying } }
+
+    /// The devices in use, by path.
+    public var devices: [HapticDeviceInfo] {
+        state.withLock { s in
+            s.core.devices.values.map {
+                let c = $0.device.capabilities
+                return HapticDeviceInfo(path: $0.device.path, name: c.name, effectSlots: c.effectSlots, gain: c.gain)
+            }.sorted { $0.path < $1.path }
+        }
+    }
+
+    /// The preset names, sorted.
+    public var presetNames: [String] { state.withLock { $0.presets.keys.sorted() } }
+
+    /// Replaces the presets (config reload).
+    public func setPresets(_ presets: [String: HapticPattern]) throws(HapticsError) {
+        for (_, pattern) in presets { try HapticsError.validate(pattern) }
+        state.withLock { $0.presets = presets }
+    }
+
+    /// Changes the global strength cap (0–1); devices with FF_GAIN get it now.
+    public func setStrengthCap(_ cap: Double) throws(HapticsError) {
+        try HapticsError.checkLevel(cap, name: "strength cap")
+        state.withLock { $0.core.setStrengthCap(cap) }
+    }
+
+    public var strengthCap: Double { state.withLock { $0.core.strengthCap } }
+
+    /// Takes a device into use directly (no discovery), if it qualifies and
+    /// matches the pins. Returns whether it was taken.
+    @discardableResult
+    public func attach(_ device: any ForceFeedbackDevice) -> Bool {
+        guard qualifies(device) else { return false }
+        state.withLock { $0.core.attach(device) }
+        return true
+    }
+
+    /// Closes and forgets the device at `path`.
+    public func detach(path: String) {
+        state.withLock { $0.core.detach(path: path) }
+    }
+
+    // MARK: Discovery
+
+    private func qualifies(_ device: any ForceFeedbackDevice) -> Bool {
+        device.capabilities.qualifies
+            && (pins.isEmpty || pins.contains { $0.matches(path: device.path, name: device.capabilities.name) })
+    }
+
+    /// Opens `path` unless it is known, and keeps it if it qualifies.
+    private func consider(_ path: String) {
+        let known = state.withLock { $0.core.devices[path] != nil || $0.ignored.contains(path) }
+        if known { return }
+        let device: any ForceFeedbackDevice
+        do {
+            device = try opener(path)
+        } catch .permissionDenied, .gone {
+            // Not ready yet: udev sets permissions after the node appears.
+            state.withLock { _ = $0.pending.insert(path) }
+            return
+        } catch {
+            logger.debug("cannot open input device", metadata: ["error": "\(error)"])
+            state.withLock { _ = $0.ignored.insert(path) }
+            return
+        }
+        let taken = qualifies(device)
+        if !taken { device.close() }
+        state.withLock { s in
+            s.pending.remove(path)
+            if taken { s.core.attach(device) } else { s.ignored.insert(path) }
+        }
+    }
+
+    private func forget(_ path: String) {
+        state.withLock { s in
+            s.core.detach(path: path)
+            s.ignored.remove(path)
+            s.pending.remove(path)
+        }
+    }
+
+    private func wake() {
+        runtime.withLock { rt in
+            guard let rt else { return }
+            var byte: UInt8 = 1
+            _ = write(rt.wakeWrite, &byte, 1)
+        }
+    }
+
+    // MARK: The engine thread
+
+    private func run(watcher: DirectoryWatcher?, wake: Int32) {
+        var lastRetry = MonotonicClock.now()
+        while true {
+            let (deadline, pending) = state.withLock { ($0.core.nextDeadline, !$0.pending.isEmpty) }
+            var timeout = Self.pollTimeout(until: deadline)
+            if pending { timeout = timeout < 0 ? 1000 : min(timeout, 1000) }
+            var fds = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: watcher?.fd ?? -1, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 2, timeout)
+            if fds[0].revents != 0 {
+                var sink = [UInt8](repeating: 0, count: 64)
+                while read(wake, &sink, sink.count) > 0 {}
+                if !state.withLock({ $0.running }) { return }
+            }
+            if fds[1].revents != 0, let watcher {
+                for change in watcher.changes() {
+                    switch change {
+                    case .candidate(let path): consider(path)
+                    case .removed(let path): forget(path)
+                    case .rescan: for path in watcher.scan() { consider(path) }
+                    }
+                }
+            }
+            if pending && MonotonicClock.now() - lastRetry >= 1_000_000_000 {
+                lastRetry = MonotonicClock.now()
+                for path in state.withLock({ $0.pending.sorted() }) { consider(path) }
+            }
+            state.withLock { $0.core.advance(now: MonotonicClock.now()) }
+        }
+    }
+
+    /// poll(2) has millisecond resolution: sleep in poll until about 1 ms
+    /// before the deadline, then precisely with clock_nanosleep.
+    private static func pollTimeout(until deadline: UInt64?) -> Int32 {
+        guard let deadline else { return -1 }
+        let now = MonotonicClock.now()
+        guard deadline > now else { return 0 }
+        let remaining = deadline - now
+        if remaining <= 1_500_000 {
+            MonotonicClock.sleep(until: deadline)
+            return 0
+        }
+        return Int32(min((remaining - 1_000_000) / 1_000_000, 60_000))
+    }
+}
+
+/// Hands the watcher to the engine thread, its only user from then on.
+private final class WatcherBox: @unchecked Sendable {
+    let watcher: DirectoryWatcher?
+    init(_ watcher: DirectoryWatcher?) { self.watcher = watcher }
+}

@@ -1,2 +1,0 @@
-// SysoundHaptics: see the issue that builds this layer.
-import SysoundCore
