@@ -1,0 +1,98 @@
+import COpenAL
+
+/// Thin wrappers over the AL buffer and source calls the engine makes. The
+/// caller holds `ALLock` with the right context current.
+enum AL {
+    /// Creates a buffer holding `clip` (alGenBuffers + alBufferData, float32 via AL_EXT_FLOAT32).
+    static func makeBuffer(_ clip: DecodedClip) throws(AudioError) -> ALuint {
+        _ = alGetError()
+        var id: ALuint = 0
+        alGenBuffers(1, &id)
+        var err = alGetError()
+        guard err == AL_NO_ERROR else { throw .openAL(operation: "alGenBuffers for \(clip.path)", code: err) }
+        // Mono goes up as stereo with both channels equal: with direct channels
+        // it then plays at full level on both speakers, where OpenAL Soft's
+        // panner would put a centred mono source at about −4.5 dB.
+        let stereo = clip.channels == 2 ? clip.samples : duplicated(clip.samples)
+        stereo.withUnsafeBytes { raw in
+            alBufferData(id, AL_FORMAT_STEREO_FLOAT32, raw.baseAddress, ALsizei(raw.count), ALsizei(clip.sampleRate))
+        }
+        err = alGetError()
+        guard err == AL_NO_ERROR else {
+            alDeleteBuffers(1, &id)
+            throw .openAL(operation: "alBufferData for \(clip.path)", code: err)
+        }
+        return id
+    }
+
+    static func duplicated(_ mono: [Float]) -> [Float] {
+        [Float](unsafeUninitializedCapacity: mono.count * 2) { out, count in
+            for i in mono.indices {
+                out[2 * i] = mono[i]
+                out[2 * i + 1] = mono[i]
+            }
+            count = mono.count * 2
+        }
+    }
+
+    /// alDeleteBuffers.
+    static func deleteBuffer(_ id: ALuint) {
+        var id = id
+        alDeleteBuffers(1, &id)
+    }
+
+    /// Creates up to `count` sources (alGenSources, one at a time so a device
+    /// that gives fewer still yields what it has), set up for unspatialised
+    /// playback: relative to the listener at its position, no distance
+    /// attenuation, stereo channels sent straight to the speakers.
+    static func makeSources(_ count: Int) -> [ALuint] {
+        var out: [ALuint] = []
+        _ = alGetError()
+        for _ in 0..<count {
+            var id: ALuint = 0
+            alGenSources(1, &id)
+            guard alGetError() == AL_NO_ERROR else { break }
+            alSourcei(id, AL_SOURCE_RELATIVE, AL_TRUE)
+            alSource3f(id, AL_POSITION, 0, 0, 0)
+            alSourcef(id, AL_ROLLOFF_FACTOR, 0)
+            alSourcei(id, AL_DIRECT_CHANNELS_SOFT, AL_TRUE)
+            out.append(id)
+        }
+        return out
+    }
+
+    /// alDeleteSources.
+    static func deleteSources(_ ids: [ALuint]) {
+        guard !ids.isEmpty else { return }
+        ids.withUnsafeBufferPointer { alDeleteSources(ALsizei($0.count), $0.baseAddress) }
+    }
+
+    /// Binds `buffer` and starts the source (alSourceStop, alSourcei AL_BUFFER /
+    /// AL_LOOPING, alSourcef AL_GAIN / AL_PITCH, alSourcePlay).
+    @inline(__always)
+    static func start(source: ALuint, buffer: ALuint, gain: Float, pitch: Float, loop: Bool) {
+        alSourceStop(source)
+        alSourcei(source, AL_BUFFER, ALint(bitPattern: buffer))
+        alSourcei(source, AL_LOOPING, loop ? AL_TRUE : AL_FALSE)
+        alSourcef(source, AL_GAIN, gain)
+        alSourcef(source, AL_PITCH, pitch)
+        alSourcePlay(source)
+    }
+
+    /// alSourceStop, then detaches the buffer so it can be deleted.
+    static func stop(source: ALuint) {
+        alSourceStop(source)
+        alSourcei(source, AL_BUFFER, 0)
+    }
+
+    static func pause(source: ALuint) { alSourcePause(source) }
+    static func resume(source: ALuint) { alSourcePlay(source) }
+    static func setGain(source: ALuint, _ gain: Float) { alSourcef(source, AL_GAIN, gain) }
+
+    /// Whether the source has finished (AL_SOURCE_STATE is AL_STOPPED or AL_INITIAL).
+    static func hasEnded(source: ALuint) -> Bool {
+        var state: ALint = 0
+        alGetSourcei(source, AL_SOURCE_STATE, &state)
+        return state == AL_STOPPED || state == AL_INITIAL
+    }
+}

@@ -1,0 +1,138 @@
+import COpenAL
+import Foundation
+
+/// The process-wide lock around OpenAL. OpenAL's current context is global to
+/// the process, so every engine takes this lock for its (short) AL calls and
+/// makes its own context current if another engine's is.
+enum ALLock {
+    static let condition = NSCondition()
+    /// The context made current last, so a switch costs one call only when needed.
+    nonisolated(unsafe) static var current: OpaquePointer?
+}
+
+/// ALC_SOFT_loopback's functions, looked up with `alcGetProcAddress`.
+struct LoopbackFunctions {
+    let open: LPALCLOOPBACKOPENDEVICESOFT
+    let isFormatSupported: LPALCISRENDERFORMATSUPPORTEDSOFT
+    let render: LPALCRENDERSAMPLESSOFT
+
+    static func load() throws(AudioError) -> LoopbackFunctions {
+        guard alcIsExtensionPresent(nil, "ALC_SOFT_loopback") != 0,
+              let o = alcGetProcAddress(nil, "alcLoopbackOpenDeviceSOFT"),
+              let f = alcGetProcAddress(nil, "alcIsRenderFormatSupportedSOFT"),
+              let r = alcGetProcAddress(nil, "alcRenderSamplesSOFT")
+        else { throw .missingExtension("ALC_SOFT_loopback") }
+        return LoopbackFunctions(
+            open: unsafeBitCast(o, to: LPALCLOOPBACKOPENDEVICESOFT.self),
+            isFormatSupported: unsafeBitCast(f, to: LPALCISRENDERFORMATSUPPORTEDSOFT.self),
+            render: unsafeBitCast(r, to: LPALCRENDERSAMPLESSOFT.self))
+    }
+}
+
+/// One open ALC device with its context: a thin wrapper over alcOpenDevice /
+/// alcLoopbackOpenDeviceSOFT, alcCreateContext and alcCloseDevice. Callers hold
+/// `ALLock` around every method.
+final class ALOutput {
+    let device: OpaquePointer
+    let context: OpaquePointer
+    let loopback: LoopbackFunctions?
+    /// ALC_DEVICE_SPECIFIER of the opened device.
+    let name: String
+    /// What the device granted (alcGetIntegerv): ALC_FREQUENCY, ALC_REFRESH, source counts.
+    let frequency: Int
+    let refresh: Int
+    let maxSources: Int
+
+    private init(device: OpaquePointer, context: OpaquePointer, loopback: LoopbackFunctions?) {
+        self.device = device
+        self.context = context
+        self.loopback = loopback
+        name = alcGetString(device, ALC_DEVICE_SPECIFIER).map { String(cString: $0) } ?? "unknown device"
+        func get(_ p: Int32) -> Int {
+            var v: ALCint = 0
+            alcGetIntegerv(device, p, 1, &v)
+            return Int(v)
+        }
+        frequency = get(ALC_FREQUENCY)
+        refresh = get(ALC_REFRESH)
+        maxSources = get(ALC_MONO_SOURCES) + get(ALC_STEREO_SOURCES)
+    }
+
+    /// Context attributes shared by both outputs: rate, refresh, sources, and
+    /// no HRTF or limiter (UI sounds are not spatialised, and the loopback
+    /// render must be the exact sum).
+    private static func attributes(_ s: AudioSettings) -> [ALCint] {
+        let refresh = max(1, s.sampleRate / max(s.periodFrames, 1))
+        return [
+            ALC_FREQUENCY, ALCint(s.sampleRate), ALC_REFRESH, ALCint(refresh),
+            ALC_MONO_SOURCES, ALCint(s.voices), ALC_STEREO_SOURCES, ALCint(s.voices),
+            ALC_HRTF_SOFT, ALC_FALSE, ALC_OUTPUT_LIMITER_SOFT, ALC_FALSE,
+        ]
+    }
+
+    /// Opens the default output device (`alcOpenDevice(NULL)`) and creates its context.
+    static func openDefault(_ s: AudioSettings) throws(AudioError) -> ALOutput {
+        guard let dev = alcOpenDevice(nil) else {
+            throw .noOutputDevice(detail: "alcOpenDevice found no default device")
+        }
+        var attrs = attributes(s)
+        attrs.append(0)
+        guard let ctx = alcCreateContext(dev, attrs) else {
+            let code = alcGetError(dev)
+            alcCloseDevice(dev)
+            throw .openAL(operation: "alcCreateContext on the default device", code: code)
+        }
+        return ALOutput(device: dev, context: ctx, loopback: nil)
+    }
+
+    /// Opens a loopback device rendering stereo float32 at the settings' rate
+    /// (alcLoopbackOpenDeviceSOFT, alcIsRenderFormatSupportedSOFT).
+    static func openLoopback(_ s: AudioSettings) throws(AudioError) -> ALOutput {
+        let fns = try LoopbackFunctions.load()
+        guard let dev = fns.open(nil) else {
+            throw .openAL(operation: "alcLoopbackOpenDeviceSOFT", code: alcGetError(nil))
+        }
+        guard fns.isFormatSupported(dev, ALCsizei(s.sampleRate), ALC_STEREO_SOFT, ALC_FLOAT_SOFT) != 0 else {
+            alcCloseDevice(dev)
+            throw .missingExtension("loopback rendering of stereo float32 at \(s.sampleRate) Hz")
+        }
+        var attrs = attributes(s)
+        attrs += [ALC_FORMAT_CHANNELS_SOFT, ALC_STEREO_SOFT, ALC_FORMAT_TYPE_SOFT, ALC_FLOAT_SOFT, 0]
+        guard let ctx = alcCreateContext(dev, attrs) else {
+            let code = alcGetError(dev)
+            alcCloseDevice(dev)
+            throw .openAL(operation: "alcCreateContext on the loopback device", code: code)
+        }
+        return ALOutput(device: dev, context: ctx, loopback: fns)
+    }
+
+    /// Makes this context current (alcMakeContextCurrent) unless it already is.
+    func makeCurrent() {
+        if ALLock.current != context {
+            alcMakeContextCurrent(context)
+            ALLock.current = context
+        }
+    }
+
+    /// ALC_CONNECTED (ALC_EXT_disconnect): false once the device is gone for good.
+    var isConnected: Bool {
+        var v: ALCint = 1
+        alcGetIntegerv(device, ALC_CONNECTED, 1, &v)
+        return v != 0
+    }
+
+    /// Mixes `frames` stereo float frames into `out` (alcRenderSamplesSOFT).
+    func render(into out: UnsafeMutablePointer<Float>, frames: Int) {
+        loopback?.render(device, out, ALCsizei(frames))
+    }
+
+    /// Destroys the context and closes the device (alcDestroyContext, alcCloseDevice).
+    func close() {
+        if ALLock.current == context {
+            alcMakeContextCurrent(nil)
+            ALLock.current = nil
+        }
+        alcDestroyContext(context)
+        alcCloseDevice(device)
+    }
+}

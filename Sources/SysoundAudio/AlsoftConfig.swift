@@ -1,0 +1,39 @@
+import Foundation
+
+/// OpenAL Soft 1.19 takes its mixing period only from its config files
+/// (`period_size`, `periods`); ALC_REFRESH does not change it. So before the
+/// first ALC call of the process the engine writes a private config file and
+/// points ALSOFT_CONF at it (OpenAL Soft reads that file last, over the system
+/// and user files). The library reads its config once per process: the first
+/// engine's settings win. A user's own ALSOFT_CONF is left alone.
+enum AlsoftConfig {
+    nonisolated(unsafe) private static var done = false
+    nonisolated(unsafe) private static var path: String?
+    private static let lock = NSLock()
+
+    static func installOnce(_ s: AudioSettings) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !done else { return }
+        done = true
+        guard s.writeAlsoftConfig, ProcessInfo.processInfo.environment["ALSOFT_CONF"] == nil else { return }
+        let text = """
+            # Written by sysound for this process only: a short mixing period.
+            [general]
+            period_size = \(max(64, min(s.periodFrames, 8192)))
+            periods = \(max(2, min(s.periods, 16)))
+
+            """
+        let file = NSTemporaryDirectory() + "sysound-alsoft-\(getpid()).conf"
+        guard (try? text.write(toFile: file, atomically: true, encoding: .utf8)) != nil else { return }
+        setenv("ALSOFT_CONF", file, 1)
+        path = file
+    }
+
+    /// Removes the file once OpenAL Soft has read it (after the first device opened).
+    static func removeFile() {
+        lock.lock()
+        defer { lock.unlock() }
+        if let p = path { unlink(p); path = nil }
+    }
+}

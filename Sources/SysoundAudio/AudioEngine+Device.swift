@@ -1,0 +1,75 @@
+import Dispatch
+import Foundation
+
+extension AudioEngine {
+    /// Starts the monitor thread: every `monitorIntervalMilliseconds` it notices
+    /// ended voices, moves the duck/hush ramps, and checks ALC_CONNECTED; after
+    /// a loss it reopens the default device with backoff.
+    func startMonitor() {
+        let done = DispatchSemaphore(value: 0)
+        monitorDone = done
+        let interval = settings.monitorIntervalMilliseconds / 1000
+        let thread = Thread { [weak self] in
+            var backoff = 0.05
+            var nextAttempt = 0.0
+            while true {
+                Thread.sleep(forTimeInterval: interval)
+                guard let engine = self else { break }
+                let now = Self.monotonicSeconds()
+                var lost = false
+                let stop = engine.locked { () -> Bool in
+                    if engine.closed { return true }
+                    guard let out = engine.output else { lost = true; return false }
+                    if out.isConnected {
+                        engine.tick(now: now)
+                    } else {
+                        engine.logger.warning("audio device \(out.name) disconnected; voices dropped, reopening")
+                        engine.detach()
+                        ALLock.condition.broadcast()
+                        lost = true
+                        backoff = 0.05
+                        nextAttempt = now
+                    }
+                    return false
+                }
+                if stop { break }
+                if lost && now >= nextAttempt {
+                    if engine.reopen() {
+                        backoff = 0.05
+                    } else {
+                        nextAttempt = now + backoff
+                        backoff = min(backoff * 2, engine.settings.maxReopenBackoffMilliseconds / 1000)
+                    }
+                }
+            }
+            done.signal()
+        }
+        thread.name = "sysound-audio-monitor"
+        thread.start()
+    }
+
+    /// Tries to open the default device again; on success re-uploads every
+    /// clip from its kept PCM. Playback voices are not restarted (the
+    /// "headphones unplugged" rule): they ended with the old device.
+    func reopen() -> Bool {
+        // alcOpenDevice may wait on the sound server: not under the lock.
+        guard let out = try? ALOutput.openDefault(settings) else { return false }
+        let attached = locked { () -> Bool in
+            if closed { return false }
+            attach(out)
+            reopenCount += 1
+            lastTick = Self.monotonicSeconds()
+            return true
+        }
+        if attached {
+            logger.info("audio output reopened: \(out.name)")
+        } else {
+            locked { out.close() }
+        }
+        return attached
+    }
+
+    static func monotonicSeconds() -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+    }
+}

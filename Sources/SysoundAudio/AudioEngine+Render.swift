@@ -1,0 +1,60 @@
+import Foundation
+
+extension AudioEngine {
+    /// Frames rendered between two ticks of the loopback clock (voice ends,
+    /// duck and hush ramps), the same cadence as the device monitor.
+    var renderChunkFrames: Int {
+        max(16, Int(Double(settings.sampleRate) * settings.monitorIntervalMilliseconds / 1000))
+    }
+
+    /// Renders the next `frames` frames of the mix from the loopback output
+    /// (alcRenderSamplesSOFT): interleaved stereo float32 at `settings.sampleRate`.
+    public func render(frames: Int) throws(AudioError) -> [Float] {
+        var out = [Float](repeating: 0, count: max(frames, 0) * 2)
+        try locked { () throws(AudioError) in
+            guard let o = output, o.loopback != nil else {
+                throw .wrongOutput("render(frames:) needs an engine created with output: .loopback")
+            }
+            o.makeCurrent()
+            let chunk = renderChunkFrames
+            out.withUnsafeMutableBufferPointer { buf in
+                var done = 0
+                while done < frames {
+                    let n = min(chunk, frames - done)
+                    o.render(into: buf.baseAddress! + done * 2, frames: n)
+                    done += n
+                    renderedSeconds += Double(n) / Double(settings.sampleRate)
+                    tick(now: renderedSeconds)
+                }
+            }
+        }
+        return out
+    }
+
+    /// Whether any voice is still playing or paused.
+    public var hasActiveVoices: Bool { locked { pool.voices.contains { $0.isActive } } }
+
+    /// Renders until every voice has ended (plus `tailSeconds` of silence),
+    /// at most `maxSeconds`, and writes the mix to `path` through libsndfile
+    /// (float WAV; FLAC for `.flac`). Returns the rendered samples.
+    ///
+    /// - Throws: `.wrongOutput` on a device engine; `.writeFailed` naming the
+    ///   path; a looping voice stops at `maxSeconds`.
+    @discardableResult
+    public func renderToFile(_ path: String, maxSeconds: Double = 60, tailSeconds: Double = 0) throws(AudioError) -> [Float] {
+        let rate = settings.sampleRate
+        let chunk = renderChunkFrames
+        let limit = Int(maxSeconds * Double(rate))
+        var all: [Float] = []
+        var frames = 0
+        while frames < limit && hasActiveVoices {
+            all += try render(frames: min(chunk, limit - frames))
+            frames += min(chunk, limit - frames)
+        }
+        if hasActiveVoices { stopAll() }
+        let tail = Int(tailSeconds * Double(rate))
+        if tail > 0 { all += try render(frames: tail) }
+        try SoundFileWriter.write(all, channels: 2, sampleRate: rate, to: path)
+        return all
+    }
+}

@@ -1,0 +1,315 @@
+import COpenAL
+import Dispatch
+import Foundation
+import Logging
+import SysoundCore
+
+/// The audio engine: one OpenAL device and context for the life of the
+/// process, preloaded clips, a fixed voice pool, and the primitives the policy
+/// layer drives (stop, silence categories, duck, hush, interruptions, volume).
+///
+/// Thread-safe: every method takes the process-wide OpenAL lock for short AL
+/// calls only. `play` does no file I/O, decoding or allocation.
+public final class AudioEngine: @unchecked Sendable {
+    public let settings: AudioSettings
+    public let outputKind: AudioOutput
+    let logger = Logger(label: "sysound.audio")
+
+    // Everything below is guarded by ALLock.condition.
+    var output: ALOutput?
+    var sources: [ALuint] = []
+    var pool = VoicePool(count: 0)
+    var store = ClipStore()
+    var volume: Float = 1
+    var duckRamp = Ramp()
+    var hushRamp = Ramp()
+    var lastTick: Double = 0
+    /// Seconds rendered so far (loopback clock).
+    var renderedSeconds: Double = 0
+    var interrupted = false
+    var closed = false
+    var openedDeviceName = ""
+    var reopenCount = 0
+    var monitorDone: DispatchSemaphore?
+
+    /// Opens the output and creates the voice pool.
+    ///
+    /// - Throws: `AudioError.noOutputDevice` when `.device` is asked and
+    ///   `alcOpenDevice(NULL)` finds nothing; `.missingExtension` when the
+    ///   OpenAL implementation lacks loopback rendering.
+    public init(settings: AudioSettings = .defaults, output: AudioOutput = .device) throws(AudioError) {
+        self.settings = settings
+        self.outputKind = output
+        AlsoftConfig.installOnce(settings)
+        let out: ALOutput
+        switch output {
+        case .device: out = try ALOutput.openDefault(settings)
+        case .loopback: out = try ALOutput.openLoopback(settings)
+        }
+        AlsoftConfig.removeFile()
+        let lock = ALLock.condition
+        lock.lock()
+        attach(out)
+        lock.unlock()
+        logger.info("audio output \(out.name): \(out.frequency) Hz, refresh \(out.refresh) Hz, \(sources.count) voices")
+        if output == .device { startMonitor() }
+    }
+
+    deinit { shutdown() }
+
+    /// Stops every voice, ends the monitor thread, and closes the device.
+    public func shutdown() {
+        let lock = ALLock.condition
+        lock.lock()
+        if closed { lock.unlock(); return }
+        closed = true
+        let done = monitorDone
+        detach()
+        lock.broadcast()
+        lock.unlock()
+        done?.wait()
+    }
+
+    // MARK: - Facts
+
+    /// The device actually opened (ALC_DEVICE_SPECIFIER), e.g. the PulseAudio sink's description.
+    public var deviceName: String { locked { openedDeviceName } }
+    /// Voices in the pool (the configured count, or fewer if the device gives fewer).
+    public var voiceCount: Int { locked { pool.count } }
+    /// Whether an output device is open (false between a device loss and its return).
+    public var isConnected: Bool { locked { output != nil } }
+    /// How many times the device was reopened after a loss.
+    public var reconnections: Int { locked { reopenCount } }
+    /// The mixing rate and refresh (updates per second) the device granted.
+    public var grantedFormat: (frequency: Int, refresh: Int) {
+        locked { (output?.frequency ?? 0, output?.refresh ?? 0) }
+    }
+
+    // MARK: - Playing
+
+    /// Starts `clip` on a free voice, or on the lowest-priority, oldest voice.
+    ///
+    /// - Parameters:
+    ///   - gain: the final gain from `Policy.decide` (clip × request × category ×
+    ///     system volume); the engine divides out its current `volume` to keep
+    ///     the voice's pre-volume gain for later volume changes.
+    ///   - rate: playback rate and pitch, clamped to 0.5–2 (AL_PITCH).
+    ///   - priority: the sound entry's priority, the tie-breaker when stealing.
+    ///   - loop: repeat until stopped (AL_LOOPING).
+    ///   - duck: lower every other voice by `settings.duckDecibels` while it plays.
+    /// - Throws: `.deviceUnavailable` while the device is lost; `.clipNotLoaded`
+    ///   for an evicted clip.
+    public func play(
+        _ clip: Clip, gain: Double = 1, rate: Double = 1, category: SoundCategory = .ambient,
+        priority: Int = 0, loop: Bool = false, duck: Bool = false
+    ) throws(AudioError) -> VoiceID {
+        let lock = ALLock.condition
+        lock.lock()
+        defer { lock.unlock() }
+        guard let out = output, pool.count > 0 else { throw .deviceUnavailable }
+        guard clip.buffer != 0 else { throw .clipNotLoaded(clip.name) }
+        out.makeCurrent()
+        let slot = pool.chooseSlot()
+        if pool[slot].isActive { finish(slot: slot) }
+        let g = gain.isFinite ? Float(min(max(gain, 0), 1)) : 0
+        let base = volume > 0 ? min(g / volume, 1) : g
+        let id = pool.begin(slot: slot, clip: clip, baseGain: base, category: category, priority: priority, duck: duck)
+        clip.lastUse = store.touch()
+        let pitch = rate.isFinite ? Float(min(max(rate, 0.5), 2)) : 1
+        AL.start(source: sources[slot], buffer: clip.buffer,
+                 gain: pool.gain(slot: slot, volume: volume, duckLevel: duckRamp.level, hushLevel: hushRamp.level),
+                 pitch: pitch, loop: loop)
+        return id
+    }
+
+    /// Whether `voice` is still playing (or paused by an interruption).
+    public func isPlaying(_ voice: VoiceID) -> Bool {
+        locked {
+            guard pool.isCurrent(voice), let out = output else { return false }
+            out.makeCurrent()
+            if pool[voice.slot].phase == .playing && AL.hasEnded(source: sources[voice.slot]) {
+                finish(slot: voice.slot)
+                ALLock.condition.broadcast()
+                return false
+            }
+            return true
+        }
+    }
+
+    /// Blocks until `voice` ends or `timeout` seconds pass; returns whether it ended.
+    /// On a device engine the monitor thread notices the end within one
+    /// monitor interval; on a loopback engine another thread must render.
+    @discardableResult
+    public func wait(for voice: VoiceID, timeout: Double? = nil) -> Bool {
+        let deadline = timeout.map { Date(timeIntervalSinceNow: $0) }
+        let lock = ALLock.condition
+        lock.lock()
+        defer { lock.unlock() }
+        while pool.isCurrent(voice) && !closed {
+            if let d = deadline {
+                if !lock.wait(until: d) { return !pool.isCurrent(voice) }
+            } else {
+                lock.wait()
+            }
+        }
+        return true
+    }
+
+    // MARK: - Primitives for the policy layer
+
+    /// Stops one voice now; a stale ID is ignored.
+    public func stop(_ voice: VoiceID) {
+        locked {
+            guard pool.isCurrent(voice) else { return }
+            output?.makeCurrent()
+            finish(slot: voice.slot)
+            ALLock.condition.broadcast()
+        }
+    }
+
+    /// Stops every voice.
+    public func stopAll() { stopVoices(categories: Set(SoundCategory.allCases)) }
+
+    /// Stops the voices of these categories (silent mode on: `[.ambient, .soloAmbient]`).
+    public func stopVoices(categories: Set<SoundCategory>) {
+        locked {
+            output?.makeCurrent()
+            for i in 0..<pool.count where pool[i].isActive && categories.contains(pool[i].category) {
+                finish(slot: i)
+            }
+            ALLock.condition.broadcast()
+        }
+    }
+
+    /// The system volume (0–1) the engine applies; changing it re-applies the
+    /// gain of every voice now playing.
+    public func setVolume(_ newValue: Double) {
+        locked {
+            volume = newValue.isFinite ? Float(min(max(newValue, 0), 1)) : 0
+            output?.makeCurrent()
+            applyGains()
+        }
+    }
+
+    /// An interruption begins (e.g. a phone call): `playback` and `alert`
+    /// voices pause where they are, ambient voices stop.
+    public func beginInterruption() {
+        locked {
+            output?.makeCurrent()
+            interrupted = true
+            for i in 0..<pool.count where pool[i].phase == .playing {
+                switch pool[i].category.interruptionRule {
+                case .notStarted: finish(slot: i)
+                case .deferredUntilResumableEnd:
+                    AL.pause(source: sources[i])
+                    pool[i].phase = .paused
+                }
+            }
+            ALLock.condition.broadcast()
+        }
+    }
+
+    /// The interruption ends: paused voices resume where they were when
+    /// `resumable`, else they are dropped.
+    public func endInterruption(resumable: Bool) {
+        locked {
+            output?.makeCurrent()
+            interrupted = false
+            for i in 0..<pool.count where pool[i].phase == .paused {
+                if resumable {
+                    pool[i].phase = .playing
+                    AL.resume(source: sources[i])
+                } else {
+                    finish(slot: i)
+                }
+            }
+            ALLock.condition.broadcast()
+        }
+    }
+
+    /// Whether an interruption is in progress.
+    public var isInterrupted: Bool { locked { interrupted } }
+
+    // MARK: - Internals (lock held)
+
+    func locked<T>(_ body: () throws(AudioError) -> T) throws(AudioError) -> T {
+        ALLock.condition.lock()
+        defer { ALLock.condition.unlock() }
+        return try body()
+    }
+
+    func locked<T>(_ body: () -> T) -> T {
+        ALLock.condition.lock()
+        defer { ALLock.condition.unlock() }
+        return body()
+    }
+
+    /// Stops the source of `slot` and frees it. Callers broadcast the condition.
+    func finish(slot: Int) {
+        if output != nil { AL.stop(source: sources[slot]) }
+        pool.end(slot: slot)
+    }
+
+    /// Sets every active voice's AL gain from its base gain and the levels.
+    func applyGains() {
+        guard output != nil else { return }
+        for i in 0..<pool.count where pool[i].isActive {
+            AL.setGain(source: sources[i], pool.gain(slot: i, volume: volume, duckLevel: duckRamp.level, hushLevel: hushRamp.level))
+        }
+    }
+
+    /// Notices ended voices and moves the duck and hush ramps; `now` is in
+    /// seconds (monotonic on a device, rendered time on loopback).
+    func tick(now: Double) {
+        guard let out = output else { return }
+        out.makeCurrent()
+        var ended = false
+        for i in 0..<pool.count where pool[i].phase == .playing && AL.hasEnded(source: sources[i]) {
+            finish(slot: i)
+            ended = true
+        }
+        duckRamp.target = pool.anyDucking ? settings.duckGain : 1
+        hushRamp.target = pool.anySolo ? 0 : 1
+        let dt = max(0, now - lastTick)
+        lastTick = now
+        let ramp = settings.rampMilliseconds / 1000
+        let d = duckRamp.advance(dt: dt, rampSeconds: ramp / Double(max(1 - settings.duckGain, 0.001)))
+        let h = hushRamp.advance(dt: dt, rampSeconds: ramp)
+        if d || h { applyGains() }
+        if ended { ALLock.condition.broadcast() }
+    }
+
+    /// Takes a freshly opened output: sources, pool, buffers from kept PCM.
+    func attach(_ out: ALOutput) {
+        output = out
+        out.makeCurrent()
+        openedDeviceName = out.name
+        let wanted = max(1, min(settings.voices, out.maxSources > 0 ? out.maxSources : settings.voices))
+        sources = AL.makeSources(wanted)
+        pool = VoicePool(count: sources.count)
+        duckRamp = Ramp()
+        hushRamp = Ramp()
+        for clip in store.allClips {
+            do { clip.buffer = try AL.makeBuffer(clip.pcm) } catch {
+                logger.error("cannot upload \(clip.name) again: \(error)")
+                clip.buffer = 0
+            }
+        }
+    }
+
+    /// Ends every voice and closes the output, keeping the decoded PCM.
+    func detach() {
+        guard let out = output else { return }
+        out.makeCurrent()
+        for i in 0..<pool.count where pool[i].isActive { finish(slot: i) }
+        AL.deleteSources(sources)
+        for clip in store.allClips where clip.buffer != 0 {
+            AL.deleteBuffer(clip.buffer)
+            clip.buffer = 0
+        }
+        sources = []
+        pool = VoicePool(count: 0)
+        out.close()
+        output = nil
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// How the audio engine is set up. The defaults are the measured trade-off of
+/// the README: 256-frame periods × 2 at 48 kHz (about 7 ms from request to the
+/// PulseAudio sink) against idle CPU.
+public struct AudioSettings: Sendable, Equatable {
+    /// Number of sources in the voice pool (never more than the device gives).
+    public var voices: Int = 32
+    /// Output sample rate in Hz (ALC_FREQUENCY).
+    public var sampleRate: Int = 48_000
+    /// Mixing period in frames (OpenAL Soft `period_size`; ALC_REFRESH = rate / period).
+    public var periodFrames: Int = 256
+    /// Periods in the device buffer (OpenAL Soft `periods`).
+    public var periods: Int = 2
+    /// Whether the engine may write a private OpenAL Soft config (ALSOFT_CONF) so
+    /// the period settings apply; OpenAL Soft 1.19 ignores ALC_REFRESH for them.
+    public var writeAlsoftConfig: Bool = true
+    /// Longest clip accepted, in seconds (iOS's System Sound Services allow 30).
+    public var maxClipSeconds: Double = 30
+    /// Budget for all preloaded (theme) PCM, in bytes of float32 samples.
+    public var maxPreloadBytes: Int = 64 << 20
+    /// Budget for the ad-hoc (`play --file`) cache, in bytes; least recently used evicted.
+    public var maxCacheBytes: Int = 32 << 20
+    /// Most ad-hoc files kept decoded at once.
+    public var maxCachedFiles: Int = 64
+    /// How much a ducking voice lowers the others, in dB (negative).
+    public var duckDecibels: Double = -12
+    /// Duration of the ducking and hushing ramps, in milliseconds.
+    public var rampMilliseconds: Double = 50
+    /// How often the monitor thread checks voices and the device, in milliseconds.
+    public var monitorIntervalMilliseconds: Double = 5
+    /// Longest wait between attempts to reopen a lost device, in milliseconds.
+    public var maxReopenBackoffMilliseconds: Double = 2_000
+
+    public init() {}
+
+    public static let defaults = AudioSettings()
+
+    /// Linear gain of the duck (−12 dB ≈ 0.251).
+    public var duckGain: Float {
+        Float(pow(10, min(duckDecibels, 0) / 20))
+    }
+}
+
+/// Where the engine's mix goes.
+public enum AudioOutput: Sendable, Equatable {
+    /// The default output device (`alcOpenDevice(NULL)`).
+    case device
+    /// An in-process loopback device (ALC_SOFT_loopback): stereo float32 at the
+    /// settings' sample rate, pulled with `render(frames:)`. Tests and `--to FILE`.
+    case loopback
+}

@@ -1,2 +1,0 @@
-// SysoundAudio: see the issue that builds this layer.
-import SysoundCore

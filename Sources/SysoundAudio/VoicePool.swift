@@ -1,0 +1,121 @@
+import SysoundCore
+
+/// Identifies one sound started by `AudioEngine.play`. A slot is reused by
+/// later voices; the serial tells a stale ID from the voice now in the slot.
+public struct VoiceID: Hashable, Sendable, CustomStringConvertible {
+    public let slot: Int
+    public let serial: UInt32
+
+    public var description: String { "voice \(slot).\(serial)" }
+}
+
+/// One slot of the pool: what plays on the source with the same index.
+struct Voice {
+    enum Phase: Equatable { case idle, playing, paused }
+    var phase: Phase = .idle
+    var serial: UInt32 = 0
+    var category: SoundCategory = .ambient
+    var priority: Int = 0
+    /// Start order: the smallest is the oldest.
+    var order: UInt64 = 0
+    /// The gain without the system volume, so a volume change can be applied.
+    var baseGain: Float = 0
+    var duck = false
+    var clip: Clip?
+
+    var isActive: Bool { phase != .idle }
+}
+
+/// The voice pool's bookkeeping without any OpenAL call, so the stealing and
+/// level rules are plain logic: a fixed array sized once, never grown on the
+/// play path.
+struct VoicePool {
+    private(set) var voices: [Voice]
+    private var nextOrder: UInt64 = 1
+
+    init(count: Int) {
+        voices = [Voice](repeating: Voice(), count: count)
+    }
+
+    var count: Int { voices.count }
+
+    subscript(slot: Int) -> Voice {
+        get { voices[slot] }
+        set { voices[slot] = newValue }
+    }
+
+    /// The slot a new voice takes: a free one, else the victim with the lowest
+    /// category rank (SoundCategory.voicePriority), then the lowest entry
+    /// priority, then the oldest.
+    func chooseSlot() -> Int {
+        var best = -1
+        for i in voices.indices {
+            let v = voices[i]
+            if !v.isActive { return i }
+            if best < 0 { best = i; continue }
+            let b = voices[best]
+            let key = (v.category.voicePriority, v.priority, v.order)
+            if key < (b.category.voicePriority, b.priority, b.order) { best = i }
+        }
+        return best
+    }
+
+    /// Fills `slot` with a new voice and returns its ID.
+    mutating func begin(
+        slot: Int, clip: Clip, baseGain: Float, category: SoundCategory, priority: Int, duck: Bool
+    ) -> VoiceID {
+        var v = voices[slot]
+        v.phase = .playing
+        v.serial &+= 1
+        v.category = category
+        v.priority = priority
+        v.order = nextOrder
+        nextOrder += 1
+        v.baseGain = baseGain
+        v.duck = duck
+        v.clip = clip
+        voices[slot] = v
+        return VoiceID(slot: slot, serial: v.serial)
+    }
+
+    /// Frees the slot (the voice ended, was stopped or stolen).
+    mutating func end(slot: Int) {
+        voices[slot].phase = .idle
+        voices[slot].clip = nil
+        voices[slot].duck = false
+    }
+
+    /// Whether `id` still names the voice in its slot and it has not ended.
+    func isCurrent(_ id: VoiceID) -> Bool {
+        id.slot >= 0 && id.slot < voices.count && voices[id.slot].serial == id.serial && voices[id.slot].isActive
+    }
+
+    /// A playing voice asks the others to duck.
+    var anyDucking: Bool { voices.contains { $0.phase == .playing && $0.duck } }
+    /// A solo-ambient voice plays, so other ambient voices hush.
+    var anySolo: Bool { voices.contains { $0.phase == .playing && $0.category == .soloAmbient } }
+
+    /// The AL gain of `slot`: its base gain × the system volume, lowered by a
+    /// duck (unless it is the ducking voice) and hushed (if it is plain ambient).
+    func gain(slot: Int, volume: Float, duckLevel: Float, hushLevel: Float) -> Float {
+        let v = voices[slot]
+        var g = v.baseGain * volume
+        if !v.duck { g *= duckLevel }
+        if v.category == .ambient { g *= hushLevel }
+        return g
+    }
+}
+
+/// Moves a level linearly toward a target, the full 0…1 travel in `rampSeconds`.
+struct Ramp {
+    var level: Float = 1
+    var target: Float = 1
+
+    /// Advances by `dt` seconds; returns whether the level changed.
+    mutating func advance(dt: Double, rampSeconds: Double) -> Bool {
+        guard level != target else { return false }
+        let step = rampSeconds > 0 ? Float(dt / rampSeconds) : 1
+        if level < target { level = min(target, level + step) } else { level = max(target, level - step) }
+        return true
+    }
+}

@@ -1,6 +1,0 @@
-import XCTest
-@testable import SysoundAudio
-
-final class SysoundAudioPlaceholderTests: XCTestCase {
-    func testLinks() {}
-}
