@@ -1,0 +1,130 @@
+import SysoundCore
+
+/// Turns a parsed configuration file into a `SysoundConfiguration`, reporting
+/// every problem (unknown keys, wrong types, out-of-range values, presets that
+/// do not parse, references to presets that do not exist) to the document.
+enum ConfigurationParser {
+    static let sections = ["theme", "xdg", "categories", "policy", "audio", "haptics", "state", "server", "aliases"]
+
+    static func parse(_ document: TOMLDocument, dataDirectory: String, environment: [String: String]) -> SysoundConfiguration {
+        var config = SysoundConfiguration(dataDirectory: dataDirectory)
+        config.file = document.file
+        let root = document.rootReader
+
+        if let theme = root.table("theme") {
+            let paths = theme.strings("paths", default: ["Sounds"], expected: "an array of theme directory paths")
+            if theme.table.keys.contains("paths") && paths.isEmpty {
+                document.report(.invalidValue, key: "theme.paths", "no theme directory given; expected at least one, e.g. [\"Sounds\"]")
+            }
+            if !paths.isEmpty {
+                config.themePaths = paths.map { Paths.resolve($0, relativeTo: dataDirectory, environment: environment) }
+            }
+            theme.reportUnknownKeys(known: ["paths"])
+        }
+
+        if let xdg = root.table("xdg") {
+            config.xdg.fallback = xdg.bool("fallback", default: true)
+            for (key, keyPath) in [("theme", \XDGSettings.theme), ("profile", \XDGSettings.profile)] {
+                guard let value = xdg.string(key, default: nil) else { continue }
+                if value.isEmpty || value.contains("/") || value.contains(",") || value.hasPrefix(".") {
+                    document.report(.invalidValue, key: "xdg.\(key)", "\"\(value)\" is not a directory name; expected a name such as \"\(config.xdg[keyPath: keyPath])\"")
+                } else {
+                    config.xdg[keyPath: keyPath] = value
+                }
+            }
+            xdg.reportUnknownKeys(known: ["fallback", "theme", "profile"])
+        }
+
+        if let categories = root.table("categories") {
+            for category in SoundCategory.allCases {
+                config.policy.categoryGains[category] = categories.double(category.rawValue, in: 0...1, default: 1)
+            }
+            categories.reportUnknownKeys(known: SoundCategory.allCases.map(\.rawValue))
+        }
+
+        let policy = root.table("policy")
+        if let policy {
+            config.policy.defaultAlertHaptic = policy.string("alert_haptic", default: "alert") ?? "alert"
+            policy.reportUnknownKeys(known: ["alert_haptic"])
+        }
+
+        if let audio = root.table("audio") { parseAudio(audio, into: &config.audio) }
+
+        if let haptics = root.table("haptics") {
+            parseHaptics(haptics, into: &config.haptics)
+        }
+        if config.haptics.presets[config.policy.defaultAlertHaptic] == nil {
+            document.report(
+                .unknownReference, key: "policy.alert_haptic",
+                "no haptic preset named \"\(config.policy.defaultAlertHaptic)\"\(NameSuggestions.phrase(for: config.policy.defaultAlertHaptic, among: config.haptics.presets.keys)); define it in [haptics.presets]")
+        }
+
+        if let state = root.table("state") {
+            if let dir = state.string("directory", default: nil), !dir.isEmpty {
+                if dir.hasPrefix("/") || dir.hasPrefix("~") {
+                    config.stateDirectory = Paths.resolve(dir, relativeTo: "/", environment: environment)
+                } else {
+                    document.report(.invalidValue, key: "state.directory", "\"\(dir)\" is relative; expected an absolute path (or \"\" for the default)")
+                }
+            }
+            state.reportUnknownKeys(known: ["directory"])
+        }
+
+        if let server = root.table("server") {
+            if let group = server.string("socket_group", default: nil), !group.isEmpty {
+                if group.allSatisfy({ $0.isLetter || $0.isNumber || "_-.".contains($0) }) {
+                    config.socketGroup = group
+                } else {
+                    document.report(.invalidValue, key: "server.socket_group", "\"\(group)\" is not a group name; expected a name such as \"audio\" (or \"\" for none)")
+                }
+            }
+            server.reportUnknownKeys(known: ["socket_group"])
+        }
+
+        if let aliases = root.table("aliases") {
+            for name in aliases.keys {
+                guard let target = aliases.string(name, default: nil, expected: "the name of a sound, in quotes") else { continue }
+                config.aliases[name] = target
+            }
+        }
+
+        root.reportUnknownKeys(known: sections)
+        return config
+    }
+
+    private static func parseAudio(_ audio: TableReader, into settings: inout AudioSettings) {
+        settings.voices = audio.int("voices", in: 1...256, default: settings.voices)
+        settings.frequency = audio.int("frequency", in: 8_000...192_000, default: settings.frequency, unit: " Hz")
+        settings.periodFrames = audio.int("period_frames", in: 64...8192, default: settings.periodFrames, unit: " frames")
+        settings.periods = audio.int("periods", in: 2...16, default: settings.periods)
+        settings.duckDb = audio.double("duck_db", in: -60...0, default: settings.duckDb, unit: " dB")
+        settings.duckRampMs = audio.int("duck_ramp_ms", in: 0...2000, default: settings.duckRampMs, unit: " ms")
+        settings.maxClipSeconds = audio.int("max_clip_seconds", in: 1...600, default: settings.maxClipSeconds, unit: " s")
+        settings.maxPreloadBytes = audio.int("max_preload_bytes", in: (1 << 20)...(1 << 30), default: settings.maxPreloadBytes, unit: " bytes")
+        settings.adhocCacheFiles = audio.int("adhoc_cache_files", in: 0...1024, default: settings.adhocCacheFiles)
+        audio.reportUnknownKeys(known: [
+            "voices", "frequency", "period_frames", "periods", "duck_db", "duck_ramp_ms", "max_clip_seconds",
+            "max_preload_bytes", "adhoc_cache_files",
+        ])
+    }
+
+    private static func parseHaptics(_ haptics: TableReader, into settings: inout HapticSettings) {
+        settings.strengthCap = haptics.double("strength_cap", in: 0...1, default: settings.strengthCap)
+        settings.devices = haptics.strings("devices", default: [], expected: "an array of device paths")
+        for path in settings.devices where !path.hasPrefix("/") {
+            haptics.document.report(.invalidValue, key: "haptics.devices", "\"\(path)\" is not an absolute path; expected e.g. \"/dev/input/event3\"")
+        }
+        settings.deviceNames = haptics.strings("device_names", default: [], expected: "an array of name patterns")
+        if let presets = haptics.table("presets") {
+            for name in presets.keys {
+                guard let text = presets.string(name, default: nil, expected: "a pattern string such as \"1.0:20,0:40,0.6:30\"") else { continue }
+                do {
+                    settings.presets[name] = try HapticPattern(parsing: text)
+                } catch {
+                    haptics.document.report(.invalidValue, key: presets.keyPath(name), error.description)
+                }
+            }
+        }
+        haptics.reportUnknownKeys(known: ["strength_cap", "devices", "device_names", "presets"])
+    }
+}

@@ -1,2 +1,0 @@
-// SysoundConfig: see the issue that builds this layer.
-import SysoundCore

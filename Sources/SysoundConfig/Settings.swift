@@ -1,0 +1,113 @@
+import Foundation
+import SysoundCore
+
+/// The audio engine's knobs (`[audio]`).
+public struct AudioSettings: Sendable, Equatable {
+    /// Voices that can play at once (OpenAL sources).
+    public var voices = 32
+    /// Mixing rate, Hz (ALC_FREQUENCY).
+    public var frequency = 48_000
+    /// Frames per mixing period and periods in the output buffer: the output
+    /// latency target is `periodFrames × periods / frequency`.
+    public var periodFrames = 256
+    public var periods = 2
+    /// How much other voices drop while a playback voice ducks them, dB (≤ 0).
+    public var duckDb = -12.0
+    /// How long the duck level change takes, ms.
+    public var duckRampMs = 50
+    /// Longest clip accepted, seconds.
+    public var maxClipSeconds = 30
+    /// Memory for all preloaded PCM together, bytes.
+    public var maxPreloadBytes = 64 << 20
+    /// Files played by path that are kept decoded for reuse.
+    public var adhocCacheFiles = 16
+
+    public init() {}
+
+    /// The duck amount as a linear gain factor (−12 dB ≈ 0.251).
+    public var duckGain: Double { Self.linear(decibels: duckDb) }
+
+    /// The mixing refresh rate that gives `periodFrames` (ALC_REFRESH).
+    public var refreshHz: Int { max(1, (frequency + periodFrames / 2) / periodFrames) }
+
+    /// The expected output latency in milliseconds.
+    public var latencyMs: Double { Double(periodFrames * periods) * 1000 / Double(frequency) }
+
+    static func linear(decibels db: Double) -> Double { pow(10, db / 20) }
+}
+
+/// The haptics engine's knobs (`[haptics]`).
+public struct HapticSettings: Sendable, Equatable {
+    /// Named patterns (`[haptics.presets]`): built-in defaults, then the file's.
+    public var presets: [String: HapticPattern]
+    /// Every magnitude is multiplied by this, 0–1.
+    public var strengthCap = 1.0
+    /// Device paths to use; empty means every force-feedback device.
+    public var devices: [String] = []
+    /// Device name patterns (shell-style) to use.
+    public var deviceNames: [String] = []
+
+    public init(presets: [String: HapticPattern] = HapticSettings.builtInPresets) {
+        self.presets = presets
+    }
+
+    /// The presets every configuration starts from, the same as the shipped
+    /// file's (a test keeps them equal), so a file that omits a preset the
+    /// theme names still works.
+    public static let builtInPresetText: [(String, String)] = [
+        ("light", "0.35:12"), ("medium", "0.6:18"), ("heavy", "1.0:25"), ("soft", "0.4:30"),
+        ("rigid", "0.8:8"), ("selection", "0.25:8"), ("tap", "0.5:10"),
+        ("success", "0.6:20,0:60,0.9:30"), ("warning", "0.8:40,0:80,0.8:40"),
+        ("error", "1.0:50,0:60,1.0:50,0:60,1.0:50"), ("alarm", "1.0:400,0:200,1.0:400,0:600"),
+        ("alert", "0.8:150,0:100,0.8:150"),
+    ]
+
+    public static var builtInPresets: [String: HapticPattern] {
+        var presets: [String: HapticPattern] = [:]
+        for (name, text) in builtInPresetText {
+            // The table above is fixed text the test suite parses; a failure here is a bug.
+            presets[name] = try! HapticPattern(parsing: text)
+        }
+        return presets
+    }
+}
+
+/// Fallback to installed freedesktop sound themes (`[xdg]`).
+public struct XDGSettings: Sendable, Equatable {
+    public var fallback = true
+    /// The XDG theme tried first; `freedesktop` is always tried last.
+    public var theme = "freedesktop"
+    /// The preferred output profile (spec: OutputProfile); `stereo` is the fallback.
+    public var profile = "stereo"
+
+    public init() {}
+}
+
+/// The whole configuration, typed. Loaded by `SysoundConfiguration.load`.
+public struct SysoundConfiguration: Sendable, Equatable {
+    /// The file this came from; nil for built-in defaults.
+    public var file: String?
+    /// The data directory (holding `Sounds/` and `config/`) that relative paths use.
+    public var dataDirectory: String
+    /// Theme directories, absolute, first wins.
+    public var themePaths: [String]
+    public var xdg = XDGSettings()
+    /// Category gains and the alert haptic: what `Policy.decide` takes.
+    public var policy = PolicySettings(
+        categoryGains: Dictionary(uniqueKeysWithValues: SoundCategory.allCases.map { ($0, 1.0) }),
+        defaultAlertHaptic: "alert")
+    public var audio = AudioSettings()
+    public var haptics = HapticSettings()
+    /// The state directory, absolute; nil means the default rule of DESIGN.md.
+    public var stateDirectory: String?
+    /// Group allowed on the socket; nil means only the owner.
+    public var socketGroup: String?
+    /// Extra names (`[aliases]`): alias → target (a sound or another alias).
+    public var aliases: [String: String] = [:]
+
+    /// The defaults, with the default theme of `dataDirectory`.
+    public init(dataDirectory: String) {
+        self.dataDirectory = dataDirectory
+        self.themePaths = [Paths.join(dataDirectory, "Sounds")]
+    }
+}
