@@ -1,1 +1,187 @@
-print("sysound-ff-check: not yet built")
+// The client side of the real-kernel force-feedback test (Tests/kernel/run.sh):
+// drives the project's HapticsEngine against a uinput device inside a booted
+// kernel and checks what the device recorded (Tests/kernel/ffdev.c) against
+// what the engine was asked to do. Prints PASS/FAIL lines; exit 0 if all pass.
+import SysoundCore
+import SysoundHaptics
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+struct Options {
+    var log = "/tmp/ffdev.log"
+    var emulator: pid_t = 0
+    var slots = 4
+    var directory = "/dev/input"
+    var toleranceMs = 10
+
+    init(_ args: [String]) {
+        var i = 1
+        func value() -> String {
+            i += 1
+            guard i < args.count else { fail("\(args[i - 1]) needs a value") }
+            return args[i]
+        }
+        while i < args.count {
+            switch args[i] {
+            case "--log": log = value()
+            case "--emulator": emulator = pid_t(value()) ?? 0
+            case "--slots": slots = Int(value()) ?? 0
+            case "--dir": directory = value()
+            case "--tolerance-ms": toleranceMs = Int(value()) ?? -1
+            default: fail("unknown argument \(args[i])")
+            }
+            i += 1
+        }
+        guard emulator > 0, slots > 0, toleranceMs >= 0 else {
+            fail("usage: sysound-ff-check --emulator PID [--log PATH] [--slots N] [--dir DIR] [--tolerance-ms MS]")
+        }
+    }
+}
+
+func fail(_ message: String) -> Never {
+    print("sysound-ff-check: \(message)")
+    exit(2)
+}
+
+struct Report {
+    var passed = 0
+    var failed = 0
+
+    mutating func check(_ name: String, _ ok: Bool, _ detail: @autoclosure () -> String) {
+        if ok { passed += 1 } else { failed += 1 }
+        print("\(ok ? "PASS" : "FAIL") \(name): \(detail())")
+    }
+}
+
+func strong(_ magnitude: Double) -> Int { Int(RumbleEffect(magnitude: magnitude, lengthMs: 1).strongMagnitude) }
+
+func waitFor(_ timeoutMs: Int, _ condition: () -> Bool) -> Bool {
+    let deadline = Clock.nowUs() + timeoutMs * 1000
+    while !condition() {
+        if Clock.nowUs() > deadline { return false }
+        Clock.sleep(ms: 5)
+    }
+    return true
+}
+
+/// Largest number of effects alive at once per device instance, and whether
+/// every play named a live effect.
+func slotUse(_ records: [DeviceLog.Record]) -> (maxLive: Int, playsLive: Bool) {
+    var live: Set<Int> = []
+    var maxLive = 0
+    var playsLive = true
+    for r in records {
+        switch r.entry {
+        case .create, .destroy: live = []
+        case .upload(let id, _, _, _, _): live.insert(id); maxLive = max(maxLive, live.count)
+        case .erase(let id): live.remove(id)
+        case .play(let id): playsLive = playsLive && live.contains(id)
+        default: break
+        }
+    }
+    return (maxLive, playsLive)
+}
+
+let options = Options(CommandLine.arguments)
+let log = DeviceLog(path: options.log)
+var report = Report()
+
+let engine: HapticsEngine
+do {
+    engine = try HapticsEngine(strengthCap: 0.8, deviceDirectory: options.directory, pins: [DevicePin("sysound-test-*")])
+    try engine.start()
+} catch {
+    fail("cannot start the haptics engine: \(error)")
+}
+
+// 1. Discovery and gain.
+let found = waitFor(3000) { engine.devices.count == 1 }
+let info = engine.devices.first
+report.check("discovery", found && info?.name == "sysound-test-rumble" && info?.effectSlots == options.slots && info?.gain == true,
+             "devices \(engine.devices)")
+var recent = log.wait(from: 0) { $0.gains.contains(52428) }
+report.check("gain at open", recent.gains.last == 52428, "strength cap 0.8 → FF_GAIN 52428; device saw \(recent.gains)")
+var mark = log.records().count
+try? engine.setStrengthCap(0.5)
+recent = log.wait(from: mark) { !$0.gains.isEmpty }
+report.check("gain change", recent.gains == [32768], "strength cap 0.5 → FF_GAIN 32768; device saw \(recent.gains)")
+
+// 2. A preset at half intensity: success = 0.7:25, 0:60, 1.0:35.
+mark = log.records().count
+do { try engine.vibrate(preset: "success", intensity: 0.5) } catch { report.check("preset", false, "\(error)") }
+recent = log.wait(from: mark) { $0.pulses().count == 2 && $0.pulses().last?.stopUs != nil }
+let preset = recent.pulses().map { [$0.strong, $0.lengthMs] }
+let expectedPreset = [[strong(0.35), 25], [strong(0.5), 35]]
+report.check("preset", preset == expectedPreset && recent.pulses().allSatisfy { $0.stopUs != nil },
+             "success ×0.5 → \(expectedPreset), device played \(preset)")
+
+// 3. Pattern timing.
+let pattern = try! HapticPattern(parsing: "1.0:40,0:60,0.6:40,0.3:60")
+Clock.sleep(ms: 100)
+mark = log.records().count
+let requested = Clock.nowUs()
+do { try engine.vibrate(pattern: pattern) } catch { report.check("pattern", false, "\(error)") }
+recent = log.wait(from: mark) { $0.pulses().count == 3 && $0.pulses().last?.stopUs != nil }
+let pulses = recent.pulses()
+let shape = pulses.map { [$0.strong, $0.lengthMs] }
+report.check("pattern steps", shape == [[65535, 40], [strong(0.6), 40], [strong(0.3), 60]],
+             "device played \(shape)")
+if pulses.count == 3, let t0 = pulses.first?.playUs {
+    let expected = [(pulses[0].stopUs, 40), (pulses[1].playUs, 100), (pulses[1].stopUs, 140),
+                    (pulses[2].playUs, 140), (pulses[2].stopUs, 200)]
+    let errors = expected.map { (actual, ms) in abs(((actual ?? Int.max / 2) - t0) - ms * 1000) }
+    let worst = errors.max() ?? 0
+    report.check("pattern timing", worst <= options.toleranceMs * 1000,
+                 "worst step error \(worst) µs (tolerance \(options.toleranceMs) ms); errors µs \(errors)")
+    report.check("first step latency", t0 - requested <= 50_000, "\(t0 - requested) µs from request to first play")
+} else {
+    report.check("pattern timing", false, "expected 3 pulses, device recorded \(recent)")
+}
+
+// 4. Replay without upload, then eviction: six distinct effects, few slots.
+Clock.sleep(ms: 50)
+try? engine.vibrate(preset: "tap")
+Clock.sleep(ms: 60)
+mark = log.records().count
+try? engine.vibrate(preset: "tap")
+recent = log.wait(from: mark) { $0.pulses().count == 1 && $0.pulses()[0].stopUs != nil }
+report.check("replay uploaded effect", recent.uploads == 0 && recent.pulses().count == 1,
+             "second tap: \(recent.uploads) uploads, \(recent.pulses().count) plays")
+mark = log.records().count
+try? engine.vibrate(pattern: try! HapticPattern(parsing: "0.1:20,0.2:20,0.3:20,0.4:20,0.5:20,0.6:20"))
+recent = log.wait(from: mark) { $0.pulses().count == 6 && $0.pulses()[5].stopUs != nil }
+let use = slotUse(log.records())
+let evicted = recent.pulses().map(\.strong)
+report.check("eviction", evicted == [0.1, 0.2, 0.3, 0.4, 0.5, 0.6].map(strong) && recent.erases >= 2
+                 && use.maxLive <= options.slots && use.playsLive,
+             "played \(evicted), \(recent.erases) erases, at most \(use.maxLive) of \(options.slots) slots live, plays on live effects: \(use.playsLive)")
+
+// 5. Unplug mid-pattern.
+Clock.sleep(ms: 50)
+mark = log.records().count
+try? engine.vibrate(pattern: try! HapticPattern(parsing: Array(repeating: "1:100,0:50", count: 8).joined(separator: ",")))
+Clock.sleep(ms: 120)
+kill(options.emulator, SIGUSR1)
+let gone = waitFor(3000) { engine.devices.isEmpty }
+var unplugged: String
+do { try engine.vibrate(preset: "tap"); unplugged = "vibrate succeeded" } catch { unplugged = "\(error)" }
+let destroyed = log.wait(from: mark) { $0.contains { if case .destroy = $0.entry { true } else { false } } }
+report.check("removal mid-pattern", gone && destroyed.pulses().count >= 1 && unplugged == "\(HapticsError.noDevice)",
+             "device dropped: \(gone), pulses before removal: \(destroyed.pulses().count), next request: \(unplugged)")
+
+// 6. The device comes back: the hotplug watch finds it again.
+mark = log.records().count
+kill(options.emulator, SIGUSR2)
+let back = waitFor(5000) { engine.devices.count == 1 }
+var again = "not tried"
+if back { do { try engine.vibrate(preset: "tap"); again = "ok" } catch { again = "\(error)" } }
+recent = log.wait(from: mark) { $0.pulses().count == 1 && $0.pulses()[0].stopUs != nil }
+report.check("re-creation", back && again == "ok" && recent.pulses().map(\.strong) == [strong(0.6)] && recent.gains == [32768],
+             "found again: \(back), vibrate: \(again), pulses \(recent.pulses().map(\.strong)), gain \(recent.gains)")
+
+engine.shutdown()
+print("ff-check: \(report.passed) passed, \(report.failed) failed")
+exit(report.failed == 0 ? 0 : 1)

@@ -1,0 +1,118 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// What the uinput device emulator (Tests/kernel/ffdev.c) recorded.
+struct DeviceLog {
+    enum Entry: Equatable {
+        case create(instance: Int)
+        case destroy(instance: Int)
+        case upload(id: Int, strong: Int, weak: Int, lengthMs: Int, new: Bool)
+        case erase(id: Int)
+        case play(id: Int)
+        case stop(id: Int)
+        case gain(Int)
+        case other(String)
+    }
+
+    struct Record: Equatable {
+        /// CLOCK_MONOTONIC, microseconds.
+        var timeUs: Int
+        var entry: Entry
+    }
+
+    let path: String
+
+    /// Every record so far (open/read; the emulator writes whole lines).
+    func records() -> [Record] {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(fd, &chunk, chunk.count)
+            if n <= 0 { break }
+            bytes += chunk[0..<n]
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        // Only complete lines: the last one may still be being written.
+        let complete = text.hasSuffix("\n") ? Substring(text) : text[..<(text.lastIndex(of: "\n") ?? text.startIndex)]
+        return complete.split(separator: "\n").compactMap(Self.parse)
+    }
+
+    static func parse(_ line: Substring) -> Record? {
+        let f = line.split(separator: " ").map(String.init)
+        guard f.count >= 2, let t = Int(f[0]) else { return nil }
+        let n = f.dropFirst(2).map { Int($0) ?? -1 }
+        let entry: Entry
+        switch (f[1], n.count) {
+        case ("create", 1): entry = .create(instance: n[0])
+        case ("destroy", 1): entry = .destroy(instance: n[0])
+        case ("upload", 5): entry = .upload(id: n[0], strong: n[1], weak: n[2], lengthMs: n[3], new: f[6] == "new")
+        case ("erase", 1): entry = .erase(id: n[0])
+        case ("play", 2): entry = .play(id: n[0])
+        case ("stop", 1): entry = .stop(id: n[0])
+        case ("gain", 1): entry = .gain(n[0])
+        default: entry = .other(String(line))
+        }
+        return Record(timeUs: t, entry: entry)
+    }
+
+    /// Waits up to `timeoutMs` for records after index `from` that satisfy `done`.
+    func wait(from: Int, timeoutMs: Int = 2000, until done: ([Record]) -> Bool) -> [Record] {
+        let deadline = Clock.nowUs() + timeoutMs * 1000
+        while true {
+            let recent = Array(records().dropFirst(from))
+            if done(recent) || Clock.nowUs() > deadline { return recent }
+            Clock.sleep(ms: 5)
+        }
+    }
+}
+
+/// A played effect: what the device was told to play and when, with when it was stopped.
+struct Pulse: Equatable {
+    var strong: Int
+    var lengthMs: Int
+    var playUs: Int
+    var stopUs: Int?
+}
+
+extension [DeviceLog.Record] {
+    /// Pulses in order, resolving each play's id to the effect uploaded last
+    /// under that id before it.
+    func pulses() -> [Pulse] {
+        var effects: [Int: (strong: Int, length: Int)] = [:]
+        var pulses: [Pulse] = []
+        var open: [Int: Int] = [:]  // id -> index in pulses
+        for r in self {
+            switch r.entry {
+            case .upload(let id, let strong, _, let length, _): effects[id] = (strong, length)
+            case .play(let id):
+                let e = effects[id] ?? (-1, -1)
+                open[id] = pulses.count
+                pulses.append(Pulse(strong: e.strong, lengthMs: e.length, playUs: r.timeUs))
+            case .stop(let id):
+                if let i = open.removeValue(forKey: id) { pulses[i].stopUs = r.timeUs }
+            default: break
+            }
+        }
+        return pulses
+    }
+
+    var uploads: Int { filter { if case .upload = $0.entry { true } else { false } }.count }
+    var erases: Int { filter { if case .erase = $0.entry { true } else { false } }.count }
+    var gains: [Int] { compactMap { if case .gain(let g) = $0.entry { g } else { nil } } }
+}
+
+enum Clock {
+    static func nowUs() -> Int {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return ts.tv_sec * 1_000_000 + ts.tv_nsec / 1000
+    }
+
+    static func sleep(ms: Int) { usleep(UInt32(ms * 1000)) }
+}

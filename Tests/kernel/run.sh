@@ -1,0 +1,122 @@
+#!/bin/sh
+# The real-kernel force-feedback test: boots Debian's 6.1 kernel under qemu
+# (software emulation), with an initramfs holding busybox, evdev.ko,
+# uinput.ko, a uinput rumble device (ffdev.c) and the project's haptics code
+# (sysound-ff-check). Prints the checks and a closing "N passed, N failed";
+# exits non-zero on any failure.
+#
+# Needs: qemu-system-x86, busybox-static, cpio, xz-utils, gcc (apt), swift.
+# Env: SYSOUND_FF_CHECK=path   use this sysound-ff-check instead of building it
+#      FF_TOLERANCE_MS=10      allowed step timing error (the VM is emulated)
+#      QEMU_TIMEOUT=150        seconds before the boot counts as hung
+set -eu
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+WORK="$ROOT/.build-kernel"          # git-ignored (.build*/): cached kernel, builds
+TOLERANCE=${FF_TOLERANCE_MS:-10}
+SLOTS=4
+mkdir -p "$WORK"
+log() { echo "kernel-test: $*" >&2; }
+die() { log "$*"; echo "0 passed, 1 failed"; exit 1; }
+
+for tool in qemu-system-x86_64 cpio xz gcc dpkg-deb apt-get; do
+    command -v "$tool" >/dev/null || die "$tool not found; apt-get install qemu-system-x86 busybox-static cpio xz-utils gcc"
+done
+BUSYBOX=/bin/busybox
+[ -x "$BUSYBOX" ] && dpkg -s busybox-static >/dev/null 2>&1 \
+    || die "busybox not found; apt-get install busybox-static"
+
+# 1. The kernel: linux-image-amd64's dependency (not the cloud kernel, which lacks uinput).
+if [ ! -f "$WORK/kernel/vmlinux" ]; then
+    pkg=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+    [ -n "$pkg" ] || die "cannot resolve linux-image-amd64's kernel package (apt-get update?)"
+    log "fetching $pkg"
+    rm -rf "$WORK/deb" "$WORK/kernel.tmp"
+    mkdir -p "$WORK/deb" "$WORK/kernel.tmp"
+    (cd "$WORK/deb" && apt-get download "$pkg" >/dev/null 2>&1) || die "apt-get download $pkg failed"
+    dpkg-deb --fsys-tarfile "$WORK"/deb/*.deb | (cd "$WORK/kernel.tmp" && tar -x --wildcards \
+        './boot/vmlinuz-*' './boot/config-*' '*/drivers/input/evdev.ko' '*/drivers/input/misc/uinput.ko')
+    k="$WORK/kernel.tmp"
+    cp "$k"/boot/config-* "$k/config"
+    cp "$(find "$k" -name evdev.ko)" "$(find "$k" -name uinput.ko)" "$k/"
+    # The uncompressed kernel boots much faster under emulation: the XZ payload of vmlinuz.
+    vmlinuz=$(ls "$k"/boot/vmlinuz-*)
+    offset=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$vmlinuz" | head -1 | cut -d: -f1)
+    [ -n "$offset" ] || die "no XZ payload in $vmlinuz"
+    tail -c +"$((offset + 1))" "$vmlinuz" | xz -dc > "$k/vmlinux" 2>/dev/null || true  # trailing data is expected
+    head -c 4 "$k/vmlinux" | grep -q ELF || die "could not extract vmlinux from $vmlinuz"
+    rm -rf "$k/boot" "$k/lib" "$WORK/deb"
+    rm -rf "$WORK/kernel" && mv "$k" "$WORK/kernel"
+fi
+
+# 2. The device emulator and the client.
+gcc -static -O2 -Wall -o "$WORK/ffdev" "$ROOT/Tests/kernel/ffdev.c" || die "cannot compile ffdev.c"
+CLIENT=${SYSOUND_FF_CHECK:-}
+if [ -z "$CLIENT" ]; then
+    log "building sysound-ff-check (release, static Swift stdlib)"
+    (cd "$ROOT" && swift build -c release --static-swift-stdlib --product sysound-ff-check \
+        --scratch-path "$WORK/swift" >"$WORK/swift-build.log" 2>&1) \
+        || { tail -20 "$WORK/swift-build.log" >&2; die "swift build failed"; }
+    CLIENT="$WORK/swift/release/sysound-ff-check"
+fi
+[ -x "$CLIENT" ] || die "no client at $CLIENT"
+
+# 3. The initramfs.
+ROOTFS="$WORK/rootfs"
+rm -rf "$ROOTFS"
+mkdir -p "$ROOTFS/bin" "$ROOTFS/dev" "$ROOTFS/proc" "$ROOTFS/sys" "$ROOTFS/tmp" "$ROOTFS/lib/modules"
+cp "$BUSYBOX" "$ROOTFS/bin/busybox"
+cp "$WORK/kernel/evdev.ko" "$WORK/kernel/uinput.ko" "$ROOTFS/lib/modules/"
+cp "$WORK/ffdev" "$ROOTFS/bin/ffdev"
+cp "$CLIENT" "$ROOTFS/bin/sysound-ff-check"
+# Whatever the client still links dynamically (glibc, libevdev), at the paths ldd names.
+for lib in $(ldd "$CLIENT" | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}'); do
+    mkdir -p "$ROOTFS$(dirname "$lib")"
+    cp -L "$lib" "$ROOTFS$lib"
+done
+[ "$(id -u)" = 0 ] && mknod -m 600 "$ROOTFS/dev/console" c 5 1
+cat > "$ROOTFS/init" <<INIT
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+exec 0</dev/console 1>/dev/console 2>&1
+insmod /lib/modules/evdev.ko && insmod /lib/modules/uinput.ko || echo "FAIL modules: insmod failed"
+echo "kernel \$(uname -r) up"
+ffdev /tmp/ffdev.log $SLOTS &
+pid=\$!
+sysound-ff-check --emulator \$pid --log /tmp/ffdev.log --slots $SLOTS --tolerance-ms $TOLERANCE
+rc=\$?
+kill \$pid
+[ \$rc = 0 ] || { echo "--- device log"; cat /tmp/ffdev.log; }
+# isa-debug-exit: qemu exits with (v << 1) | 1.
+printf "\\\\\$(printf %03o \$rc)" | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
+poweroff -f
+INIT
+chmod +x "$ROOTFS/init"
+(cd "$ROOTFS" && find . | cpio -o -H newc --quiet) > "$WORK/initramfs.cpio"
+
+# 4. Boot.
+log "booting $(grep -o 'Linux/x86 [^ ]* Kernel' "$WORK/kernel/config" || echo the kernel) under qemu"
+set +e
+timeout "${QEMU_TIMEOUT:-150}" qemu-system-x86_64 -M pc -accel tcg -cpu max -m 256M -nographic -no-reboot \
+    -kernel "$WORK/kernel/vmlinux" -initrd "$WORK/initramfs.cpio" \
+    -append 'console=ttyS0 panic=-1 quiet' \
+    -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null >"$WORK/console.log" 2>&1
+status=$?
+set -e
+tr -d '\r' < "$WORK/console.log" | grep -E '^(PASS|FAIL|kernel |ff-check|sysound-ff-check|ffdev|---|[0-9]+ )' || true
+
+passed=$(tr -d '\r' < "$WORK/console.log" | grep -c '^PASS ' || true)
+failed=$(tr -d '\r' < "$WORK/console.log" | grep -c '^FAIL ' || true)
+case $status in
+    1) ;;                                         # the client exited 0
+    3) [ "$failed" -gt 0 ] || failed=1 ;;         # the client exited 1
+    124) log "qemu timed out; console log: $WORK/console.log"; failed=$((failed + 1)) ;;
+    *) log "qemu exited $status without a verdict; console log: $WORK/console.log"; failed=$((failed + 1)) ;;
+esac
+[ "$passed" -gt 0 ] || { [ "$failed" -gt 0 ] || failed=1; }
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
