@@ -37,7 +37,7 @@ let package = Package(
         // MARK: Layers with I/O
         .target(
             name: "SysoundConfig",
-            dependencies: ["SysoundCore", .product(name: "TOMLKit", package: "TOMLKit")]),
+            dependencies: ["SysoundCore", "CSndfile", .product(name: "TOMLKit", package: "TOMLKit")]),
         .target(
             name: "SysoundState",
             dependencies: [

@@ -50,6 +50,9 @@ final class TOMLDocument {
             kind, severity: severity, file: file, line: key.flatMap { lines.line(of: $0) }, key: key, message: message))
     }
 
+    /// The line of `key` (dotted path), where the scan found it.
+    func line(of key: String) -> Int? { lines.line(of: key) }
+
     /// A reader for the root table.
     var rootReader: TableReader { TableReader(table: root, path: nil, document: self) }
 }

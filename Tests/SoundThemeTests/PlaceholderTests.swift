@@ -1,5 +1,0 @@
-import XCTest
-
-final class SoundThemePlaceholderTests: XCTestCase {
-    func testLinks() {}
-}
