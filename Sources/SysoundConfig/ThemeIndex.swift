@@ -111,14 +111,8 @@ struct ThemeIndex {
         _ name: String, _ sound: TableReader, directory: String, presets: Set<String>, maxClipSeconds: Int
     ) -> SoundEntry? {
         let document = sound.document
-        guard let file = sound.string("file", default: nil, expected: "the sound file's path, in quotes") else {
-            if !sound.table.keys.contains("file") {
-                document.report(.missingKey, key: sound.keyPath("file"), "missing; expected the sound file's path, e.g. file = \"\(name).wav\"")
-            }
-            sound.reportUnknownKeys(known: soundKeys)
-            return nil
-        }
-        var entry = SoundEntry(name: name, file: Paths.resolve(file, relativeTo: directory, environment: [:]))
+        let file = sound.string("file", default: nil, expected: "the sound file's path, in quotes")
+        var entry = SoundEntry(name: name, file: file.map { Paths.resolve($0, relativeTo: directory, environment: [:]) } ?? "")
         entry.gain = sound.double("gain", in: 0...1, default: 1)
         if let text = sound.string("category", default: nil) {
             if let category = SoundCategory(parsing: text) {
@@ -139,6 +133,12 @@ struct ThemeIndex {
         entry.aliases = sound.strings("aliases", default: [], expected: "an array of names")
         entry.loopable = sound.bool("loopable", default: false)
         sound.reportUnknownKeys(known: soundKeys)
+        guard file != nil else {
+            if !sound.table.keys.contains("file") {
+                document.report(.missingKey, key: sound.keyPath("file"), "missing; expected the sound file's path, e.g. file = \"\(name).wav\"")
+            }
+            return nil
+        }
         if !Paths.isFile(entry.file) {
             document.report(.missingFile, key: sound.keyPath("file"), "the sound file \(entry.file) does not exist; expected a WAV, FLAC or Ogg file relative to \(directory)")
         } else {

@@ -1,0 +1,87 @@
+import Foundation
+import SysoundConfig
+import SysoundCore
+import XCTest
+
+final class ConfigurationTests: XCTestCase {
+    let shipped = packageRoot + "/config/sysound.toml"
+
+    func testShippedConfigIsCleanAndEqualsTheBuiltInDefaults() throws {
+        let (config, diagnostics) = try SysoundConfiguration.read(file: shipped, search: isolatedSearch())
+        XCTAssertEqual(diagnostics, [])
+        var defaults = SysoundConfiguration(dataDirectory: packageRoot)
+        defaults.file = shipped
+        XCTAssertEqual(config, defaults, "config/sysound.toml and the built-in defaults have drifted apart")
+        XCTAssertEqual(config.audio.voices, 32)
+        XCTAssertEqual(config.audio.duckDb, -12)
+        XCTAssertEqual(config.audio.duckGain, 0.2512, accuracy: 0.001)
+        XCTAssertEqual(config.audio.latencyMs, 10.67, accuracy: 0.01)
+        XCTAssertEqual(config.themePaths, [packageRoot + "/Sounds"])
+        XCTAssertEqual(config.policy.defaultAlertHaptic, "alert")
+        for preset in ["light", "medium", "heavy", "soft", "rigid", "selection", "success", "warning", "error", "tap", "alarm", "alert"] {
+            XCTAssertNotNil(config.haptics.presets[preset], preset)
+        }
+    }
+
+    func testCheckPassesOnTheShippedConfigAndTheme() {
+        let diagnostics = SysoundCheck.check(configPath: shipped, search: isolatedSearch())
+        XCTAssertFalse(diagnostics.containsErrors, diagnostics.map(\.description).joined(separator: "\n"))
+    }
+
+    func testSearchOrderPrefersOverrideThenXDGConfigHomeThenShipped() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let user = dir + "/sysound/sysound.toml"
+        try write("[audio]\nvoices = 8\n", to: user)
+        let search = isolatedSearch(["XDG_CONFIG_HOME": dir])
+        XCTAssertEqual(try search.configurationFile(override: nil), user)
+        XCTAssertEqual(try SysoundConfiguration.load(search: search).audio.voices, 8)
+        let other = dir + "/other.toml"
+        try write("[audio]\nvoices = 4\n", to: other)
+        XCTAssertEqual(try SysoundConfiguration.load(path: other, search: search).audio.voices, 4)
+        // Neither given nor in XDG_CONFIG_HOME: /etc, then the shipped default.
+        let fallback = try isolatedSearch(["XDG_CONFIG_HOME": dir + "/empty"]).configurationFile(override: nil)
+        XCTAssertTrue(fallback == "/etc/sysound/sysound.toml" || fallback == shipped, fallback)
+        XCTAssertEqual(
+            isolatedSearch(["XDG_CONFIG_HOME": dir]).configurationCandidates(dataDirectory: packageRoot),
+            [user, "/etc/sysound/sysound.toml", shipped])
+    }
+
+    func testMissingOverrideIsAnErrorNotAFallback() {
+        XCTAssertThrowsError(try SysoundConfiguration.load(path: "/nonexistent/sysound.toml", search: isolatedSearch())) {
+            XCTAssertEqual($0 as? ConfigurationError, .notFound(path: "/nonexistent/sysound.toml"))
+            XCTAssertTrue("\($0)".contains("/nonexistent/sysound.toml"))
+        }
+    }
+
+    func testDataDirectoryIsFoundFromTheExecutableInASourceTree() throws {
+        let search = ConfigurationSearch(environment: [:], executablePath: packageRoot + "/.build/debug/sysound")
+        XCTAssertEqual(try search.dataDirectory(), packageRoot)
+        let bad = ConfigurationSearch(environment: ["SYSOUND_DATA_DIR": "/nonexistent"], executablePath: nil)
+        XCTAssertThrowsError(try bad.dataDirectory()) {
+            XCTAssertTrue("\($0)".contains("SYSOUND_DATA_DIR"), "\($0)")
+        }
+    }
+
+    func testLoadRefusesAFileWithErrorsAndListsThemAll() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/bad.toml"
+        try write("[audio]\nvoices = 0\nperiods = \"two\"\n", to: file)
+        XCTAssertThrowsError(try SysoundConfiguration.load(path: file, search: isolatedSearch())) { error in
+            guard case .invalid(let f, let diagnostics)? = error as? ConfigurationError else { return XCTFail("\(error)") }
+            XCTAssertEqual(f, file)
+            XCTAssertEqual(diagnostics.map(\.key), ["audio.voices", "audio.periods"])
+            XCTAssertTrue("\(error)".contains("\(file):2: error: audio.voices: 0 is out of range"), "\(error)")
+        }
+    }
+
+    func testRelativeAndHomeThemePathsAndConfigAliases() {
+        let (config, diagnostics) = SysoundConfiguration.parse(
+            text: "[theme]\npaths = [\"~/mine\", \"Sounds\", \"/abs/theme\"]\n[aliases]\nding = \"bell\"\n",
+            file: "t.toml", dataDirectory: "/data", environment: ["HOME": "/home/u"])
+        XCTAssertEqual(diagnostics, [])
+        XCTAssertEqual(config.themePaths, ["/home/u/mine", "/data/Sounds", "/abs/theme"])
+        XCTAssertEqual(config.aliases, ["ding": "bell"])
+    }
+}

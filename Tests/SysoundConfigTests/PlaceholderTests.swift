@@ -1,6 +1,0 @@
-import XCTest
-@testable import SysoundConfig
-
-final class SysoundConfigPlaceholderTests: XCTestCase {
-    func testLinks() {}
-}
