@@ -53,6 +53,10 @@ struct HapticsCore {
     private(set) var devices: [String: ManagedDevice] = [:]
     private(set) var playback: Playback?
     private(set) var strengthCap: Double
+    /// Devices dropped because an operation said they are gone. The node may
+    /// still be there (a device can appear before its driver is ready), so
+    /// the engine retries them until the node goes away.
+    private(set) var lost: [String] = []
     let logger: Logger
 
     init(strengthCap: Double, logger: Logger) {
@@ -80,6 +84,12 @@ struct HapticsCore {
         if devices.isEmpty { playback = nil }
     }
 
+    /// The lost paths since the last call.
+    mutating func takeLost() -> [String] {
+        defer { lost = [] }
+        return lost
+    }
+
     mutating func setStrengthCap(_ cap: Double) {
         strengthCap = cap
         for path in devices.keys.sorted() { applyGain(to: path) }
@@ -101,8 +111,10 @@ struct HapticsCore {
         if let running = playback, running.priority > priority {
             throw .outranked(running: running.priority, requested: priority)
         }
-        playback = Playback(plan: PatternPlan(pattern, intensity: intensity), start: now, priority: priority)
+        let plan = PatternPlan(pattern, intensity: intensity)
+        playback = Playback(plan: plan, start: now, priority: priority)
         advance(now: now)
+        for path in devices.keys.sorted() { prepare(plan, on: path) }
         if devices.isEmpty { throw .noDevice }  // every device vanished while starting
     }
 
@@ -141,14 +153,33 @@ struct HapticsCore {
 
     private mutating func begin(_ segment: PatternPlan.Segment, on path: String) {
         silence(path)
-        guard let managed = devices[path] else { return }
-        let scale = managed.device.capabilities.gain ? 1 : strengthCap
-        let effect = RumbleEffect(magnitude: segment.magnitude * scale, lengthMs: segment.durationMs)
-        guard effect.strongMagnitude > 0 else { return }
+        guard let managed = devices[path], let effect = effect(for: segment, on: managed) else { return }
         guarded(path) { m throws(DeviceError) in
             let id = try m.slots.slot(for: effect, on: m.device)
             try m.device.play(id: id)
             m.playing = id
+        }
+    }
+
+    /// The effect a segment plays on a device, nil for silence.
+    private func effect(for segment: PatternPlan.Segment, on managed: ManagedDevice) -> RumbleEffect? {
+        let scale = managed.device.capabilities.gain ? 1 : strengthCap
+        let effect = RumbleEffect(magnitude: segment.magnitude * scale, lengthMs: segment.durationMs)
+        return effect.strongMagnitude > 0 ? effect : nil
+    }
+
+    /// Uploads the pattern's later effects while its first step plays, as far
+    /// as the slots allow, so a step boundary costs only a write, not an
+    /// upload round trip to the driver.
+    private mutating func prepare(_ plan: PatternPlan, on path: String) {
+        guard let managed = devices[path] else { return }
+        var reserved: Set<Int> = managed.playing.map { [$0] } ?? []
+        for segment in plan.segments.dropFirst() {
+            guard reserved.count < managed.slots.capacity else { break }
+            guard let effect = effect(for: segment, on: managed) else { continue }
+            guarded(path) { m throws(DeviceError) in
+                reserved.insert(try m.slots.slot(for: effect, on: m.device, inUse: reserved))
+            }
         }
     }
 
@@ -170,6 +201,7 @@ struct HapticsCore {
         } catch .gone {
             devices[path] = managed
             detach(path: path)
+            lost.append(path)
         } catch {
             devices[path] = managed
             logger.warning("haptic device operation failed", metadata: ["error": "\(error)"])

@@ -250,9 +250,12 @@ public final class HapticsEngine: Sendable {
     private func run(watcher: DirectoryWatcher?, wake: Int32) {
         var lastRetry = MonotonicClock.now()
         while true {
-            let (deadline, pending) = state.withLock { ($0.core.nextDeadline, !$0.pending.isEmpty) }
+            let (deadline, pending) = state.withLock { s in
+                s.pending.formUnion(s.core.takeLost())
+                return (s.core.nextDeadline, !s.pending.isEmpty)
+            }
             var timeout = Self.pollTimeout(until: deadline)
-            if pending { timeout = timeout < 0 ? 1000 : min(timeout, 1000) }
+            if pending { timeout = timeout < 0 ? Self.retryMs : min(timeout, Self.retryMs) }
             var fds = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: watcher?.fd ?? -1, events: Int16(POLLIN), revents: 0)]
             _ = poll(&fds, 2, timeout)
@@ -270,13 +273,18 @@ public final class HapticsEngine: Sendable {
                     }
                 }
             }
-            if pending && MonotonicClock.now() - lastRetry >= 1_000_000_000 {
+            if pending && MonotonicClock.now() - lastRetry >= UInt64(Self.retryMs) * 1_000_000 {
                 lastRetry = MonotonicClock.now()
-                for path in state.withLock({ $0.pending.sorted() }) { consider(path) }
+                for path in state.withLock({ $0.pending.sorted() }) {
+                    if access(path, F_OK) == 0 { consider(path) } else { forget(path) }
+                }
             }
             state.withLock { $0.core.advance(now: MonotonicClock.now()) }
         }
     }
+
+    /// How often nodes that could not be opened are tried again.
+    private static let retryMs: Int32 = 250
 
     /// poll(2) has millisecond resolution: sleep in poll until about 1 ms
     /// before the deadline, then precisely with clock_nanosleep.

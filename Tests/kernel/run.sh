@@ -7,7 +7,7 @@
 #
 # Needs: qemu-system-x86, busybox-static, cpio, xz-utils, gcc (apt), swift.
 # Env: SYSOUND_FF_CHECK=path   use this sysound-ff-check instead of building it
-#      FF_TOLERANCE_MS=10      allowed step timing error (the VM is emulated)
+#      FF_TOLERANCE_MS=10      allowed step timing error (an emulated VM on a shared host jitters)
 #      QEMU_TIMEOUT=150        seconds before the boot counts as hung
 set -eu
 
@@ -84,7 +84,7 @@ mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 exec 0</dev/console 1>/dev/console 2>&1
 insmod /lib/modules/evdev.ko && insmod /lib/modules/uinput.ko || echo "FAIL modules: insmod failed"
-echo "kernel \$(uname -r) up"
+echo "kernel \$(uname -r) up, clocksource \$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 ffdev /tmp/ffdev.log $SLOTS &
 pid=\$!
 sysound-ff-check --emulator \$pid --log /tmp/ffdev.log --slots $SLOTS --tolerance-ms $TOLERANCE
