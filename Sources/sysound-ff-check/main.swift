@@ -118,29 +118,31 @@ let expectedPreset = [[strong(0.35), 25], [strong(0.5), 35]]
 report.check("preset", preset == expectedPreset && recent.pulses().allSatisfy { $0.stopUs != nil },
              "success ×0.5 → \(expectedPreset), device played \(preset)")
 
-// 3. Pattern timing.
-let pattern = try! HapticPattern(parsing: "1.0:40,0:60,0.6:40,0.3:60")
+// 3. Pattern timing: 4 distinct effects, all uploaded while the first plays.
+let pattern = try! HapticPattern(parsing: "1.0:40,0:60,0.6:40,0.3:60,0:30,0.8:30,0.6:30")
 Clock.sleep(ms: 100)
 mark = log.records().count
 let requested = Clock.nowUs()
 do { try engine.vibrate(pattern: pattern) } catch { report.check("pattern", false, "\(error)") }
-recent = log.wait(from: mark) { $0.pulses().count == 3 && $0.pulses().last?.stopUs != nil }
+recent = log.wait(from: mark) { $0.pulses().count == 5 && $0.pulses().last?.stopUs != nil }
 let pulses = recent.pulses()
 let shape = pulses.map { [$0.strong, $0.lengthMs] }
-report.check("pattern steps", shape == [[65535, 40], [strong(0.6), 40], [strong(0.3), 60]],
+report.check("pattern steps", shape == [[65535, 40], [strong(0.6), 40], [strong(0.3), 60], [strong(0.8), 30], [strong(0.6), 30]],
              "device played \(shape)")
-if pulses.count == 3, let first = pulses.first?.playUs {
+if pulses.count == 5, let first = pulses.first?.playUs {
     // The schedule is anchored at the request; the first play waits for its upload.
-    let t0 = requested
-    let expected = [(pulses[0].stopUs, 40), (pulses[1].playUs, 100), (pulses[1].stopUs, 140),
-                    (pulses[2].playUs, 140), (pulses[2].stopUs, 200)]
-    let errors = expected.map { (actual, ms) in ((actual ?? Int.max / 2) - t0) - ms * 1000 }
-    let worst = errors.map(abs).max() ?? 0
-    report.check("pattern timing", worst <= options.toleranceMs * 1000,
-                 "worst step error \(worst) µs (tolerance \(options.toleranceMs) ms); signed errors µs \(errors)")
+    let expected = [(pulses[0].stopUs, 40), (pulses[1].playUs, 100), (pulses[1].stopUs, 140), (pulses[2].playUs, 140),
+                    (pulses[2].stopUs, 200), (pulses[3].playUs, 230), (pulses[3].stopUs, 260), (pulses[4].playUs, 260),
+                    (pulses[4].stopUs, 290)]
+    let errors = expected.map { (actual, ms) in ((actual ?? Int.max / 2) - requested) - ms * 1000 }
+    let sorted = errors.map(abs).sorted()
+    let median = sorted[sorted.count / 2], worst = sorted.last ?? 0
+    // The engine promises ±2 ms; an emulated VM on a shared host adds rare jitter.
+    report.check("pattern timing", median <= 2000 && worst <= options.toleranceMs * 1000,
+                 "median step error \(median) µs (≤ 2 ms), worst \(worst) µs (≤ \(options.toleranceMs) ms); signed µs \(errors)")
     report.check("first step latency", first - requested <= 50_000, "\(first - requested) µs from request to first play")
 } else {
-    report.check("pattern timing", false, "expected 3 pulses, device recorded \(recent)")
+    report.check("pattern timing", false, "expected 5 pulses, device recorded \(recent)")
 }
 
 // 4. Replay without upload, then eviction: six distinct effects, few slots.
@@ -153,8 +155,8 @@ recent = log.wait(from: mark) { $0.pulses().count == 1 && $0.pulses()[0].stopUs 
 report.check("replay uploaded effect", recent.uploads == 0 && recent.pulses().count == 1,
              "second tap: \(recent.uploads) uploads, \(recent.pulses().count) plays")
 mark = log.records().count
-try? engine.vibrate(pattern: try! HapticPattern(parsing: "0.1:20,0.2:20,0.3:20,0.4:20,0.5:20,0.6:20"))
-recent = log.wait(from: mark) { $0.pulses().count == 6 && $0.pulses()[5].stopUs != nil }
+try? engine.vibrate(pattern: try! HapticPattern(parsing: "0.1:50,0.2:50,0.3:50,0.4:50,0.5:50,0.6:50"))
+recent = log.wait(from: mark, timeoutMs: 3000) { $0.pulses().count == 6 && $0.pulses()[5].stopUs != nil }
 let use = slotUse(log.records())
 let evicted = recent.pulses().map(\.strong)
 report.check("eviction", evicted == [0.1, 0.2, 0.3, 0.4, 0.5, 0.6].map(strong) && recent.erases >= 2

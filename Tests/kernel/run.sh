@@ -7,13 +7,14 @@
 #
 # Needs: qemu-system-x86, busybox-static, cpio, xz-utils, gcc (apt), swift.
 # Env: SYSOUND_FF_CHECK=path   use this sysound-ff-check instead of building it
-#      FF_TOLERANCE_MS=10      allowed step timing error (an emulated VM on a shared host jitters)
+#      FF_TOLERANCE_MS=25      worst step timing error allowed (the median must be ≤ 2 ms;
+#                              an emulated VM on a shared host jitters)
 #      QEMU_TIMEOUT=150        seconds before the boot counts as hung
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 WORK="$ROOT/.build-kernel"          # git-ignored (.build*/): cached kernel, builds
-TOLERANCE=${FF_TOLERANCE_MS:-10}
+TOLERANCE=${FF_TOLERANCE_MS:-25}
 SLOTS=4
 mkdir -p "$WORK"
 log() { echo "kernel-test: $*" >&2; }

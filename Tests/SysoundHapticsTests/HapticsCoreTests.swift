@@ -1,0 +1,136 @@
+import SysoundCore
+import XCTest
+@testable import SysoundHaptics
+
+/// The engine's decisions, driven by a hand-made clock.
+final class HapticsCoreTests: XCTestCase {
+    let ms: UInt64 = 1_000_000
+    let t0: UInt64 = 1_000_000_000_000
+
+    func makeCore(cap: Double = 1, _ devices: FakeForceFeedbackDevice...) -> HapticsCore {
+        var core = HapticsCore(strengthCap: cap, logger: quietLogger())
+        for d in devices { core.attach(d) }
+        return core
+    }
+
+    func testPlanMergesEqualStepsAndAppliesIntensity() {
+        let plan = PatternPlan(pattern("1:20,1:10,0:40,0:5,0.5:30"), intensity: 0.5)
+        XCTAssertEqual(plan.segments, [
+            .init(offsetMs: 0, durationMs: 30, magnitude: 0.5),
+            .init(offsetMs: 30, durationMs: 45, magnitude: 0),
+            .init(offsetMs: 75, durationMs: 30, magnitude: 0.25),
+        ])
+        XCTAssertEqual(plan.durationMs, 105)
+    }
+
+    func testStepsFollowTheClock() throws {
+        let d = FakeForceFeedbackDevice(path: "/dev/input/event0")
+        var core = makeCore(d)
+        try core.start(pattern("1:20,0:30,0.5:10"), intensity: 1, priority: 0, now: t0)
+        XCTAssertEqual(d.plays.map(\.strong), [65535])
+        XCTAssertEqual(core.nextDeadline, t0 + 20 * ms)
+        core.advance(now: t0 + 19 * ms)  // not yet due
+        XCTAssertEqual(d.stops.count, 0)
+        core.advance(now: t0 + 20 * ms)
+        XCTAssertEqual(d.stops.count, 1)
+        XCTAssertEqual(core.nextDeadline, t0 + 50 * ms)
+        core.advance(now: t0 + 50 * ms)
+        XCTAssertEqual(d.plays.map(\.strong), [65535, strong(0.5)])
+        XCTAssertEqual(d.plays.map(\.length), [20, 10])
+        core.advance(now: t0 + 60 * ms)
+        XCTAssertEqual(d.stops.count, 2)
+        XCTAssertFalse(core.isPlaying)
+        XCTAssertNil(core.nextDeadline)
+    }
+
+    func testLateWakeupPlaysOnlyTheCurrentStep() throws {
+        let d = FakeForceFeedbackDevice(path: "/dev/input/event0")
+        var core = makeCore(d)
+        try core.start(pattern("1:10,0.2:10,0.4:10,0.6:10"), intensity: 1, priority: 0, now: t0)
+        core.advance(now: t0 + 25 * ms)  // 0.2 is already over
+        XCTAssertEqual(d.plays.map(\.strong), [65535, strong(0.4)])
+    }
+
+    func testHigherOrEqualPriorityReplacesLowerIsRefused() throws {
+        let d = FakeForceFeedbackDevice(path: "/dev/input/event0")
+        var core = makeCore(d)
+        try core.start(pattern("1:100"), intensity: 1, priority: 5, now: t0)
+        XCTAssertThrowsError(try core.start(pattern("0.5:100"), intensity: 1, priority: 4, now: t0 + ms)) {
+            XCTAssertEqual($0 as? HapticsError, .outranked(running: 5, requested: 4))
+        }
+        try core.start(pattern("0.5:100"), intensity: 1, priority: 5, now: t0 + 2 * ms)
+        XCTAssertEqual(d.plays.map(\.strong), [65535, strong(0.5)])
+        XCTAssertEqual(d.stops.count, 1, "the replaced effect was stopped")
+        core.stop()
+        XCTAssertEqual(d.stops.count, 2)
+        XCTAssertFalse(core.isPlaying)
+        // Once it ended, anything may play.
+        try core.start(pattern("0.3:10"), intensity: 1, priority: 0, now: t0 + 3 * ms)
+    }
+
+    func testNoDeviceIsTheOnlyDeviceError() {
+        var core = makeCore()
+        XCTAssertThrowsError(try core.start(pattern("1:10"), intensity: 1, priority: 0, now: t0)) {
+            XCTAssertEqual($0 as? HapticsError, .noDevice)
+        }
+    }
+
+    func testStrengthCapRidesOnGainOrOnMagnitudes() throws {
+        let withGain = FakeForceFeedbackDevice(path: "/dev/input/event0", gain: true)
+        let without = FakeForceFeedbackDevice(path: "/dev/input/event1", gain: false)
+        var core = makeCore(cap: 0.5, withGain, without)
+        XCTAssertEqual(withGain.gain, 32768)
+        try core.start(pattern("0.8:10"), intensity: 0.5, priority: 0, now: t0)
+        XCTAssertEqual(withGain.plays.map(\.strong), [strong(0.4)], "intensity scales, gain carries the cap")
+        XCTAssertEqual(without.plays.map(\.strong), [strong(0.2)], "intensity × cap")
+        core.setStrengthCap(0.25)
+        XCTAssertEqual(withGain.gain, 16384)
+    }
+
+    func testZeroIntensityPlaysNothing() throws {
+        let d = FakeForceFeedbackDevice(path: "/dev/input/event0")
+        var core = makeCore(d)
+        try core.start(pattern("1:10,0.5:10"), intensity: 0, priority: 0, now: t0)
+        XCTAssertEqual(d.plays.count, 0)
+    }
+
+    func testUnplugMidPatternDropsTheDeviceQuietly() throws {
+        let a = FakeForceFeedbackDevice(path: "/dev/input/event0")
+        let b = FakeForceFeedbackDevice(path: "/dev/input/event1")
+        var core = makeCore(a, b)
+        try core.start(pattern("1:10,0:10,0.5:10"), intensity: 1, priority: 0, now: t0)
+        a.unplug()
+        core.advance(now: t0 + 10 * ms)
+        core.advance(now: t0 + 20 * ms)
+        XCTAssertEqual(Array(core.devices.keys), ["/dev/input/event1"])
+        XCTAssertTrue(a.isClosed)
+        XCTAssertEqual(b.plays.map(\.strong), [65535, strong(0.5)], "the other device keeps playing")
+        XCTAssertEqual(core.takeLost(), ["/dev/input/event0"])
+        b.unplug()
+        core.advance(now: t0 + 30 * ms)
+        XCTAssertTrue(core.devices.isEmpty)
+        XCTAssertFalse(core.isPlaying, "nothing left to play on")
+    }
+
+    func testDeviceAddedMidPatternJoinsAtTheNextStep() throws {
+        let a = FakeForceFeedbackDevice(path: "/dev/input/event0")
+        var core = makeCore(a)
+        try core.start(pattern("1:10,0.5:10"), intensity: 1, priority: 0, now: t0)
+        let b = FakeForceFeedbackDevice(path: "/dev/input/event1")
+        core.attach(b)
+        core.advance(now: t0 + 10 * ms)
+        XCTAssertEqual(b.plays.map(\.strong), [strong(0.5)])
+    }
+
+    func testPatternEffectsAreUploadedUpFrontWithinTheSlots() throws {
+        let d = FakeForceFeedbackDevice(path: "/dev/input/event0", slots: 3)
+        var core = makeCore(d)
+        try core.start(pattern("0.1:10,0.2:10,0.3:10,0.4:10,0.5:10"), intensity: 1, priority: 0, now: t0)
+        XCTAssertEqual(d.uploadCount, 3, "the first step and as many later ones as fit")
+        XCTAssertEqual(d.eraseCount, 0)
+        for step in 1...5 { core.advance(now: t0 + UInt64(step * 10) * ms) }
+        XCTAssertEqual(d.plays.map(\.strong), [0.1, 0.2, 0.3, 0.4, 0.5].map(strong))
+        XCTAssertLessThanOrEqual(d.effects.count, 3)
+        XCTAssertEqual(d.eraseCount, 2)
+    }
+}

@@ -1,0 +1,180 @@
+import SysoundCore
+import XCTest
+@testable import SysoundHaptics
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The engine with its thread, its inotify watch on a scratch directory and
+/// fake devices behind the nodes.
+final class HapticsEngineTests: XCTestCase {
+    var dir: ScratchDirectory!
+    var registry: FakeDeviceRegistry!
+
+    override func setUp() {
+        dir = ScratchDirectory()
+        registry = FakeDeviceRegistry()
+    }
+
+    func makeEngine(cap: Double = 1, pins: [DevicePin] = []) throws -> HapticsEngine {
+        let engine = try HapticsEngine(
+            strengthCap: cap, deviceDirectory: dir.path, pins: pins, opener: registry.opener, logger: quietLogger())
+        try engine.start()
+        addTeardownBlock { engine.shutdown() }
+        return engine
+    }
+
+    func plug(_ name: String, slots: Int = 16, deviceName: String = "fake rumble", rumble: Bool = true)
+        -> FakeForceFeedbackDevice
+    {
+        let device = FakeForceFeedbackDevice(path: dir.path + "/" + name, capabilities: ForceFeedbackCapabilities(
+            name: deviceName, rumble: rumble, gain: true, effectSlots: slots))
+        registry.add(device)
+        dir.touch(name)
+        return device
+    }
+
+    func testFindsPresentDevicesAndIgnoresOthers() throws {
+        let rumble = plug("event3")
+        _ = plug("event4", rumble: false)
+        dir.touch("mouse0")  // not an event node: never opened
+        let engine = try makeEngine()
+        XCTAssertEqual(engine.devices.map(\.path), [rumble.path])
+        XCTAssertFalse(registry.opens.contains(dir.path + "/mouse0"))
+    }
+
+    func testSchedulingAccuracyOnTheMonotonicClock() throws {
+        let device = plug("event0")
+        let engine = try makeEngine()
+        let steps = (0..<12).map { "\($0 % 2 == 0 ? 1.0 : 0.0):\(15 + 5 * ($0 % 3))" }.joined(separator: ",")
+        let p = pattern(steps)
+        let start = MonotonicClock.now()
+        try engine.vibrate(pattern: p)
+        XCTAssertTrue(eventually(3000) { !engine.isVibrating })
+        // Each step starts with a play (on) or a stop (off); the last step is
+        // off, so nothing happens at the very end.
+        var expected: [UInt64] = []
+        var offset = 0
+        for step in p.steps {
+            expected.append(UInt64(offset) * 1_000_000)
+            offset += step.durationMs
+        }
+        let events = device.records.filter {
+            switch $0.operation { case .play, .stop: true; default: false }
+        }.map { $0.time - start }
+        XCTAssertEqual(events.count, expected.count, "a play or a stop per step")
+        let errors = zip(events, expected).map { abs(Double(Int64($0) - Int64($1))) / 1e6 }.sorted()
+        let median = errors[errors.count / 2]
+        XCTAssertLessThanOrEqual(median, 2.0, "median step error \(median) ms; errors \(errors)")
+        XCTAssertLessThanOrEqual(errors.last ?? 0, 25.0, "worst step error; errors \(errors)")
+    }
+
+    func testPresetsAndErrors() throws {
+        let device = plug("event0")
+        let engine = try makeEngine()
+        try engine.vibrate(preset: "heavy", intensity: 0.5)
+        XCTAssertEqual(device.plays.map(\.strong), [strong(0.5)])
+        XCTAssertThrowsError(try engine.vibrate(preset: "thud")) {
+            guard case .unknownPreset("thud", let known) = $0 as? HapticsError else { return XCTFail("\($0)") }
+            XCTAssertTrue(known.contains("success"))
+        }
+        XCTAssertThrowsError(try engine.vibrate(preset: "tap", intensity: 1.5)) {
+            XCTAssertEqual($0 as? HapticsError, .invalidLevel(name: "intensity", value: 1.5))
+        }
+        XCTAssertThrowsError(try engine.vibrate(pattern: HapticPattern(steps: [HapticStep(magnitude: 1, durationMs: 0)]))) {
+            XCTAssertEqual($0 as? HapticsError, .invalidPattern("step 1 lasts 0 ms; expected 1–10000"))
+        }
+        XCTAssertThrowsError(try engine.setStrengthCap(.nan))
+    }
+
+    func testHapticsSwitchThroughThePolicy() throws {
+        let device = plug("event0")
+        let engine = try makeEngine()
+        let off = SystemState(haptics: false)
+        XCTAssertEqual(try engine.vibrate(preset: "tap", state: off), .hapticsOff)
+        XCTAssertEqual(device.plays.count, 0)
+        // Silent mode does not stop haptics.
+        XCTAssertNil(try engine.vibrate(preset: "tap", state: SystemState(silent: true)))
+        XCTAssertEqual(device.plays.count, 1)
+    }
+
+    func testHotplugAddAndRemoveMidPattern() throws {
+        let first = plug("event0")
+        let engine = try makeEngine()
+        try engine.vibrate(pattern: pattern("1:40,0.5:40,0.25:40"))
+        let second = plug("event1")
+        XCTAssertTrue(eventually { engine.devices.count == 2 }, "the new node was picked up")
+        XCTAssertTrue(eventually { second.plays.count >= 1 }, "the new device joins the running pattern")
+        dir.remove("event0")
+        XCTAssertTrue(eventually { engine.devices.map(\.path) == [second.path] })
+        XCTAssertTrue(first.isClosed)
+        XCTAssertTrue(eventually { !engine.isVibrating })
+        XCTAssertEqual(second.plays.last?.strong, strong(0.25), "the pattern went on on the other device")
+        dir.remove("event1")
+        XCTAssertTrue(eventually { engine.devices.isEmpty })
+        XCTAssertThrowsError(try engine.vibrate(preset: "tap")) { XCTAssertEqual($0 as? HapticsError, .noDevice) }
+    }
+
+    func testUnpluggedDeviceFailsQuietly() throws {
+        let device = plug("event0")
+        let engine = try makeEngine()
+        try engine.vibrate(pattern: pattern("1:20,0:20,1:20"))
+        device.unplug()  // ENODEV on the next write, node still there
+        XCTAssertTrue(eventually { engine.devices.isEmpty })
+        XCTAssertThrowsError(try engine.vibrate(preset: "tap")) { XCTAssertEqual($0 as? HapticsError, .noDevice) }
+    }
+
+    func testNodeThatIsNotReadableYetIsOpenedWhenItsPermissionsChange() throws {
+        let engine = try makeEngine()
+        registry.deny(dir.path + "/event7")
+        _ = plug("event7")
+        XCTAssertTrue(eventually(500) { registry.opens.contains(dir.path + "/event7") })
+        XCTAssertTrue(engine.devices.isEmpty)
+        registry.deny(dir.path + "/event7", false)
+        chmod(dir.path + "/event7", 0o660)  // IN_ATTRIB, as udev does
+        XCTAssertTrue(eventually { engine.devices.count == 1 })
+    }
+
+    func testDirectoryThatAppearsLater() throws {
+        let parent = dir.path
+        let engine = try HapticsEngine(deviceDirectory: parent + "/input", opener: registry.opener, logger: quietLogger())
+        try engine.start()
+        defer { engine.shutdown() }
+        mkdir(parent + "/input", 0o755)
+        let device = FakeForceFeedbackDevice(path: parent + "/input/event0")
+        registry.add(device)
+        close(open(parent + "/input/event0", O_CREAT | O_WRONLY, 0o600))
+        XCTAssertTrue(eventually { engine.devices.count == 1 })
+        unlink(parent + "/input/event0")
+        rmdir(parent + "/input")
+    }
+
+    func testPinsByNameAndPath() throws {
+        let phone = plug("event1", deviceName: "gpio-vibrator")
+        let pad = plug("event2", deviceName: "Xbox Wireless Controller")
+        let byName = try makeEngine(pins: [DevicePin("*vibrator*")])
+        XCTAssertEqual(byName.devices.map(\.path), [phone.path])
+        symlink(pad.path, dir.path + "/by-id-pad")
+        let byPath = try makeEngine(pins: [DevicePin(dir.path + "/by-id-pad")])
+        XCTAssertEqual(byPath.devices.map(\.path), [pad.path])
+    }
+
+    func testStrengthCapChangesGain() throws {
+        let device = plug("event0")
+        let engine = try makeEngine(cap: 0.8)
+        XCTAssertEqual(device.gain, 52428)
+        try engine.setStrengthCap(0.5)
+        XCTAssertEqual(device.gain, 32768)
+        XCTAssertEqual(engine.strengthCap, 0.5)
+    }
+
+    func testRequestsBeforeStartOrAfterShutdown() throws {
+        let engine = try HapticsEngine(deviceDirectory: nil, opener: registry.opener, logger: quietLogger())
+        XCTAssertTrue(engine.attach(FakeForceFeedbackDevice(path: "fake")))
+        XCTAssertThrowsError(try engine.vibrate(preset: "tap")) { XCTAssertEqual($0 as? HapticsError, .notRunning) }
+        try engine.start()
+        try engine.vibrate(preset: "tap")
+        engine.shutdown()
+        XCTAssertThrowsError(try engine.vibrate(preset: "tap")) { XCTAssertEqual($0 as? HapticsError, .notRunning) }
+    }
+}

@@ -1,6 +1,0 @@
-import XCTest
-@testable import SysoundHaptics
-
-final class SysoundHapticsPlaceholderTests: XCTestCase {
-    func testLinks() {}
-}
