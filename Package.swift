@@ -91,6 +91,8 @@ let package = Package(
         .testTarget(name: "SysoundAudioTests", dependencies: ["SysoundAudio", "SysoundConfig"]),
         .testTarget(name: "SysoundHapticsTests", dependencies: ["SysoundHaptics"]),
         .testTarget(name: "SysoundServerTests", dependencies: ["SysoundServer", "Sysound"]),
+        // Real sound through a real PulseAudio server (Tests/fixture/with-pulse.sh).
+        .testTarget(name: "EndToEndTests", dependencies: ["COpenAL"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,41 @@
+# The two set-up commands of README.md:
+#   make run    install what is missing, build, and play `tap` on the embedded engine
+#   make test   install what the tests need and run the whole suite
+# Both work as root or with sudo on Debian bookworm with Swift installed.
+SHELL := /bin/bash
+.ONESHELL:
+.SHELLFLAGS := -euo pipefail -c
+
+RUN_PACKAGES := pkg-config libopenal-dev libopenal1 libsndfile1-dev libevdev-dev libpulse0
+TEST_PACKAGES := $(RUN_PACKAGES) pulseaudio pulseaudio-utils sox sound-theme-freedesktop \
+	qemu-system-x86 busybox-static cpio xz-utils
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+RELEASE := swift build -c release --static-swift-stdlib
+
+.PHONY: run test deps test-deps build release
+
+# apt-get only what is missing, so a second run is instant and needs no network.
+define apt_install
+	missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' "$$p" 2>/dev/null \
+		| grep -q '^install ok installed' || echo "$$p"; done)
+	if [ -n "$$missing" ]; then
+		echo "Installing:" $$missing
+		$(SUDO) apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing
+	fi
+endef
+
+deps:
+	$(call apt_install,$(RUN_PACKAGES))
+
+test-deps:
+	$(call apt_install,$(TEST_PACKAGES))
+
+release: deps
+	$(RELEASE) --product sysound
+
+run: release
+	"$$(swift build -c release --show-bin-path)/sysound" play tap --verbose
+
+test: test-deps
+	Tests/run-all.sh

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Runs every test suite of the project and ends with one line that counts them
+# all: `total: N passed, N failed`. Exits non-zero if anything failed.
+#
+#  1. swift test (unit, rendering and end-to-end suites) under a private
+#     PulseAudio server (Tests/fixture/with-pulse.sh); tests that need it fail
+#     rather than skip here (SYSOUND_REQUIRE_PULSE=1).
+#  2. the real-kernel force-feedback test under qemu (Tests/kernel/run.sh).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+logs=$(mktemp -d /tmp/sysound-tests.XXXXXX)
+trap 'rm -rf "$logs"' EXIT
+passed=0 failed=0
+
+count() { # name log passed failed
+    echo "== $1: $3 passed, $4 failed"
+    passed=$((passed + $3)) failed=$((failed + $4))
+}
+
+echo "== building (debug, with tests)"
+if ! swift build --build-tests 2>&1 | tee "$logs/build.log" | grep -E 'error:|warning: unre|Compiling|Build complete' | grep -v Compiling; then
+    :
+fi
+if ! grep -q 'Build complete' "$logs/build.log"; then
+    tail -40 "$logs/build.log"
+    echo "total: 0 passed, 1 failed"
+    exit 1
+fi
+
+echo "== swift test (with a private PulseAudio server)"
+SYSOUND_REQUIRE_PULSE=1 Tests/fixture/with-pulse.sh swift test --skip-build 2>&1 | tee "$logs/swift-test.log"
+summary=$(grep -E "Test Suite 'All tests' (passed|failed)" -A1 "$logs/swift-test.log" | grep -oE 'Executed [0-9]+ tests?, with [0-9]+ failures?' | tail -1)
+if [ -n "$summary" ]; then
+    total=$(grep -oE 'Executed [0-9]+' <<<"$summary" | grep -oE '[0-9]+')
+    fails=$(grep -oE 'with [0-9]+' <<<"$summary" | grep -oE '[0-9]+')
+    count "swift test" "$logs/swift-test.log" $((total - fails)) "$fails"
+else
+    echo "swift test ended without a summary (crash?)"
+    count "swift test" "$logs/swift-test.log" 0 1
+fi
+
+if [ -x Tests/kernel/run.sh ]; then
+    echo "== real-kernel force-feedback test (qemu)"
+    Tests/kernel/run.sh 2>&1 | tee "$logs/kernel.log"
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$logs/kernel.log" | tail -1)
+    if [ -n "$line" ]; then
+        count "kernel" "$logs/kernel.log" "$(cut -d' ' -f1 <<<"$line")" "$(cut -d' ' -f3 <<<"$line")"
+    else
+        count "kernel" "$logs/kernel.log" 0 1
+    fi
+fi
+
+echo "total: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
