@@ -30,8 +30,9 @@ public final class HapticsEngine: Sendable {
         var running = false
         /// Nodes opened that do not qualify or are not pinned.
         var ignored: Set<String> = []
-        /// Nodes that could not be opened yet (permissions not set, not ready).
-        var pending: Set<String> = []
+        /// Nodes that could not be opened yet (permissions not set, driver not
+        /// ready), with the retries left; IN_ATTRIB or IN_CREATE try again anyway.
+        var pending: [String: Int] = [:]
     }
 
     private struct Runtime {
@@ -92,7 +93,7 @@ public final class HapticsEngine: Sendable {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else {
             state.withLock { $0.running = false }
-            throw .watchFailed(path: "pipe", call: "pipe", errno: errno)
+            throw .startFailed(call: "pipe", errno: errno)
         }
         for fd in fds {
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
@@ -103,7 +104,7 @@ public final class HapticsEngine: Sendable {
         guard let thread = EngineThread({ [self] in self.run(watcher: box.watcher, wake: wakeRead) }) else {
             close(fds[0]); close(fds[1])
             state.withLock { $0.running = false }
-            throw .watchFailed(path: "thread", call: "pthread_create", errno: errno)
+            throw .startFailed(call: "pthread_create", errno: errno)
         }
         runtime.withLock { $0 = Runtime(thread: thread, wakeRead: fds[0], wakeWrite: fds[1]) }
     }
@@ -214,7 +215,7 @@ public final class HapticsEngine: Sendable {
             device = try opener(path)
         } catch .permissionDenied, .gone {
             // Not ready yet: udev sets permissions after the node appears.
-            state.withLock { _ = $0.pending.insert(path) }
+            state.withLock { s in s.pending[path] = (s.pending[path] ?? Self.retries + 1) - 1 }
             return
         } catch {
             logger.debug("cannot open input device", metadata: ["error": "\(error)"])
@@ -224,7 +225,7 @@ public final class HapticsEngine: Sendable {
         let taken = qualifies(device)
         if !taken { device.close() }
         state.withLock { s in
-            s.pending.remove(path)
+            s.pending[path] = nil
             if taken { s.core.attach(device) } else { s.ignored.insert(path) }
         }
     }
@@ -233,7 +234,7 @@ public final class HapticsEngine: Sendable {
         state.withLock { s in
             s.core.detach(path: path)
             s.ignored.remove(path)
-            s.pending.remove(path)
+            s.pending[path] = nil
         }
     }
 
@@ -251,7 +252,7 @@ public final class HapticsEngine: Sendable {
         var lastRetry = MonotonicClock.now()
         while true {
             let (deadline, pending) = state.withLock { s in
-                s.pending.formUnion(s.core.takeLost())
+                for path in s.core.takeLost() where s.pending[path] == nil { s.pending[path] = Self.retries }
                 return (s.core.nextDeadline, !s.pending.isEmpty)
             }
             var timeout = Self.pollTimeout(until: deadline)
@@ -275,7 +276,11 @@ public final class HapticsEngine: Sendable {
             }
             if pending && MonotonicClock.now() - lastRetry >= UInt64(Self.retryMs) * 1_000_000 {
                 lastRetry = MonotonicClock.now()
-                for path in state.withLock({ $0.pending.sorted() }) {
+                let due = state.withLock { s in
+                    s.pending = s.pending.filter { $0.value > 0 }
+                    return s.pending.keys.sorted()
+                }
+                for path in due {
                     if access(path, F_OK) == 0 { consider(path) } else { forget(path) }
                 }
             }
@@ -283,8 +288,10 @@ public final class HapticsEngine: Sendable {
         }
     }
 
-    /// How often nodes that could not be opened are tried again.
+    /// How often, and how many times, nodes that could not be opened are
+    /// tried again (5 s in all: long enough for udev and slow drivers).
     private static let retryMs: Int32 = 250
+    private static let retries = 20
 
     /// poll(2) has millisecond resolution: sleep in poll until about 1 ms
     /// before the deadline, then precisely with clock_nanosleep.

@@ -17,6 +17,8 @@ public enum HapticsError: Error, Equatable, Sendable, CustomStringConvertible {
     case notRunning
     /// The device directory cannot be watched.
     case watchFailed(path: String, call: String, errno: Int32)
+    /// The engine's thread or its wake-up pipe could not be made.
+    case startFailed(call: String, errno: Int32)
 
     public var description: String {
         switch self {
@@ -34,6 +36,8 @@ public enum HapticsError: Error, Equatable, Sendable, CustomStringConvertible {
             return "the haptics engine is not running; call start() first"
         case .watchFailed(let path, let call, let e):
             return "cannot watch \(path) for input devices: \(call) failed with errno \(e)"
+        case .startFailed(let call, let e):
+            return "cannot start the haptics engine: \(call) failed with errno \(e)"
         }
     }
 

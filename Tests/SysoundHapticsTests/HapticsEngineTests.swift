@@ -135,6 +135,14 @@ final class HapticsEngineTests: XCTestCase {
         XCTAssertTrue(eventually { engine.devices.count == 1 })
     }
 
+    func testNodeThatAppearsBeforeItsDriverIsReadyIsRetried() throws {
+        let engine = try makeEngine()
+        dir.touch("event5")  // opening says ENODEV: the registry has no device yet
+        XCTAssertTrue(eventually(500) { registry.opens.contains(dir.path + "/event5") })
+        registry.add(FakeForceFeedbackDevice(path: dir.path + "/event5"))  // no inotify event this time
+        XCTAssertTrue(eventually { engine.devices.count == 1 }, "found by the retry")
+    }
+
     func testDirectoryThatAppearsLater() throws {
         let parent = dir.path
         let engine = try HapticsEngine(deviceDirectory: parent + "/input", opener: registry.opener, logger: quietLogger())
