@@ -1,0 +1,109 @@
+/// One request of the socket protocol, as the daemon's handler receives it.
+///
+/// Text form: `Request(parsing:)` and `encoded()`; grammar in the README.
+public enum Request: Sendable, Equatable {
+    /// Play a sound. With `wait`, the reply comes when the sound has ended.
+    case play(PlayRequest, wait: Bool = false)
+    /// Vibrate a preset or an ad-hoc pattern.
+    case vibrate(VibrateRequest)
+    /// Stop one voice (by the id an `ok` reply to `play` carried) or all voices.
+    case stop(StopTarget)
+    /// Read the user's settings: one control file, or all with nil.
+    case stateGet(ControlFile?)
+    /// Change one of the user's settings (writes its control file).
+    case stateSet(StateChange)
+    /// An interruption (e.g. a phone call) starts.
+    case interruptBegin
+    /// The interruption ends; deferred and paused sounds resume only if `resumable`.
+    case interruptEnd(resumable: Bool)
+    /// List the theme's sounds or the haptic presets.
+    case list(ListKind)
+    /// Is the daemon alive? Replies `ok`.
+    case ping
+    /// The daemon's state: settings, devices, voices.
+    case status
+
+    /// The verb that starts the request's text form.
+    public var verb: String {
+        switch self {
+        case .play: "play"
+        case .vibrate: "vibrate"
+        case .stop: "stop"
+        case .stateGet, .stateSet: "state"
+        case .interruptBegin, .interruptEnd: "interrupt"
+        case .list: "list"
+        case .ping: "ping"
+        case .status: "status"
+        }
+    }
+}
+
+/// A request to vibrate.
+public struct VibrateRequest: Sendable, Equatable, Hashable {
+    /// What to vibrate.
+    public enum Source: Sendable, Equatable, Hashable {
+        /// A named preset (`success`, `heavy`, or one from the config).
+        case preset(String)
+        /// An ad-hoc waveform.
+        case pattern(HapticPattern)
+    }
+
+    public var source: Source
+    /// Scales every step's magnitude, 0–1.
+    public var intensity: Double
+
+    public static let intensityRange = 0.0...1.0
+
+    public init(_ source: Source, intensity: Double = 1) {
+        self.source = source
+        self.intensity = intensity
+    }
+}
+
+/// What a `stop` request stops.
+public enum StopTarget: Sendable, Equatable, Hashable {
+    /// The voice with this id, as the daemon's `ok id=…` reply gave it.
+    case voice(String)
+    /// Every voice.
+    case all
+}
+
+/// What a `list` request lists.
+public enum ListKind: String, Sendable, Equatable, CaseIterable {
+    case sounds
+    case presets
+}
+
+/// A new value for one of the user's settings, already validated.
+public struct StateChange: Sendable, Equatable, Hashable {
+    /// The control files a client may set; `interrupted` changes only through
+    /// `interrupt begin|end`, which also pause and resume voices.
+    public static let settableFiles: [ControlFile] = [.silent, .locked, .volume, .haptics, .vibrateOnAlert]
+
+    public let file: ControlFile
+    /// The value as the control file holds it: `1`/`0`, or a volume such as `0.5`.
+    public let content: String
+
+    /// Parses `text` the way the control file itself is read (`on`, `50%`, …).
+    ///
+    /// - Throws: `ControlValueError` naming the text and what `file` accepts.
+    public init(_ file: ControlFile, parsing text: String) throws(ControlValueError) {
+        guard Self.settableFiles.contains(file) else {
+            throw ControlValueError(found: ControlValue.quoted(file.rawValue), expected: Self.settableSpelling)
+        }
+        var state = SystemState.defaults
+        try file.apply(text, to: &state)
+        self.file = file
+        self.content = file.content(of: state)
+    }
+
+    /// Stores the new value into `state`.
+    public func apply(to state: inout SystemState) {
+        // `content` was produced by `file.content(of:)`, so it always parses.
+        try? file.apply(content, to: &state)
+    }
+
+    static var settableSpelling: String {
+        "one of " + settableFiles.map(\.rawValue).joined(separator: ", ")
+    }
+}
