@@ -43,6 +43,7 @@ let package = Package(
             dependencies: [
                 "SysoundCore", "CSysoundShims",
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
             name: "SysoundAudio",

@@ -1,0 +1,12 @@
+// Thread and wake-up primitives that glibc declares only under _GNU_SOURCE.
+#ifndef CSYSOUND_THREADS_H
+#define CSYSOUND_THREADS_H
+
+/// Names the calling thread for ps/top (pthread_setname_np; at most 15 bytes used).
+void sysound_set_thread_name(const char *name);
+
+/// A non-blocking, close-on-exec eventfd used to wake a poll loop
+/// (eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)). Returns -1 with errno set on failure.
+int sysound_eventfd(void);
+
+#endif

@@ -1,0 +1,16 @@
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include "CSysoundThreads.h"
+
+void sysound_set_thread_name(const char *name) {
+    char short_name[16];
+    strncpy(short_name, name, sizeof short_name - 1);
+    short_name[sizeof short_name - 1] = 0;
+    pthread_setname_np(pthread_self(), short_name);
+}
+
+int sysound_eventfd(void) {
+    return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}

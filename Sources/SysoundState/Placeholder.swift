@@ -1,2 +1,0 @@
-// SysoundState: see the issue that builds this layer.
-import SysoundCore

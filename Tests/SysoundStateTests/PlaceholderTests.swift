@@ -1,6 +1,0 @@
-import XCTest
-@testable import SysoundState
-
-final class SysoundStatePlaceholderTests: XCTestCase {
-    func testLinks() {}
-}
