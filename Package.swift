@@ -58,11 +58,13 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // The daemon's client side, light enough for the CLI's fast path (no OpenAL, no Foundation).
+        .target(name: "SysoundClient", dependencies: ["SysoundCore", "CSysoundShims"]),
         .target(
             name: "SysoundServer",
             dependencies: [
                 "SysoundCore", "SysoundConfig", "SysoundState", "SysoundAudio", "SysoundHaptics",
-                "CSysoundShims",
+                "SysoundClient", "CSysoundShims",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -91,7 +93,7 @@ let package = Package(
         .testTarget(name: "SysoundStateTests", dependencies: ["SysoundState"]),
         .testTarget(name: "SysoundAudioTests", dependencies: ["SysoundAudio", "SysoundConfig"]),
         .testTarget(name: "SysoundHapticsTests", dependencies: ["SysoundHaptics"]),
-        .testTarget(name: "SysoundServerTests", dependencies: ["SysoundServer", "Sysound"]),
+        .testTarget(name: "SysoundServerTests", dependencies: ["SysoundServer", "SysoundClient", "Sysound"]),
         // Real sound through a real PulseAudio server (Tests/fixture/with-pulse.sh).
         .testTarget(name: "EndToEndTests", dependencies: ["COpenAL"]),
     ],

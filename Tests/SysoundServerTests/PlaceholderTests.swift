@@ -1,6 +1,0 @@
-import XCTest
-@testable import SysoundServer
-
-final class SysoundServerPlaceholderTests: XCTestCase {
-    func testLinks() {}
-}
