@@ -6,6 +6,11 @@ public struct VoiceID: Hashable, Sendable, CustomStringConvertible {
     public let slot: Int
     public let serial: UInt32
 
+    public init(slot: Int, serial: UInt32) {
+        self.slot = slot
+        self.serial = serial
+    }
+
     public var description: String { "voice \(slot).\(serial)" }
 }
 

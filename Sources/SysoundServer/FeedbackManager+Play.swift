@@ -1,0 +1,120 @@
+import SysoundAudio
+import SysoundConfig
+import SysoundCore
+import SysoundHaptics
+
+/// What a play request did, for the reply and the CLI's messages.
+public struct PlayResult: Sendable, Equatable {
+    public var decision: Decision
+    /// The voice that plays, if one was started.
+    public var voice: VoiceID?
+    /// The clip's length in seconds, if it was loaded.
+    public var duration: Double?
+    /// Why the due vibration did not happen although the policy allowed it
+    /// (e.g. no haptic device), for `--verbose`.
+    public var hapticProblem: String?
+}
+
+/// Why a request could not be carried out at all (as opposed to being
+/// correctly silenced, which is a successful `PlayResult`).
+public struct FeedbackError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var code: WireErrorCode
+    public var message: String
+    public var description: String { message }
+
+    init(_ code: WireErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    init(_ error: AudioError) {
+        switch error {
+        case .noOutputDevice, .deviceUnavailable: self.init(.noDevice, error.description)
+        case .badFile, .clipTooLong, .preloadBudgetExceeded: self.init(.badFile, error.description)
+        default: self.init(.internal, error.description)
+        }
+    }
+}
+
+extension FeedbackManager {
+    /// Plays (or correctly silences) a sound: resolves its name, asks the
+    /// policy, then starts the voice and its paired vibration.
+    public func play(_ request: PlayRequest) throws(FeedbackError) -> PlayResult {
+        let (entry, settings) = try resolve(request.source)
+        let decision = Policy.decide(request, entry: entry, state: state, settings: settings.policy)
+        switch decision.sound {
+        case .skip:
+            return try start(nil, request, entry: entry, decision: decision)
+        case .deferred:
+            let clip = try clip(for: entry)
+            deferred.withLock { d in
+                if d.count == Self.maximumDeferred { d.removeFirst() }
+                d.append(DeferredPlay(clip: clip, request: request, entry: entry))
+            }
+            return try start(nil, request, entry: entry, decision: decision)
+        case .play:
+            let clip = try clip(for: entry)
+            return try start(clip, request, entry: entry, decision: decision)
+        }
+    }
+
+    /// Acts on a decision: starts the voice (if `clip` is given and the
+    /// decision plays) and the vibration together.
+    func start(_ clip: Clip?, _ request: PlayRequest, entry: SoundEntry, decision: Decision) throws(FeedbackError) -> PlayResult {
+        var result = PlayResult(decision: decision, voice: nil, duration: clip?.duration, hapticProblem: nil)
+        if case .vibrate(let preset) = decision.haptic {
+            result.hapticProblem = vibrate(preset: preset, priority: decision.category.voicePriority)
+        }
+        if case .play(let gain) = decision.sound, let clip {
+            do {
+                result.voice = try audioEngine().play(
+                    clip, gain: gain, rate: request.rate, category: decision.category,
+                    priority: entry.priority, loop: request.loop && entry.loopable, duck: request.duck)
+            } catch {
+                throw FeedbackError(error)
+            }
+        }
+        return result
+    }
+
+    /// Starts a preset; returns why it could not, for messages.
+    func vibrate(preset: String, intensity: Double = 1, priority: Int) -> String? {
+        guard let haptics else { return "haptics are not available in this process" }
+        do {
+            try haptics.vibrate(preset: preset, intensity: intensity, priority: priority)
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    /// The theme entry for a request's source, with the configuration it was resolved under.
+    func resolve(_ source: PlayRequest.Source) throws(FeedbackError) -> (SoundEntry, SysoundConfiguration) {
+        let (theme, configuration) = setup.withLock { ($0.theme, $0.configuration) }
+        switch source {
+        case .name(let name):
+            do throws(ResolveError) {
+                return (try theme.resolve(name).entry, configuration)
+            } catch {
+                throw FeedbackError(.unknownSound, error.description)
+            }
+        case .file(let path):
+            return (SoundEntry(name: path, file: path), configuration)
+        }
+    }
+
+    /// The decoded clip for an entry: preloaded, or loaded now (embedded
+    /// engine, XDG fallback sounds, ad-hoc files).
+    func clip(for entry: SoundEntry) throws(FeedbackError) -> Clip {
+        do throws(AudioError) {
+            let audio = try audioEngine()
+            if entry.name == entry.file { return try audio.clip(forFile: entry.file) }
+            if let clip = try? audio.clip(named: entry.name) { return clip }
+            let report = audio.preload([ClipSource(name: entry.name, path: entry.file, gain: entry.gain)])
+            if let failure = report.failures.first { throw failure }
+            return try audio.clip(named: entry.name)
+        } catch {
+            throw FeedbackError(error)
+        }
+    }
+}

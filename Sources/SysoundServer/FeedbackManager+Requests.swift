@@ -1,0 +1,172 @@
+import SysoundAudio
+import SysoundConfig
+import SysoundCore
+import SysoundHaptics
+import SysoundState
+
+extension FeedbackManager {
+    /// Answers one request of the socket protocol. Never throws and never
+    /// traps on bad input: every failure is an `error` reply and the manager's
+    /// state is unchanged by a refused request.
+    public func handle(_ request: Request) -> Reply {
+        do throws(FeedbackError) {
+            switch request {
+            case .play(let play, let wait):
+                let result = try self.play(play)
+                if wait, let voice = result.voice { _ = audio?.wait(for: voice) }
+                return .ok(Self.fields(of: result))
+            case .vibrate(let vibrate):
+                return try self.vibrate(vibrate)
+            case .stop(let target):
+                return try stop(target)
+            case .stateGet(let file):
+                return .ok(Self.fields(of: state, only: file))
+            case .stateSet(let change):
+                try set(change)
+                return .ok(Self.fields(of: state, only: change.file))
+            case .interruptBegin:
+                try setInterrupted(true)
+                return .ok(["interrupted": "1"])
+            case .interruptEnd(let resumable):
+                try setInterrupted(false, resumable: resumable)
+                return .ok(["interrupted": "0", "resumed": resumable ? "1" : "0"])
+            case .list(.sounds):
+                let sounds = ThemeListing(theme: theme, configuration: configuration).sounds
+                return .ok(["count": "\(sounds.count)"], records: sounds.map(Self.record))
+            case .list(.presets):
+                let presets = ThemeListing(theme: theme, configuration: configuration).hapticPresets
+                return .ok(["count": "\(presets.count)"], records: presets.map {
+                    ["name": $0.name, "pattern": $0.pattern, "duration-ms": "\($0.durationMs)"]
+                })
+            case .ping:
+                return .ok()
+            case .status:
+                return .ok(status())
+            }
+        } catch {
+            return .error(error.code, error.message)
+        }
+    }
+
+    /// Vibrates a preset or pattern unless the haptics switch is off.
+    func vibrate(_ request: VibrateRequest) throws(FeedbackError) -> Reply {
+        if let reason = Policy.decideVibration(state: state) {
+            return .ok(["outcome": "skip", "reason": reason.rawValue])
+        }
+        guard let haptics else { throw FeedbackError(.noDevice, "no haptic device: haptics are not available in this process") }
+        do throws(HapticsError) {
+            switch request.source {
+            case .preset(let name): try haptics.vibrate(preset: name, intensity: request.intensity, priority: 1)
+            case .pattern(let pattern): try haptics.vibrate(pattern: pattern, intensity: request.intensity, priority: 1)
+            }
+        } catch {
+            switch error {
+            case .unknownPreset: throw FeedbackError(.unknownPreset, error.description)
+            case .noDevice: throw FeedbackError(.noDevice, error.description)
+            case .invalidLevel, .invalidPattern: throw FeedbackError(.badValue, error.description)
+            case .outranked: return .ok(["outcome": "skip", "reason": "outranked"])
+            default: throw FeedbackError(.internal, error.description)
+            }
+        }
+        return .ok(["outcome": "vibrate"])
+    }
+
+    func stop(_ target: StopTarget) throws(FeedbackError) -> Reply {
+        switch target {
+        case .all:
+            audio?.stopAll()
+            haptics?.stop()
+            deferred.withLock { $0 = [] }
+        case .voice(let text):
+            guard let voice = VoiceID(text) else {
+                throw FeedbackError(.badValue, "\(ControlValue.quoted(text)) is not a voice id; use the id= of a play reply, such as 3.17")
+            }
+            audio?.stop(voice)
+        }
+        return .ok()
+    }
+
+    /// Writes a setting's control file (atomically) and applies it at once;
+    /// the watcher then sees a state equal to what was applied.
+    func set(_ change: StateChange) throws(FeedbackError) {
+        let old = state
+        do {
+            try controls.write(change.file, change.content)
+        } catch {
+            throw FeedbackError(.internal, error.description)
+        }
+        var new = old
+        change.apply(to: &new)
+        stateChanged(from: old, to: new)
+    }
+
+    /// Begins or ends an interruption: the control file records it for every
+    /// process; the engines act now, with `resumable` only known here.
+    func setInterrupted(_ on: Bool, resumable: Bool = false) throws(FeedbackError) {
+        if on { beginInterruption() } else { endInterruption(resumable: resumable) }
+        do {
+            try controls.write(.interrupted, on ? "1" : "0")
+        } catch {
+            throw FeedbackError(.internal, error.description)
+        }
+    }
+
+    func status() -> WireFields {
+        var fields: WireFields = ["audio": audio?.deviceName ?? "none"]
+        fields["voices"] = "\(audio?.voiceCount ?? 0)"
+        fields["haptic-devices"] = "\(haptics?.devices.count ?? 0)"
+        for field in Self.fields(of: state, only: nil) { fields[field.key] = field.value }
+        return fields
+    }
+
+    // MARK: - Reply fields
+
+    static func fields(of result: PlayResult) -> WireFields {
+        var fields = WireFields()
+        if let voice = result.voice { fields["id"] = voice.wireID }
+        if case .deferred = result.decision.sound {
+            fields["outcome"] = "deferred"
+        } else {
+            fields["outcome"] = result.decision.kind.rawValue
+        }
+        fields["category"] = result.decision.category.rawValue
+        if let reason = result.decision.soundSkipReason { fields["reason"] = reason.rawValue }
+        switch result.decision.haptic {
+        case .none: break
+        case .vibrate(let preset): fields["haptic"] = preset
+        case .skip(let reason): fields["haptic-skipped"] = reason.rawValue
+        }
+        if let problem = result.hapticProblem { fields["haptic-problem"] = problem }
+        if let duration = result.duration { fields["duration-ms"] = "\(Int(duration * 1000))" }
+        return fields
+    }
+
+    static func fields(of state: SystemState, only file: ControlFile?) -> WireFields {
+        var fields = WireFields()
+        for control in ControlFile.allCases where file == nil || file == control {
+            fields[control.rawValue] = control.content(of: state)
+        }
+        return fields
+    }
+
+    static func record(_ sound: ThemeListing.Sound) -> WireFields {
+        var r: WireFields = ["name": sound.name, "category": sound.category]
+        if let duration = sound.durationMs { r["duration-ms"] = "\(duration)" }
+        if let haptic = sound.haptic { r["haptic"] = haptic }
+        if sound.loopable { r["loopable"] = "1" }
+        if !sound.aliases.isEmpty { r["aliases"] = sound.aliases.joined(separator: ",") }
+        return r
+    }
+}
+
+extension VoiceID {
+    /// The text form on the wire: `slot.serial`.
+    public var wireID: String { "\(slot).\(serial)" }
+
+    /// Parses the wire form.
+    public init?(_ text: String) {
+        let parts = text.split(separator: ".")
+        guard parts.count == 2, let slot = Int(parts[0]), let serial = UInt32(parts[1]), slot >= 0 else { return nil }
+        self.init(slot: slot, serial: serial)
+    }
+}

@@ -1,0 +1,141 @@
+import Logging
+import SysoundAudio
+import SysoundConfig
+import SysoundCore
+import SysoundHaptics
+import SysoundState
+import Synchronization
+
+/// The manager that decides (as feedbackd's): it owns the audio and haptics
+/// engines, reads the user's settings, asks the core `Policy` about every
+/// request and tells the engines what to do. The daemon serves it over the
+/// socket; the embedded fallback (CLI, library) calls it in-process. Same
+/// policy, same replies.
+public final class FeedbackManager: Sendable {
+    /// The audio engine once opened; see `audioEngine()`.
+    private let audioSlot: Mutex<AudioEngine?>
+    private let openAudio: @Sendable () throws(AudioError) -> AudioEngine
+    public let haptics: HapticsEngine?
+    public let controls: ControlFiles
+    let logger: Logger
+    let setup: Mutex<Setup>
+    private let readState: @Sendable () -> SystemState
+    /// Alerts and playback requested during an interruption, played if it ends resumable.
+    let deferred = Mutex<[DeferredPlay]>([])
+    static let maximumDeferred = 16
+
+    /// What SIGHUP replaces as a whole.
+    struct Setup: Sendable {
+        var configuration: SysoundConfiguration
+        var theme: Theme
+    }
+
+    struct DeferredPlay: Sendable {
+        var clip: Clip
+        var request: PlayRequest
+        var entry: SoundEntry
+    }
+
+    /// - Parameters:
+    ///   - audio: an engine already open (the daemon's), or nil to open one
+    ///     with `openAudio` when a sound must actually play: a request that
+    ///     the policy silences never opens the audio device.
+    ///   - haptics: nil when vibration is not wanted (e.g. `--to FILE`).
+    ///   - state: the user's settings now: the watcher's in the daemon, a
+    ///     fresh read of the control files in the embedded engine.
+    public init(
+        configuration: SysoundConfiguration, theme: Theme, audio: AudioEngine?,
+        openAudio: @escaping @Sendable () throws(AudioError) -> AudioEngine = { () throws(AudioError) -> AudioEngine in
+            throw AudioError.noOutputDevice(detail: "no audio engine was configured")
+        },
+        haptics: HapticsEngine?, controls: ControlFiles, state: @escaping @Sendable () -> SystemState,
+        logger: Logger = Logger(label: "sysound")
+    ) {
+        audioSlot = Mutex(audio)
+        self.openAudio = openAudio
+        self.haptics = haptics
+        self.controls = controls
+        self.readState = state
+        self.logger = logger
+        setup = Mutex(Setup(configuration: configuration, theme: theme))
+        audio?.setVolume(state().volume)
+    }
+
+    public var configuration: SysoundConfiguration { setup.withLock { $0.configuration } }
+    public var theme: Theme { setup.withLock { $0.theme } }
+    public var state: SystemState { readState() }
+
+    /// The audio engine if it is open.
+    public var audio: AudioEngine? { audioSlot.withLock { $0 } }
+
+    /// The audio engine, opened now if need be (volume set from the settings).
+    public func audioEngine() throws(AudioError) -> AudioEngine {
+        if let engine = audio { return engine }
+        let engine = try openAudio()
+        engine.setVolume(state.volume)
+        return audioSlot.withLock { slot in
+            if let existing = slot { engine.shutdown(); return existing }
+            slot = engine
+            return engine
+        }
+    }
+
+    /// Decodes and uploads every sound of the theme (the daemon does this at start).
+    @discardableResult
+    public func preloadTheme() -> PreloadReport? {
+        guard let audio else { return nil }
+        let report = audio.preload(theme.entries.map { ClipSource(name: $0.name, path: $0.file, gain: $0.gain) })
+        for failure in report.failures { logger.warning("\(failure)") }
+        return report
+    }
+
+    /// Replaces configuration and theme (SIGHUP). The engines keep running;
+    /// sounds new to the theme are preloaded.
+    public func reload(configuration: SysoundConfiguration, theme: Theme) {
+        setup.withLock { $0 = Setup(configuration: configuration, theme: theme) }
+        do {
+            try haptics?.setPresets(configuration.haptics.presets)
+        } catch {
+            logger.warning("haptic presets of the new configuration refused, keeping the old ones: \(error)")
+        }
+        preloadTheme()
+    }
+
+    // MARK: - Settings changes
+
+    /// Applies a change of the user's settings to what is playing now:
+    /// silent mode on stops ambient voices (the theatre case), the volume
+    /// applies to playing voices, an interruption pauses and ends.
+    public func stateChanged(from old: SystemState, to new: SystemState) {
+        guard let audio else { return }
+        if new.volume != old.volume { audio.setVolume(new.volume) }
+        let silenced = Set(SoundCategory.allCases.filter { !$0.survivesSilentModeChange })
+        if new.silent && !old.silent { audio.stopVoices(categories: silenced) }
+        if new.locked && !old.locked {
+            audio.stopVoices(categories: Set(SoundCategory.allCases.filter(\.silencedByLock)))
+        }
+        if new.interrupted && !old.interrupted { beginInterruption() }
+        // Ended by a control file rather than `interrupt end`: not resumable.
+        if !new.interrupted && old.interrupted && audio.isInterrupted { endInterruption(resumable: false) }
+    }
+
+    func beginInterruption() {
+        audio?.beginInterruption()
+        haptics?.stop()
+    }
+
+    func endInterruption(resumable: Bool) {
+        audio?.endInterruption(resumable: resumable)
+        let held = deferred.withLock { d in defer { d = [] }; return d }
+        guard resumable else { return }
+        let state = state
+        for held in held {
+            let decision = Policy.decide(held.request, entry: held.entry, state: state, settings: configuration.policy)
+            do {
+                _ = try start(held.clip, held.request, entry: held.entry, decision: decision)
+            } catch {
+                logger.warning("cannot resume \(held.entry.name) after the interruption: \(error)")
+            }
+        }
+    }
+}

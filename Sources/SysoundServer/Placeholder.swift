@@ -1,2 +1,0 @@
-// SysoundServer: see the issue that builds this layer.
-import SysoundCore

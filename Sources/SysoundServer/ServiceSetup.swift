@@ -1,0 +1,80 @@
+import Logging
+import SysoundAudio
+import SysoundConfig
+import SysoundCore
+import SysoundHaptics
+import SysoundState
+
+/// Builds a `FeedbackManager` the same way for the daemon and for the
+/// embedded fallback, so both follow one configuration and one policy.
+public enum ServiceSetup {
+    /// How the audio engine is provided.
+    public enum AudioMode: Sendable {
+        /// Open the default output device now (the daemon: preload everything).
+        case deviceNow
+        /// Open the default output device when a sound must really play (embedded).
+        case deviceOnDemand
+        /// Render offline through a loopback device (`--to FILE`).
+        case loopback
+    }
+
+    /// Loads the configuration (search order: `path`, `$XDG_CONFIG_HOME`,
+    /// `/etc/sysound`, the shipped default) and the theme it names. Problems
+    /// with single sounds are returned, not thrown: the other sounds still play.
+    public static func load(configPath: String?) throws(ConfigurationError) -> (SysoundConfiguration, Theme, [Diagnostic]) {
+        let configuration = try SysoundConfiguration.load(path: configPath)
+        let (theme, problems) = Theme.read(configuration: configuration)
+        return (configuration, theme, problems)
+    }
+
+    /// The engine settings from the configuration's `[audio]` table.
+    public static func audioSettings(_ c: SysoundConfig.AudioSettings) -> SysoundAudio.AudioSettings {
+        var s = SysoundAudio.AudioSettings()
+        s.voices = c.voices
+        s.sampleRate = c.frequency
+        s.periodFrames = c.periodFrames
+        s.periods = c.periods
+        s.duckDecibels = c.duckDb
+        s.rampMilliseconds = Double(c.duckRampMs)
+        s.maxClipSeconds = Double(c.maxClipSeconds)
+        s.maxPreloadBytes = c.maxPreloadBytes
+        s.maxCachedFiles = c.adhocCacheFiles
+        return s
+    }
+
+    /// Starts a haptics engine on `/dev/input` (or the configured pins).
+    /// Without any device it still runs and finds devices plugged in later;
+    /// if even that cannot be set up, vibration is reported unavailable.
+    public static func haptics(_ c: HapticSettings, logger: Logger, directory: String? = "/dev/input") -> HapticsEngine? {
+        do {
+            let pins = (c.devices + c.deviceNames).map(DevicePin.init)
+            let engine = try HapticsEngine(presets: c.presets, strengthCap: c.strengthCap, deviceDirectory: directory, pins: pins, logger: logger)
+            try engine.start()
+            return engine
+        } catch {
+            logger.info("haptics unavailable: \(error)")
+            return nil
+        }
+    }
+
+    /// Builds the manager. `state` is the source of the user's settings.
+    public static func manager(
+        configuration: SysoundConfiguration, theme: Theme, stateDirectory: StateDirectory,
+        audio mode: AudioMode, haptics: HapticsEngine?, state: @escaping @Sendable () -> SystemState,
+        logger: Logger
+    ) throws(AudioError) -> FeedbackManager {
+        let settings = audioSettings(configuration.audio)
+        let open: @Sendable () throws(AudioError) -> AudioEngine = { () throws(AudioError) -> AudioEngine in
+            try AudioEngine(settings: settings, output: .device)
+        }
+        let engine: AudioEngine?
+        switch mode {
+        case .deviceNow: engine = try open()
+        case .deviceOnDemand: engine = nil
+        case .loopback: engine = try AudioEngine(settings: settings, output: .loopback)
+        }
+        return FeedbackManager(
+            configuration: configuration, theme: theme, audio: engine, openAudio: open, haptics: haptics,
+            controls: ControlFiles(directory: stateDirectory), state: state, logger: logger)
+    }
+}
