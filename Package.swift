@@ -71,7 +71,7 @@ let package = Package(
         .target(
             name: "Sysound",
             dependencies: [
-                "SysoundCore", "SysoundConfig", "SysoundState", "SysoundAudio", "SysoundHaptics",
+                "SysoundCore", "SysoundClient", "SysoundState", "SysoundServer",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
@@ -81,6 +81,7 @@ let package = Package(
             dependencies: [
                 "Sysound", "SysoundServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(name: "sysound-soundgen", dependencies: ["SysoundCore", "CSndfile"]),
         // The client side of the real-kernel force-feedback test (Tests/kernel).

@@ -96,6 +96,11 @@ public struct ControlFiles: Sendable {
     /// file stays whole and the temp file is removed.
     public func write(_ control: ControlFile, _ content: String) throws(ControlFileError) {
         let path = directory.file(control)
+        do {
+            try directory.prepare()
+        } catch {
+            throw ControlFileError(path: path, problem: .directory(error))
+        }
         var template = Array((directory.file("." + control.fileName + ".XXXXXX")).utf8CString)
         let raw = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard raw >= 0 else { throw ControlFileError(path: path, problem: .unwritable(Errno(rawValue: errno))) }
@@ -132,6 +137,7 @@ public struct ControlFileError: Error, Equatable, Sendable, CustomStringConverti
         case notText
         case badValue(ControlValueError)
         case unwritable(Errno)
+        case directory(StateDirectoryError)
     }
 
     public var path: String
@@ -145,6 +151,7 @@ public struct ControlFileError: Error, Equatable, Sendable, CustomStringConverti
         case .notText: "\(path): not UTF-8 text; the last good value stays"
         case .badValue(let e): "\(path): \(e); the last good value stays"
         case .unwritable(let e): "\(path): cannot write (\(e)); the old value is unchanged"
+        case .directory(let e): "\(e)"
         }
     }
 }

@@ -93,8 +93,9 @@ final class ControlFilesTests: XCTestCase {
 
     func testFailedWriteLeavesTheOldFileWhole() throws {
         try files.write(.volume, "0.7")
-        // A directory where the temp file would go makes the write fail like a full disk would.
-        let blocked = StateDirectory(path: dir.path + "/missing-subdir")
+        // A file where the directory should be makes the write fail like a full disk would.
+        try "x".write(toFile: dir.path + "/not-a-dir", atomically: false, encoding: .utf8)
+        let blocked = StateDirectory(path: dir.path + "/not-a-dir")
         XCTAssertThrowsError(try ControlFiles(directory: blocked).write(.volume, "0.1"))
         XCTAssertEqual(try String(contentsOfFile: dir.file(.volume), encoding: .utf8), "0.7\n")
     }

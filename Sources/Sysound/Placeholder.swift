@@ -1,2 +1,0 @@
-// Sysound: see the issue that builds this layer.
-import SysoundCore

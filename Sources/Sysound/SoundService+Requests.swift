@@ -1,0 +1,128 @@
+import SysoundCore
+import SysoundState
+
+/// A haptic preset by name: `.success`, `.heavy`, or any preset of the configuration.
+public struct HapticPreset: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
+    public let name: String
+    public init(_ name: String) { self.name = name }
+    public init(stringLiteral name: String) { self.name = name }
+    public var description: String { name }
+
+    public static let light: HapticPreset = "light"
+    public static let medium: HapticPreset = "medium"
+    public static let heavy: HapticPreset = "heavy"
+    public static let soft: HapticPreset = "soft"
+    public static let rigid: HapticPreset = "rigid"
+    public static let selection: HapticPreset = "selection"
+    public static let success: HapticPreset = "success"
+    public static let warning: HapticPreset = "warning"
+    public static let error: HapticPreset = "error"
+    public static let tap: HapticPreset = "tap"
+    public static let alarm: HapticPreset = "alarm"
+}
+
+/// What the service did with a play request.
+public struct PlayOutcome: Sendable, Equatable {
+    /// `play`, `skip`, `vibrate-instead`, `play-and-vibrate` or `deferred`.
+    public var outcome: String
+    /// Why the sound was not played (`silent`, `locked`, …), if it was not.
+    public var reason: SkipReason?
+    /// The voice to `stop(_:)` later, if one plays.
+    public var voiceID: String?
+    /// All the reply's fields, for diagnostics.
+    public var fields: WireFields
+
+    init(_ fields: WireFields) {
+        self.fields = fields
+        outcome = fields["outcome"] ?? "play"
+        reason = fields["reason"].flatMap(SkipReason.init(rawValue:))
+        voiceID = fields["id"]
+    }
+}
+
+extension SoundService {
+    /// Plays a sound of the theme (or an alias, or a freedesktop name), unless
+    /// the user's settings silence it; a silenced sound is not an error.
+    ///
+    /// - Parameters:
+    ///   - category: overrides the sound's own category; choose by meaning.
+    ///   - gain: 0–1, relative to the theme's level (never louder).
+    ///   - rate: playback rate and pitch, 0.5–2.
+    ///   - duck: lower other voices while this one plays (`playback`).
+    ///   - loop: loop a loopable sound until `stop`.
+    ///   - wait: return when the sound has ended.
+    @discardableResult
+    public func play(
+        _ name: String, category: SoundCategory? = nil, gain: Double = 1, rate: Double = 1,
+        duck: Bool = false, loop: Bool = false, wait: Bool = false
+    ) throws(SoundServiceError) -> PlayOutcome {
+        let request = PlayRequest(.name(name), category: category, gain: gain, rate: rate, duck: duck, loop: loop)
+        return PlayOutcome(try perform(.play(request, wait: wait)))
+    }
+
+    /// Plays a sound file (decoded on first use and cached).
+    @discardableResult
+    public func play(file path: String, category: SoundCategory? = nil, gain: Double = 1, wait: Bool = false) throws(SoundServiceError) -> PlayOutcome {
+        PlayOutcome(try perform(.play(PlayRequest(.file(path), category: category, gain: gain), wait: wait)))
+    }
+
+    /// Vibrates with a preset, scaled by `intensity` (0–1).
+    public func vibrate(_ preset: HapticPreset, intensity: Double = 1) throws(SoundServiceError) {
+        try perform(.vibrate(VibrateRequest(.preset(preset.name), intensity: intensity)))
+    }
+
+    /// Vibrates with an ad-hoc pattern.
+    public func vibrate(_ pattern: HapticPattern, intensity: Double = 1) throws(SoundServiceError) {
+        try perform(.vibrate(VibrateRequest(.pattern(pattern), intensity: intensity)))
+    }
+
+    /// Stops one voice (the `voiceID` of a `PlayOutcome`), or everything.
+    public func stop(_ voiceID: String? = nil) throws(SoundServiceError) {
+        try perform(.stop(voiceID.map(StopTarget.voice) ?? .all))
+    }
+
+    /// The user's settings now, read from the control files.
+    public var state: SystemState {
+        ControlFiles(directory: stateDirectory).loadAll().state
+    }
+
+    /// Changes a setting (writes its control file atomically; the daemon, if
+    /// any, applies it at once).
+    public func set(_ file: ControlFile, to value: String) throws(SoundServiceError) {
+        let change: StateChange
+        do {
+            change = try StateChange(file, parsing: value)
+        } catch {
+            throw .refused(code: .badValue, message: "\(file.rawValue): \(error)")
+        }
+        try perform(.stateSet(change))
+    }
+
+    /// An interruption (e.g. a call) begins: ambient sounds stop, playback pauses.
+    public func beginInterruption() throws(SoundServiceError) {
+        try perform(.interruptBegin)
+    }
+
+    /// The interruption ends; paused and deferred sounds resume only if `resumable`.
+    public func endInterruption(resumable: Bool) throws(SoundServiceError) {
+        try perform(.interruptEnd(resumable: resumable))
+    }
+
+    /// The user's settings each time they change (inotify on the control
+    /// files), starting with the current ones.
+    public func stateChanges() throws(SoundServiceError) -> AsyncStream<SystemState> {
+        let watcher: StateWatcher
+        do {
+            try stateDirectory.prepare()
+            watcher = try StateWatcher(directory: stateDirectory, logger: logger)
+        } catch {
+            throw .refused(code: .internal, message: "\(error)")
+        }
+        return AsyncStream { continuation in
+            continuation.yield(watcher.state)
+            watcher.onChange { _, new in continuation.yield(new) }
+            continuation.onTermination = { _ in watcher.stop() }
+            watcher.start()
+        }
+    }
+}

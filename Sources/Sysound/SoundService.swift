@@ -1,0 +1,163 @@
+@_exported import SysoundCore
+import Logging
+import SysoundClient
+import SysoundConfig
+import SysoundServer
+import SysoundState
+import Synchronization
+
+/// The sound and haptics service, as an app uses it.
+///
+/// ```swift
+/// let sound = try SoundService()
+/// try sound.play("tap")
+/// try sound.play("alarm", category: .playback, duck: true)
+/// try sound.vibrate(.success)
+/// ```
+///
+/// Requests go to the daemon (`sysound serve`) over its socket; when no
+/// daemon runs, an engine embedded in this process takes them, with the same
+/// policy and the same answers. The type is `Sendable`: share one instance.
+public final class SoundService: Sendable {
+    /// Where requests go.
+    public enum Mode: Sendable, Equatable {
+        /// The daemon if one answers, else the embedded engine.
+        case automatic
+        /// Only the daemon; fail with `.noDaemon` without one.
+        case daemon
+        /// Only the embedded engine, even if a daemon runs.
+        case embedded
+    }
+
+    /// The state directory: control files and the daemon's socket.
+    public let stateDirectory: StateDirectory
+    let configPath: String?
+    let mode: Mode
+    let logger: Logger
+    private let embedded = Mutex<FeedbackManager?>(nil)
+
+    /// - Parameters:
+    ///   - stateDirectory: overrides `$XDG_RUNTIME_DIR/sysound`.
+    ///   - configPath: a configuration file for the embedded engine.
+    ///   - mode: daemon, embedded, or the daemon with embedded fallback.
+    public init(stateDirectory: String? = nil, configPath: String? = nil, mode: Mode = .automatic,
+                logger: Logger = Logger(label: "sysound")) {
+        self.stateDirectory = StateDirectory.resolve(explicit: stateDirectory)
+        self.configPath = configPath
+        self.mode = mode
+        self.logger = logger
+    }
+
+    // MARK: - Requests
+
+    /// Sends one request and returns the reply, turning an `error` reply into
+    /// a thrown `SoundServiceError`.
+    @discardableResult
+    public func perform(_ request: Request) throws(SoundServiceError) -> WireFields {
+        switch try send(request) {
+        case .ok(let fields, _): return fields
+        case .error(let code, let message): throw .refused(code: code, message: message)
+        }
+    }
+
+    /// Sends one request and returns the reply as it came (with list records).
+    public func send(_ request: Request) throws(SoundServiceError) -> Reply {
+        if mode != .embedded {
+            do {
+                return try DaemonClient(socketPath: stateDirectory.socketPath).send(request)
+            } catch {
+                guard error.isNoDaemon, mode == .automatic else { throw .daemon(error) }
+            }
+        }
+        return try embeddedManager().handle(request)
+    }
+
+    /// Whether a daemon answers on this state directory's socket.
+    public var isUsingDaemon: Bool {
+        mode != .embedded && DaemonClient(socketPath: stateDirectory.socketPath).isDaemonRunning()
+    }
+
+    /// The in-process engine, built on first use: configuration and theme
+    /// are loaded then, the audio device opens only when a sound must play.
+    func embeddedManager() throws(SoundServiceError) -> FeedbackManager {
+        if let manager = embedded.withLock({ $0 }) { return manager }
+        let manager = try Self.makeEmbedded(configPath: configPath, stateDirectory: stateDirectory, logger: logger)
+        return embedded.withLock { slot in
+            if let existing = slot { return existing }
+            slot = manager
+            return manager
+        }
+    }
+
+    static func makeEmbedded(configPath: String?, stateDirectory: StateDirectory, logger: Logger) throws(SoundServiceError) -> FeedbackManager {
+        let configuration: SysoundConfiguration, theme: Theme
+        do {
+            let problems: [Diagnostic]
+            (configuration, theme, problems) = try ServiceSetup.load(configPath: configPath)
+            problems.forEach { logger.debug("\($0)") }
+        } catch {
+            throw .configuration(error.description)
+        }
+        let files = ControlFiles(directory: stateDirectory)
+        do {
+            return try ServiceSetup.manager(
+                configuration: configuration, theme: theme, stateDirectory: stateDirectory,
+                audio: .deviceOnDemand,
+                haptics: ServiceSetup.haptics(configuration.haptics, logger: logger),
+                state: {
+                    let (state, problems) = files.loadAll()
+                    problems.forEach { logger.warning("\($0)") }
+                    return state
+                },
+                logger: logger)
+        } catch {
+            throw .refused(code: .noDevice, message: error.description)
+        }
+    }
+}
+
+/// Why a request to the service failed.
+public enum SoundServiceError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The service refused or could not carry out the request.
+    case refused(code: WireErrorCode, message: String)
+    /// The daemon could not be reached or answered garbage.
+    case daemon(ClientError)
+    /// The embedded engine's configuration could not be loaded.
+    case configuration(String)
+
+    public var description: String {
+        switch self {
+        case .refused(_, let message): message
+        case .daemon(let error): error.description
+        case .configuration(let message): message
+        }
+    }
+
+    /// The wire code, for programs (`configuration` and daemon trouble have their own).
+    public var code: WireErrorCode {
+        switch self {
+        case .refused(let code, _): code
+        case .daemon: .internal
+        case .configuration: WireErrorCode(rawValue: "config")
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension SoundService {
+    /// Waits until the embedded engine has nothing playing or vibrating (a
+    /// process about to exit takes its sounds and vibrations with it). Returns
+    /// at once when requests went to the daemon, which owns its sounds.
+    public func waitUntilIdle(timeoutSeconds: Double = 120) {
+        guard let manager = embedded.withLock({ $0 }) else { return }
+        var waited = 0.0
+        while waited < timeoutSeconds,
+              (manager.audio?.hasActiveVoices ?? false) || (manager.haptics?.isVibrating ?? false) {
+            usleep(2_000)
+            waited += 0.002
+        }
+    }
+}

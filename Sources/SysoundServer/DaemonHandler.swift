@@ -1,0 +1,32 @@
+import SysoundConfig
+import SysoundCore
+
+/// The daemon's `RequestHandler`: the feedback manager, plus what a reload
+/// needs to know (where the configuration came from).
+public struct DaemonHandler: RequestHandler {
+    public let manager: FeedbackManager
+    let configPath: String?
+
+    public init(manager: FeedbackManager, configPath: String?) {
+        self.manager = manager
+        self.configPath = configPath
+    }
+
+    public func handle(_ request: Request, from peer: PeerCredentials) -> Reply {
+        manager.handle(request)
+    }
+
+    /// Loads configuration and theme anew; a broken configuration is refused
+    /// whole and the running one stays.
+    public func reload() throws(ReloadError) {
+        do {
+            let (configuration, theme, problems) = try ServiceSetup.load(configPath: configPath)
+            if problems.containsErrors {
+                manager.logger.warning("the new theme has problems; the sounds that load are used: \(problems.map(\.description).joined(separator: "; "))")
+            }
+            manager.reload(configuration: configuration, theme: theme)
+        } catch {
+            throw ReloadError("configuration not reloaded, keeping the running one: \(error)")
+        }
+    }
+}

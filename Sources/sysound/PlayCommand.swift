@@ -1,0 +1,111 @@
+import ArgumentParser
+import Sysound
+
+struct PlayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "play",
+        abstract: "Play a sound of the theme, unless the user's settings silence it.",
+        discussion: """
+            NAME is a sound of the theme (tap, notification, …), an alias, or a freedesktop \
+            sound name (button-pressed, dialog-error, …). A sound silenced by silent mode, the \
+            screen lock or the volume is not an error: exit 0 (see why with --verbose).
+            """)
+
+    @Argument(help: "The sound to play (omit with --file).")
+    var name: String?
+
+    @Option(name: .long, help: ArgumentHelp("Play this sound file instead of a named sound.", valueName: "path"))
+    var file: String?
+
+    @Option(name: .long, help: ArgumentHelp("ambient, solo-ambient, alert or playback (default: the sound's own).", valueName: "category"))
+    var category: String?
+
+    @Option(name: .long, help: ArgumentHelp("Level relative to the theme's, 0–1.", valueName: "gain"))
+    var gain: Double = 1
+
+    @Option(name: .long, help: ArgumentHelp("Playback rate and pitch, 0.5–2.", valueName: "rate"))
+    var rate: Double = 1
+
+    @Flag(name: .long, help: "Lower other sounds while this one plays (playback category).")
+    var duck = false
+
+    @Flag(name: .long, help: "Loop a loopable sound (alarm, ringtone) until `sysound stop`.")
+    var loop = false
+
+    @Flag(name: .long, help: "Return when the sound has ended (the embedded engine always waits).")
+    var wait = false
+
+    @Flag(name: .long, help: "Do not start the sound's paired vibration.")
+    var noHaptic = false
+
+    @Option(name: .long, help: ArgumentHelp("Render the sound into this WAV file instead of playing it.", valueName: "file"))
+    var to: String?
+
+    @OptionGroup var common: CommonOptions
+
+    func validate() throws {
+        guard (name == nil) != (file == nil) else {
+            throw ValidationError("name a sound (sysound play tap) or give --file PATH, not both")
+        }
+        if let category, SoundCategory(parsing: category) == nil {
+            throw ValidationError("unknown category \"\(category)\"; use ambient, solo-ambient, alert or playback")
+        }
+        guard gain.isFinite, PlayRequest.gainRange.contains(gain) else {
+            throw ValidationError("--gain \(gain) is outside 0–1; a request can quiet a sound, never boost it")
+        }
+        guard rate.isFinite, PlayRequest.rateRange.contains(rate) else {
+            throw ValidationError("--rate \(rate) is outside 0.5–2")
+        }
+    }
+
+    func run() throws {
+        let source: PlayRequest.Source = file.map { .file($0) } ?? .name(name!)
+        let label = file ?? name!
+        let request = PlayRequest(
+            source, category: category.flatMap(SoundCategory.init(parsing:)), gain: gain, rate: rate,
+            duck: duck, loop: loop, haptic: !noHaptic)
+        if let to {
+            do {
+                let outcome = try SoundRenderer.render(request, to: to, configPath: common.config, stateDirectory: common.stateDir)
+                if common.verbose { print("\(label): rendered to \(to) (\(outcome.fields["duration-ms"] ?? "?") ms)") }
+            } catch {
+                throw fail("cannot render \(label)", error)
+            }
+            return
+        }
+        let service = common.service()
+        let viaDaemon = service.isUsingDaemon
+        do {
+            // The embedded engine lives in this process: wait, or the sound dies with it.
+            let outcome = try service.send(.play(request, wait: wait || !viaDaemon))
+            guard case .ok(let fields, _) = outcome else {
+                if case .error(let code, let message) = outcome { throw SoundServiceError.refused(code: code, message: message) }
+                return
+            }
+            if !viaDaemon { service.waitUntilIdle() }
+            if common.verbose { print(describe(label, fields, viaDaemon: viaDaemon, service: service)) }
+        } catch let error as SoundServiceError {
+            throw fail("cannot play \(label)", error)
+        }
+    }
+
+    func describe(_ label: String, _ fields: WireFields, viaDaemon: Bool, service: SoundService) -> String {
+        let engine = viaDaemon ? "daemon at \(service.stateDirectory.socketPath)" : "embedded engine (no daemon running)"
+        var line: String
+        switch fields["outcome"] ?? "" {
+        case "skip", "vibrate-instead":
+            let reason = fields["reason"].flatMap(SkipReason.init(rawValue:))
+            line = "\(label): not played: \(reason?.explanation ?? "silenced") (\(fields["reason"] ?? "?"))"
+        case "deferred":
+            line = "\(label): held until the interruption ends"
+        default:
+            line = "\(label): played on \"\(fields["device"] ?? "?")\" (\(fields["category"] ?? "?"), \(fields["duration-ms"] ?? "?") ms)"
+        }
+        if let haptic = fields["haptic"] {
+            line += fields["haptic-problem"].map { "; vibration \(haptic) not started: \($0)" } ?? "; vibrated \(haptic)"
+        } else if let skipped = fields["haptic-skipped"] {
+            line += "; vibration skipped (\(skipped))"
+        }
+        return line + " via the \(engine)"
+    }
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import Logging
+import SysoundState
+
+@main
+struct SysoundCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sysound",
+        abstract: "Short UI sounds and haptics that respect silent mode, the screen lock and the volume.",
+        discussion: """
+            With a daemon running (`sysound serve`) requests go over its socket; without \
+            one, sounds play from an engine embedded in this process.
+
+            Exit codes: 0 played or correctly silenced; 64 bad argument; 65 unknown sound \
+            or preset; 66 unreadable sound file; 69 no audio or haptic device; 70 daemon or \
+            internal error; 75 daemon busy; 77 permission denied; 78 bad configuration.
+            """,
+        subcommands: [
+            PlayCommand.self, VibrateCommand.self, StopCommand.self,
+            SilentCommand.self, LockCommand.self, VolumeCommand.self, HapticsCommand.self,
+            InterruptCommand.self, StatusCommand.self, ListCommand.self, CheckCommand.self,
+            ServeCommand.self,
+        ])
+
+    /// Logs go to standard error: warnings by default, information with
+    /// --verbose and for the daemon; SYSOUND_LOG_LEVEL (trace…critical) overrides.
+    static func main() {
+        let arguments = CommandLine.arguments.dropFirst()
+        var level: Logger.Level = arguments.contains("-v") || arguments.contains("--verbose") || arguments.first == "serve"
+            ? .info : .warning
+        if let text = Environment.current["SYSOUND_LOG_LEVEL"], let wanted = Logger.Level(rawValue: text) { level = wanted }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
+}

@@ -1,1 +1,0 @@
-print("sysound: not yet built")
