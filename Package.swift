@@ -96,7 +96,7 @@ let package = Package(
         .testTarget(name: "SysoundHapticsTests", dependencies: ["SysoundHaptics"]),
         .testTarget(name: "SysoundServerTests", dependencies: ["SysoundServer", "SysoundClient", "Sysound"]),
         // Real sound through a real PulseAudio server (Tests/fixture/with-pulse.sh).
-        .testTarget(name: "EndToEndTests", dependencies: ["COpenAL"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["COpenAL", "CSndfile"]),
     ],
     swiftLanguageModes: [.v6]
 )
