@@ -94,7 +94,13 @@ public final class DaemonConnection: @unchecked Sendable {
             if sendError == EAGAIN { throw .timedOut(path: socketPath) }
             throw .system(call: "send", path: socketPath, errno: sendError)
         }
-        switch UnixSocket.receivePacket(fd, capacity: WireProtocol.maximumReplySize + 1) {
+        var received = UnixSocket.receivePacket(fd, capacity: WireProtocol.maximumReplySize + 1)
+        // A daemon that refused us and closed reports ECONNRESET once, ahead
+        // of the reply it queued: read again to get the reason.
+        if case .failure(ECONNRESET) = received {
+            received = UnixSocket.receivePacket(fd, capacity: WireProtocol.maximumReplySize + 1, flags: Int32(MSG_DONTWAIT))
+        }
+        switch received {
         case .packet(let reply, let size):
             guard size <= WireProtocol.maximumReplySize else { throw .replyTooLarge(size: size) }
             return reply
