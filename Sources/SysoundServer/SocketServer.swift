@@ -20,6 +20,7 @@ final class SocketServer: @unchecked Sendable {
     private let lock = PthreadLock()
     private var connections: [Int: Int32] = [:]
     private var nextID = 0
+    private var recreateFailing = false
 
     init(listener: ListeningSocket, handler: any RequestHandler, access: PeerAccess, options: DaemonOptions, logger: Logger) {
         self.listener = listener
@@ -167,14 +168,18 @@ final class SocketServer: @unchecked Sendable {
     func checkSocketFile() {
         guard !listener.fileIsIntact else { return }
         guard !listener.path.isEmpty else { return }
-        logger.warning("socket \(listener.path) was deleted or replaced; binding a new one")
+        if !recreateFailing { logger.warning("socket \(listener.path) was deleted or replaced; binding a new one") }
         do {
             let fresh = try ListeningSocket.bind(path: listener.path, group: group)
             // The old socket's file is gone: closing it must not unlink the new one.
             UnixSocket.close(listener.fd)
             listener = fresh
+            if recreateFailing { logger.notice("socket \(listener.path) recreated") }
+            recreateFailing = false
         } catch {
-            logger.error("cannot recreate the socket: \(error); clients cannot reach this daemon")
+            // Retried at every check; logged once, not every second.
+            if !recreateFailing { logger.error("cannot recreate the socket: \(error); clients cannot reach this daemon until it can") }
+            recreateFailing = true
         }
     }
 

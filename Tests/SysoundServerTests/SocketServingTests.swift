@@ -56,7 +56,7 @@ final class SocketServingTests: XCTestCase {
 
     func testManyConcurrentClientsAndASlowOneDoesNotBlockThem() throws {
         let running = try RunningDaemon()
-        running.handler.slowMs = 800
+        running.handler.slowMs = 2000
         let path = running.daemon.socketPath
         let slowDone = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
@@ -66,7 +66,7 @@ final class SocketServingTests: XCTestCase {
         }
         XCTAssertTrue(running.handler.waitForRequests(1))
         let start = Date()
-        let clients = 16, each = 25
+        let clients = 8, each = 20
         let failed = Box(0)
         DispatchQueue.concurrentPerform(iterations: clients) { i in
             for j in 0..<each {
@@ -76,7 +76,8 @@ final class SocketServingTests: XCTestCase {
         }
         let elapsed = Date().timeIntervalSince(start)
         XCTAssertEqual(failed.value, 0)
-        XCTAssertLessThan(elapsed, 0.7, "\(clients * each) requests waited behind the slow one")
+        XCTAssertLessThan(elapsed, 1.5, "\(clients * each) requests waited behind the slow one")
+        XCTAssertEqual(slowDone.wait(timeout: .now()), .timedOut, "the slow request is still in flight")
         XCTAssertEqual(running.handler.requests.count, 1 + clients * each)
         XCTAssertEqual(slowDone.wait(timeout: .now() + 3), .success)
     }
