@@ -36,7 +36,7 @@ final class ALOutput {
     let device: OpaquePointer
     let context: OpaquePointer
     let loopback: LoopbackFunctions?
-    /// ALC_DEVICE_SPECIFIER of the opened device.
+    /// The opened device's name (ALC_ALL_DEVICES_SPECIFIER, else ALC_DEVICE_SPECIFIER).
     let name: String
     /// What the device granted (alcGetIntegerv): ALC_FREQUENCY, ALC_REFRESH, source counts.
     let frequency: Int
@@ -47,7 +47,13 @@ final class ALOutput {
         self.device = device
         self.context = context
         self.loopback = loopback
-        name = alcGetString(device, ALC_DEVICE_SPECIFIER).map { String(cString: $0) } ?? "unknown device"
+        // ALC_ALL_DEVICES_SPECIFIER (ALC_ENUMERATE_ALL_EXT) names the real
+        // output (e.g. the PulseAudio sink's description); ALC_DEVICE_SPECIFIER
+        // says only "OpenAL Soft" for the default device.
+        let all = ALC_ALL_DEVICES_SPECIFIER
+        let useAll = alcIsExtensionPresent(nil, "ALC_ENUMERATE_ALL_EXT") != 0
+        name = (useAll ? alcGetString(device, all) : nil).map { String(cString: $0) }
+            ?? alcGetString(device, ALC_DEVICE_SPECIFIER).map { String(cString: $0) } ?? "unknown device"
         func get(_ p: Int32) -> Int {
             var v: ALCint = 0
             alcGetIntegerv(device, p, 1, &v)

@@ -2,16 +2,20 @@ import Dispatch
 import Foundation
 
 extension AudioEngine {
-    /// Starts the monitor thread: every `monitorIntervalMilliseconds` it notices
-    /// ended voices, moves the duck/hush ramps, and checks ALC_CONNECTED; after
-    /// a loss it reopens the default device with backoff.
+    /// Starts the monitor thread: every `monitorIntervalMilliseconds` (or the
+    /// idle interval when nothing plays) it notices ended voices, moves the
+    /// duck/hush ramps, and checks ALC_CONNECTED; after a loss it reopens the
+    /// default device with backoff.
     func startMonitor() {
         let done = DispatchSemaphore(value: 0)
         monitorDone = done
-        let interval = settings.monitorIntervalMilliseconds / 1000
+        lastTick = Self.monotonicSeconds()
+        let busy = settings.monitorIntervalMilliseconds / 1000
+        let idle = max(busy, settings.idleMonitorIntervalMilliseconds / 1000)
         let thread = Thread { [weak self] in
             var backoff = 0.05
             var nextAttempt = 0.0
+            var interval = busy
             while true {
                 Thread.sleep(forTimeInterval: interval)
                 guard let engine = self else { break }
@@ -22,6 +26,9 @@ extension AudioEngine {
                     guard let out = engine.output else { lost = true; return false }
                     if out.isConnected {
                         engine.tick(now: now)
+                        let settled = engine.duckRamp.level == engine.duckRamp.target
+                            && engine.hushRamp.level == engine.hushRamp.target
+                        interval = settled && !engine.pool.voices.contains(where: \.isActive) ? idle : busy
                     } else {
                         engine.logger.warning("audio device \(out.name) disconnected; voices dropped, reopening")
                         engine.detach()

@@ -72,7 +72,8 @@ public final class AudioEngine: @unchecked Sendable {
 
     // MARK: - Facts
 
-    /// The device actually opened (ALC_DEVICE_SPECIFIER), e.g. the PulseAudio sink's description.
+    /// The device actually opened (ALC_ALL_DEVICES_SPECIFIER), e.g. the PulseAudio
+    /// sink's description; "OpenAL Soft" for the loopback output.
     public var deviceName: String { locked { openedDeviceName } }
     /// Voices in the pool (the configured count, or fewer if the device gives fewer).
     public var voiceCount: Int { locked { pool.count } }
