@@ -79,7 +79,8 @@ let package = Package(
         .executableTarget(
             name: "sysound",
             dependencies: [
-                "Sysound", "SysoundServer",
+                "Sysound", "SysoundServer", "SysoundClient", "SysoundConfig", "SysoundState",
+                "SysoundAudio", "SysoundHaptics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

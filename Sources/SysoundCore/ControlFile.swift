@@ -97,7 +97,8 @@ public enum ControlValue {
         return "\(volume)"
     }
 
-    static func trimmed(_ text: String) -> String {
+    /// `text` without leading and trailing spaces, tabs and line breaks.
+    public static func trimmed(_ text: String) -> String {
         let scalars = text.unicodeScalars
         let isSpace: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
         guard let first = scalars.firstIndex(where: { !isSpace($0) }),

@@ -25,12 +25,23 @@ public struct ControlFiles: Sendable {
         case content(String)
     }
 
+    /// Reads a small text file of the state directory (trimmed), such as the
+    /// daemon's lock file holding its PID; nil if it does not exist.
+    public static func readSmallFile(_ path: String) throws(ControlFileError) -> String? {
+        guard case .content(let text) = try readBounded(path) else { return nil }
+        return ControlValue.trimmed(text)
+    }
+
     /// Reads one control file's raw content.
+    public func read(_ control: ControlFile) throws(ControlFileError) -> ReadResult {
+        try Self.readBounded(directory.file(control))
+    }
+
+    /// Reads a file of at most `ControlFile.maximumLength` bytes of UTF-8.
     ///
     /// Opens with O_NONBLOCK|O_NOFOLLOW so a FIFO or a symlink planted in
     /// the directory cannot block or redirect the reader.
-    public func read(_ control: ControlFile) throws(ControlFileError) -> ReadResult {
-        let path = directory.file(control)
+    static func readBounded(_ path: String) throws(ControlFileError) -> ReadResult {
         let fd: FileDescriptor
         do {
             fd = try FileDescriptor.open(

@@ -1,14 +1,110 @@
 import ArgumentParser
+import Logging
 import Sysound
+import SysoundAudio
+import SysoundClient
+import SysoundConfig
+import SysoundHaptics
+import SysoundServer
+import SysoundState
 
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the daemon: preload the theme, open the devices, serve requests on $STATE/socket.")
+        abstract: "Run the daemon: preload the theme, open the devices, serve requests on $STATE/socket.",
+        discussion: """
+            One daemon per state directory. SIGTERM finishes the replies in flight and exits 0; \
+            SIGHUP reloads configuration and theme (a broken one is reported and the old one kept). \
+            Accepts a socket from systemd (config/sysound.socket).
+            """)
 
-    @OptionGroup var common: CommonOptions
+    @Option(name: .long, help: ArgumentHelp("The state directory (control files and socket).", valueName: "dir"))
+    var stateDir: String?
+
+    @Option(name: .long, help: ArgumentHelp("The configuration file (default: the search order in README).", valueName: "file"))
+    var config: String?
+
+    @Option(name: .long, help: ArgumentHelp("Where force-feedback devices appear.", valueName: "dir"))
+    var inputDir = "/dev/input"
+
+    @Flag(name: .shortAndLong, help: "Log every request's outcome at info level.")
+    var verbose = false
 
     func run() throws {
-        throw ExitCode(Exit.software)
+        let logger = Logger(label: "sysound.daemon")
+        let (configuration, theme, problems): (SysoundConfiguration, Theme, [Diagnostic])
+        do {
+            (configuration, theme, problems) = try ServiceSetup.load(configPath: config)
+        } catch {
+            printError("sysound serve: \(error)")
+            throw ExitCode(Exit.configuration)
+        }
+        problems.forEach { logger.warning("\($0)") }
+        let directory = StateDirectory.resolve(explicit: stateDir ?? configuration.stateDirectory)
+        do {
+            try directory.prepare()
+        } catch {
+            printError("sysound serve: \(error)")
+            throw ExitCode(Exit.configuration)
+        }
+        // Refuse early, before opening devices, when a daemon already answers here.
+        if DaemonClient(socketPath: directory.socketPath).isDaemonRunning() {
+            let pid = (try? ControlFiles.readSmallFile(directory.file("daemon.lock"))).flatMap { $0 }.map { " (PID \($0))" } ?? ""
+            printError("sysound serve: another sysound daemon\(pid) already serves \(directory.socketPath); stop it first")
+            throw ExitCode(Exit.busy)
+        }
+
+        let watcher: StateWatcher
+        do {
+            watcher = try StateWatcher(directory: directory, logger: Logger(label: "sysound.state"))
+        } catch {
+            printError("sysound serve: \(error)")
+            throw ExitCode(Exit.software)
+        }
+        let haptics = ServiceSetup.haptics(configuration.haptics, logger: Logger(label: "sysound.haptics"), directory: inputDir)
+        let manager = makeManager(configuration, theme, directory, watcher, haptics, logger)
+        if let report = manager.preloadTheme() {
+            logger.info("preloaded \(report.loaded.count) sounds, \(report.failures.count) failed")
+        }
+        watcher.onChange { old, new in manager.stateChanged(from: old, to: new) }
+        watcher.start()
+        defer {
+            watcher.stop()
+            haptics?.shutdown()
+            manager.audio?.shutdown()
+        }
+
+        var options = DaemonOptions(stateDirectory: directory.path, allowedGroup: configuration.socketGroup)
+        options.handleSignals = true
+        let daemon: Daemon
+        do {
+            daemon = try Daemon(options: options, handler: DaemonHandler(manager: manager, configPath: config), logger: logger)
+        } catch {
+            printError("sysound serve: \(error)")
+            throw ExitCode(Exit.busy)
+        }
+        logger.info("serving \(daemon.socketPath) (audio: \(manager.audio?.deviceName ?? "none yet"), haptic devices: \(haptics?.devices.count ?? 0))")
+        daemon.run()
+        logger.info("stopped")
+    }
+
+    /// The manager with the audio device open now; with no device the daemon
+    /// still serves (vibration, settings) and opens one when a sound must play.
+    func makeManager(
+        _ configuration: SysoundConfiguration, _ theme: Theme, _ directory: StateDirectory,
+        _ watcher: StateWatcher, _ haptics: HapticsEngine?, _ logger: Logger
+    ) -> FeedbackManager {
+        let make = { (mode: ServiceSetup.AudioMode) throws(AudioError) -> FeedbackManager in
+            try ServiceSetup.manager(
+                configuration: configuration, theme: theme, stateDirectory: directory, audio: mode,
+                haptics: haptics, state: { watcher.state }, logger: logger)
+        }
+        do {
+            return try make(.deviceNow)
+        } catch {
+            logger.error("no audio output yet: \(error); sounds will open a device when one exists")
+            // On demand never opens anything here, so it cannot fail.
+            return try! make(.deviceOnDemand)
+        }
     }
 }
