@@ -41,12 +41,13 @@ public final class AudioEngine: @unchecked Sendable {
         self.settings = settings
         self.outputKind = output
         AlsoftConfig.installOnce(settings)
+        // OpenAL Soft has read its config by the first ALC call: the file can go.
+        defer { AlsoftConfig.removeFile() }
         let out: ALOutput
         switch output {
         case .device: out = try ALOutput.openDefault(settings)
         case .loopback: out = try ALOutput.openLoopback(settings)
         }
-        AlsoftConfig.removeFile()
         let lock = ALLock.condition
         lock.lock()
         attach(out)
