@@ -1,0 +1,106 @@
+import Foundation
+import XCTest
+
+/// The real daemon, driven by the real CLI, on the PulseAudio fixture.
+final class DaemonTests: XCTestCase {
+    var daemon: DaemonProcess!
+    var cli: CLI { daemon.cli }
+
+    override func setUpWithError() throws {
+        _ = try MonitorRecording()  // skips (or fails in CI) without the fixture
+        daemon = try DaemonProcess()
+    }
+
+    override func tearDown() {
+        XCTAssertEqual(daemon?.stop(), 0, "sysound serve did not exit 0 on SIGTERM")
+    }
+
+    func peak(_ seconds: Double, during action: () throws -> Void) throws -> Float {
+        let recording = try MonitorRecording()
+        try action()
+        return Signal.peak(try recording.samples(atLeast: seconds))
+    }
+
+    func testPlayGoesThroughTheDaemonAndReachesTheSink() throws {
+        var result: CLI.Result!
+        let p = try peak(0.5) { result = try cli.run(["play", "tap", "--verbose"]) }
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("via the daemon"), result.stdout)
+        XCTAssertGreaterThan(p, 0.05)
+    }
+
+    func testStatusAndListAsJSON() throws {
+        let status = try cli.run(["status", "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: String]
+        XCTAssertEqual(object?["daemon"], "running")
+        XCTAssertEqual(object?["audio"], "sysound-test")
+        let list = try cli.run(["list", "--json"])
+        let sounds = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: String]]
+        XCTAssertTrue(sounds?.contains { $0["name"] == "tap" } ?? false, list.stdout)
+        let presets = try JSONSerialization.jsonObject(with: Data(try cli.run(["list", "presets", "--json"]).stdout.utf8)) as? [[String: String]]
+        XCTAssertTrue(presets?.contains { $0["name"] == "success" } ?? false)
+    }
+
+    func testSilentModeStopsAmbientNowAndKeepsPlayback() throws {
+        // An ambient loop stops the moment silent mode turns on (the theatre case).
+        XCTAssertEqual(try cli.run(["play", "ringtone", "--loop", "--category", "ambient"]).status, 0)
+        XCTAssertGreaterThan(try peak(0.3) {}, 0.05, "the ambient loop never started")
+        XCTAssertEqual(try cli.run(["silent", "on"]).status, 0)
+        usleep(100_000)
+        XCTAssertLessThan(try peak(0.5) {}, 1e-4, "an ambient voice kept playing in silent mode")
+        // A playback loop started before silent mode keeps going through it.
+        XCTAssertEqual(try cli.run(["silent", "off"]).status, 0)
+        XCTAssertEqual(try cli.run(["play", "alarm", "--loop"]).status, 0)  // playback by the theme
+        XCTAssertEqual(try cli.run(["silent", "on"]).status, 0)
+        usleep(100_000)
+        XCTAssertGreaterThan(try peak(1.0) {}, 0.05, "playback stopped by silent mode")
+        XCTAssertEqual(try cli.run(["stop"]).status, 0)
+        usleep(100_000)
+        XCTAssertLessThan(try peak(0.3) {}, 1e-4, "stop left something playing")
+    }
+
+    func testInterruptionPausesPlaybackAndAResumableEndResumesIt() throws {
+        XCTAssertEqual(try cli.run(["play", "alarm", "--loop"]).status, 0)
+        XCTAssertEqual(try cli.run(["interrupt", "begin"]).status, 0)
+        usleep(100_000)
+        XCTAssertLessThan(try peak(0.3) {}, 1e-4, "playback went on during the interruption")
+        XCTAssertLessThan(try peak(0.4) { try cli.run(["play", "tap"]) }, 1e-4, "a UI sound started during the interruption")
+        XCTAssertEqual(try cli.run(["interrupt", "end", "--resumable"]).status, 0)
+        XCTAssertGreaterThan(try peak(1.0) {}, 0.05, "playback did not resume after a resumable end")
+        XCTAssertEqual(try cli.run(["interrupt", "begin"]).status, 0)
+        XCTAssertEqual(try cli.run(["interrupt", "end"]).status, 0)
+        usleep(100_000)
+        XCTAssertLessThan(try peak(0.4) {}, 1e-4, "playback resumed after a non-resumable end")
+    }
+
+    func testASoundWhoseClientHungUpStillPlays() throws {
+        let p = try peak(0.6) { try daemon.sendAndHangUp("sysound/1 play alarm") }
+        XCTAssertGreaterThan(p, 0.05)
+    }
+
+    func testSecondDaemonOnTheSameDirectoryRefusesNamingTheFirst() throws {
+        let second = try cli.run(["serve"])
+        XCTAssertNotEqual(second.status, 0)
+        XCTAssertTrue(second.stderr.contains("PID \(daemon.process.processIdentifier)"), second.stderr)
+    }
+
+    func testSighupWithABrokenConfigKeepsServing() throws {
+        daemon.stop()
+        let config = NSTemporaryDirectory() + "sysound-hup-\(UUID().uuidString).toml"
+        try FileManager.default.copyItem(atPath: CLI.packageRoot + "/config/sysound.toml", toPath: config)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        daemon = try DaemonProcess(extraArguments: ["--config", config])
+        try "[audio]\nvoices = \"many\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        usleep(300_000)
+        XCTAssertTrue(daemon.process.isRunning)
+        XCTAssertTrue(daemon.log.contains("keeping the running one"), daemon.log)
+        XCTAssertGreaterThan(try peak(0.5) { XCTAssertEqual(try cli.run(["play", "tap"]).status, 0) }, 0.05)
+    }
+
+    func testSigtermRemovesTheSocket() throws {
+        XCTAssertEqual(daemon.stop(), 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: daemon.socketPath))
+        daemon = try DaemonProcess()  // for tearDown
+    }
+}
