@@ -47,28 +47,11 @@ public struct HapticSettings: Sendable, Equatable {
     /// Device name patterns (shell-style) to use.
     public var deviceNames: [String] = []
 
-    public init(presets: [String: HapticPattern] = HapticSettings.builtInPresets) {
+    /// Starts from the core's built-in presets (`HapticPresets.defaults`), the
+    /// same as the shipped file's (a test keeps them equal), so a file that
+    /// omits a preset the theme names still works.
+    public init(presets: [String: HapticPattern] = HapticPresets.defaults) {
         self.presets = presets
-    }
-
-    /// The presets every configuration starts from, the same as the shipped
-    /// file's (a test keeps them equal), so a file that omits a preset the
-    /// theme names still works.
-    public static let builtInPresetText: [(String, String)] = [
-        ("light", "0.35:12"), ("medium", "0.6:18"), ("heavy", "1.0:25"), ("soft", "0.4:30"),
-        ("rigid", "0.8:8"), ("selection", "0.25:8"), ("tap", "0.5:10"),
-        ("success", "0.6:20,0:60,0.9:30"), ("warning", "0.8:40,0:80,0.8:40"),
-        ("error", "1.0:50,0:60,1.0:50,0:60,1.0:50"), ("alarm", "1.0:400,0:200,1.0:400,0:600"),
-        ("alert", "0.8:150,0:100,0.8:150"),
-    ]
-
-    public static var builtInPresets: [String: HapticPattern] {
-        var presets: [String: HapticPattern] = [:]
-        for (name, text) in builtInPresetText {
-            // The table above is fixed text the test suite parses; a failure here is a bug.
-            presets[name] = try! HapticPattern(parsing: text)
-        }
-        return presets
     }
 }
 

@@ -153,7 +153,7 @@ final class ResolveTests: XCTestCase {
         XCTAssertEqual(tap.haptic, "tap")
         XCTAssertTrue(tap.aliases.contains("button-pressed"))
         XCTAssertEqual(listing.sounds.first { $0.name == "ringtone" }?.durationMs, 2000)
-        XCTAssertEqual(listing.hapticPresets.first { $0.name == "success" }?.pattern, "0.6:20,0:60,0.9:30")
+        XCTAssertEqual(listing.hapticPresets.first { $0.name == "success" }?.pattern, "0.7:25,0:60,1:35")
         let json = try JSONSerialization.jsonObject(with: Data(listing.json().utf8)) as? [String: Any]
         XCTAssertEqual((json?["sounds"] as? [Any])?.count, theme.entries.count)
         let text = listing.text()
