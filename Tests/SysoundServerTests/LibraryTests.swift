@@ -1,0 +1,132 @@
+import Foundation
+import Logging
+import Sysound
+import SysoundAudio
+import SysoundConfig
+import SysoundHaptics
+import SysoundServer
+import SysoundState
+import XCTest
+
+/// The `Sysound` library against a real daemon (in this process, on a temp
+/// state directory), with the real feedback manager, an OpenAL loopback
+/// device for audio and a fake rumble device for haptics.
+final class LibraryTests: XCTestCase {
+    var directory: StateDirectory!
+    var daemon: Daemon!
+    var manager: FeedbackManager!
+    var watcher: StateWatcher!
+    var rumble: FakeForceFeedbackDevice!
+    let finished = DispatchSemaphore(value: 0)
+
+    override func setUpWithError() throws {
+        directory = StateDirectory(path: makeTemporaryDirectory())
+        let logger = RunningDaemon.logger
+        let (configuration, theme, _) = try ServiceSetup.load(configPath: nil)
+        watcher = try StateWatcher(directory: directory, logger: logger)
+        let haptics = try HapticsEngine(presets: configuration.haptics.presets, deviceDirectory: nil, logger: logger)
+        rumble = FakeForceFeedbackDevice(path: "/dev/input/event-fake")
+        XCTAssertTrue(haptics.attach(rumble))
+        try haptics.start()
+        let watcher = watcher!
+        manager = try ServiceSetup.manager(
+            configuration: configuration, theme: theme, stateDirectory: directory, audio: .loopback,
+            haptics: haptics, state: { watcher.state }, logger: logger)
+        let manager = manager!
+        watcher.onChange { old, new in manager.stateChanged(from: old, to: new) }
+        watcher.start()
+        var options = DaemonOptions(stateDirectory: directory.path)
+        options.handleSignals = false
+        daemon = try Daemon(options: options, handler: DaemonHandler(manager: manager, configPath: nil), logger: logger)
+        let daemon = daemon!, finished = finished
+        Thread.detachNewThread {
+            daemon.run()
+            finished.signal()
+        }
+    }
+
+    override func tearDown() {
+        daemon.stop()
+        XCTAssertEqual(finished.wait(timeout: .now() + 5), .success)
+        watcher.stop()
+        manager.haptics?.shutdown()
+        manager.audio?.shutdown()
+        try? FileManager.default.removeItem(atPath: directory.path)
+    }
+
+    var sound: SoundService { SoundService(stateDirectory: directory.path, mode: .daemon) }
+
+    func plays() -> Int { rumble.records.filter { if case .play = $0.operation { true } else { false } }.count }
+
+    func testPlayVibrateAndStateThroughTheDaemon() throws {
+        let sound = sound
+        XCTAssertTrue(sound.isUsingDaemon)
+        let tap = try sound.play("tap")
+        XCTAssertEqual(tap.outcome, "play-and-vibrate")  // tap has a paired haptic
+        XCTAssertNotNil(tap.voiceID)
+        XCTAssertTrue(manager.audio?.hasActiveVoices ?? false)
+
+        let before = plays()
+        try sound.vibrate(.success)
+        XCTAssertGreaterThan(plays(), before, "the rumble device was not played")
+        try sound.vibrate(try HapticPattern(parsing: "1:10,0:10,0.5:10"), intensity: 0.5)
+
+        try sound.set(.silent, to: "on")
+        XCTAssertTrue(sound.state.silent)
+        let silenced = try sound.play("tap")
+        XCTAssertEqual(silenced.reason, .silent)
+        XCTAssertNil(silenced.voiceID)
+        let alert = try sound.play("notification")
+        XCTAssertEqual(alert.outcome, "vibrate-instead")
+        XCTAssertEqual(alert.fields["haptic"], "alert")
+    }
+
+    func testErrorsArriveTypedWithTheirCode() throws {
+        XCTAssertThrowsError(try sound.play("no-such-sound")) { error in
+            XCTAssertEqual((error as? SoundServiceError)?.code, .unknownSound)
+        }
+        XCTAssertThrowsError(try sound.vibrate("no-such-preset")) { error in
+            XCTAssertEqual((error as? SoundServiceError)?.code, .unknownPreset)
+        }
+        XCTAssertThrowsError(try sound.set(.volume, to: "loud")) { error in
+            XCTAssertEqual((error as? SoundServiceError)?.code, .badValue)
+        }
+    }
+
+    func testStopAndInterruptions() throws {
+        let sound = sound
+        let alarm = try sound.play("alarm", loop: true)
+        XCTAssertEqual(alarm.outcome, "play-and-vibrate")
+        try sound.beginInterruption()
+        XCTAssertEqual(try sound.play("tap").reason, .interrupted)
+        XCTAssertEqual(try sound.play("notification").outcome, "deferred")
+        try sound.endInterruption(resumable: true)
+        XCTAssertTrue(manager.audio?.hasActiveVoices ?? false)
+        try sound.stop()
+        XCTAssertFalse(manager.audio?.hasActiveVoices ?? true)
+    }
+
+    func testStateChangesArriveAsAnAsyncSequence() async throws {
+        let changes = try sound.stateChanges()
+        var iterator = changes.makeAsyncIterator()
+        let first = await iterator.next()
+        XCTAssertEqual(first?.volume, 1)
+        try ControlFiles(directory: directory).write(.volume, "0.25")
+        let next = await iterator.next()
+        XCTAssertEqual(next?.volume, 0.25)
+    }
+
+    func testWithoutADaemonTheLibraryFallsBackToTheEmbeddedEngine() throws {
+        let other = StateDirectory(path: makeTemporaryDirectory())
+        defer { try? FileManager.default.removeItem(atPath: other.path) }
+        try ControlFiles(directory: other).write(.silent, "1")
+        let embedded = SoundService(stateDirectory: other.path)
+        XCTAssertFalse(embedded.isUsingDaemon)
+        // Silenced: decided without opening any audio device.
+        XCTAssertEqual(try embedded.play("tap").reason, .silent)
+        XCTAssertThrowsError(try SoundService(stateDirectory: other.path, mode: .daemon).play("tap")) { error in
+            guard case .daemon(let client)? = error as? SoundServiceError else { return XCTFail("\(error)") }
+            XCTAssertTrue(client.isNoDaemon)
+        }
+    }
+}
