@@ -52,6 +52,7 @@ extension AudioEngine {
             done.signal()
         }
         thread.name = "sysound-audio-monitor"
+        monitorThread = thread
         thread.start()
     }
 

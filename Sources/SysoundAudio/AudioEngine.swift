@@ -31,6 +31,7 @@ public final class AudioEngine: @unchecked Sendable {
     var openedDeviceName = ""
     var reopenCount = 0
     var monitorDone: DispatchSemaphore?
+    var monitorThread: Thread?
 
     /// Opens the output and creates the voice pool.
     ///
@@ -64,7 +65,9 @@ public final class AudioEngine: @unchecked Sendable {
         lock.lock()
         if closed { lock.unlock(); return }
         closed = true
-        let done = monitorDone
+        // The monitor thread may run the last release (and so deinit) itself:
+        // it must not wait for its own end.
+        let done = Thread.current === monitorThread ? nil : monitorDone
         detach()
         lock.broadcast()
         lock.unlock()
@@ -112,7 +115,10 @@ public final class AudioEngine: @unchecked Sendable {
         guard clip.buffer != 0 else { throw .clipNotLoaded(clip.name) }
         out.makeCurrent()
         let slot = pool.chooseSlot()
-        if pool[slot].isActive { finish(slot: slot) }
+        if pool[slot].isActive {
+            finish(slot: slot)
+            lock.broadcast() // a waiter on the stolen voice
+        }
         let g = gain.isFinite ? Float(min(max(gain, 0), 1)) : 0
         let base = volume > 0 ? min(g / volume, 1) : g
         let id = pool.begin(slot: slot, clip: clip, baseGain: base, category: category, priority: priority, duck: duck)
@@ -288,7 +294,7 @@ public final class AudioEngine: @unchecked Sendable {
         openedDeviceName = out.name
         let wanted = max(1, min(settings.voices, out.maxSources > 0 ? out.maxSources : settings.voices))
         sources = AL.makeSources(wanted)
-        pool = VoicePool(count: sources.count)
+        pool = VoicePool(count: sources.count, nextOrder: pool.nextOrder)
         duckRamp = Ramp()
         hushRamp = Ramp()
         for clip in store.allClips {
@@ -310,7 +316,7 @@ public final class AudioEngine: @unchecked Sendable {
             clip.buffer = 0
         }
         sources = []
-        pool = VoicePool(count: 0)
+        pool = VoicePool(count: 0, nextOrder: pool.nextOrder)
         out.close()
         output = nil
     }

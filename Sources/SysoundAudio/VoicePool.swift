@@ -4,6 +4,8 @@ import SysoundCore
 /// later voices; the serial tells a stale ID from the voice now in the slot.
 public struct VoiceID: Hashable, Sendable, CustomStringConvertible {
     public let slot: Int
+    /// The voice's start order (mod 2³²): unique for the engine's life, also
+    /// across device reopenings.
     public let serial: UInt32
 
     public init(slot: Int, serial: UInt32) {
@@ -18,10 +20,9 @@ public struct VoiceID: Hashable, Sendable, CustomStringConvertible {
 struct Voice {
     enum Phase: Equatable { case idle, playing, paused }
     var phase: Phase = .idle
-    var serial: UInt32 = 0
     var category: SoundCategory = .ambient
     var priority: Int = 0
-    /// Start order: the smallest is the oldest.
+    /// Start order, the smallest is the oldest; also the voice's ID serial.
     var order: UInt64 = 0
     /// The gain without the system volume, so a volume change can be applied.
     var baseGain: Float = 0
@@ -36,10 +37,13 @@ struct Voice {
 /// play path.
 struct VoicePool {
     private(set) var voices: [Voice]
-    private var nextOrder: UInt64 = 1
+    /// The next start order; carried over when the pool is rebuilt after a
+    /// device loss so an old VoiceID never names a new voice.
+    private(set) var nextOrder: UInt64
 
-    init(count: Int) {
+    init(count: Int, nextOrder: UInt64 = 1) {
         voices = [Voice](repeating: Voice(), count: count)
+        self.nextOrder = nextOrder
     }
 
     var count: Int { voices.count }
@@ -71,7 +75,6 @@ struct VoicePool {
     ) -> VoiceID {
         var v = voices[slot]
         v.phase = .playing
-        v.serial &+= 1
         v.category = category
         v.priority = priority
         v.order = nextOrder
@@ -80,7 +83,7 @@ struct VoicePool {
         v.duck = duck
         v.clip = clip
         voices[slot] = v
-        return VoiceID(slot: slot, serial: v.serial)
+        return VoiceID(slot: slot, serial: UInt32(truncatingIfNeeded: v.order))
     }
 
     /// Frees the slot (the voice ended, was stopped or stolen).
@@ -92,7 +95,7 @@ struct VoicePool {
 
     /// Whether `id` still names the voice in its slot and it has not ended.
     func isCurrent(_ id: VoiceID) -> Bool {
-        id.slot >= 0 && id.slot < voices.count && voices[id.slot].serial == id.serial && voices[id.slot].isActive
+        id.slot >= 0 && id.slot < voices.count && UInt32(truncatingIfNeeded: voices[id.slot].order) == id.serial && voices[id.slot].isActive
     }
 
     /// A playing voice asks the others to duck.

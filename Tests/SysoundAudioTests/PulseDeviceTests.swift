@@ -108,6 +108,12 @@ final class PulseDeviceTests: XCTestCase {
         let r = try playAndRecord(engine, clip, p)
         XCTAssertEqual(r.peak, 0.5, accuracy: 0.05, "plays again after the server returns (buffers re-uploaded from kept PCM)")
         XCTAssertNotNil(r.onset)
+        // A new voice in the old voice's slot is not the old voice.
+        let fresh = try engine.play(clip, category: .playback, loop: true)
+        XCTAssertEqual(fresh.slot, long.slot)
+        XCTAssertTrue(engine.isPlaying(fresh))
+        XCTAssertFalse(engine.isPlaying(long), "an ID from before the loss never names a new voice")
+        engine.stop(fresh)
     }
 
     func testNoDeviceIsATypedError() throws {
