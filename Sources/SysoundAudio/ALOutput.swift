@@ -78,7 +78,7 @@ final class ALOutput {
 
     /// Opens the default output device (`alcOpenDevice(NULL)`) and creates its context.
     static func openDefault(_ s: AudioSettings) throws(AudioError) -> ALOutput {
-        guard let dev = alcOpenDevice(nil) else {
+        guard let dev = StandardError.silenced({ alcOpenDevice(nil) }) else {
             throw .noOutputDevice(detail: "alcOpenDevice found no default device")
         }
         var attrs = attributes(s)

@@ -7,7 +7,7 @@ import SystemPackage
 /// The per-user directory holding the control files and the daemon's socket.
 ///
 /// Where it is, in order: an explicit path (`--state-dir`, config),
-/// `$XDG_RUNTIME_DIR/sysound`, `/run/user/<uid>/sysound` if `/run/user/<uid>`
+/// `$SYSOUND_STATE_DIR`, `$XDG_RUNTIME_DIR/sysound`, `/run/user/<uid>/sysound` if `/run/user/<uid>`
 /// exists, else `/tmp/sysound-<uid>`. It is created mode 0700; one owned by
 /// another user, or writable by others, is refused: whoever controls it
 /// controls what this user hears.
@@ -29,6 +29,7 @@ public struct StateDirectory: Sendable, Equatable, CustomStringConvertible {
     /// beyond checking whether `/run/user/<uid>` exists.
     public static func resolve(explicit: String? = nil, environment: [String: String] = Environment.current) -> StateDirectory {
         if let explicit, !explicit.isEmpty { return StateDirectory(path: explicit) }
+        if let chosen = environment["SYSOUND_STATE_DIR"], !chosen.isEmpty { return StateDirectory(path: chosen) }
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
             return StateDirectory(path: runtime + "/sysound")
         }
