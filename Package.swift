@@ -87,6 +87,16 @@ let package = Package(
         .executableTarget(name: "sysound-soundgen", dependencies: ["SysoundCore", "CSndfile"]),
         // The client side of the real-kernel force-feedback test (Tests/kernel).
         .executableTarget(name: "sysound-ff-check", dependencies: ["SysoundHaptics", "SysoundCore"]),
+        // Benchmarks of issue 8 (Tests/bench/run.sh); its C target counts heap allocations.
+        .target(name: "CBenchMalloc", path: "Tests/bench/CBenchMalloc"),
+        .executableTarget(
+            name: "sysound-bench",
+            dependencies: [
+                "Sysound", "SysoundServer", "SysoundAudio", "SysoundHaptics", "SysoundState", "SysoundClient",
+                "SysoundConfig", "SysoundCore", "CBenchMalloc",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
 
         // MARK: Tests
         .testTarget(name: "SysoundCoreTests", dependencies: ["SysoundCore"]),

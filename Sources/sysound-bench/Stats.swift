@@ -1,0 +1,120 @@
+import Foundation
+
+/// The distribution of one measurement: what every table row shows.
+struct Summary: Codable, Sendable {
+    var median: Double
+    var p90: Double
+    var p99: Double
+    var min: Double
+    var max: Double
+    var n: Int
+
+    /// Nearest-rank percentiles of `values`; nil when there are none.
+    init?(_ values: [Double]) {
+        guard !values.isEmpty else { return nil }
+        let s = values.sorted()
+        func rank(_ p: Double) -> Double { s[Swift.min(s.count - 1, Swift.max(0, Int((p * Double(s.count)).rounded(.up)) - 1))] }
+        median = s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+        p90 = rank(0.90)
+        p99 = rank(0.99)
+        min = s[0]
+        max = s[s.count - 1]
+        n = s.count
+    }
+}
+
+/// One line of the results table.
+struct Row: Codable, Sendable {
+    /// "1".."8", the issue's figure number.
+    var figure: String
+    var name: String
+    var unit: String
+    /// A distribution, or nil for a single derived value (`value`).
+    var summary: Summary?
+    var value: Double?
+    var note: String?
+}
+
+/// A target of issue 8 and whether this run met it.
+struct TargetCheck: Codable, Sendable {
+    var target: String
+    var measured: String
+    /// nil: not judged (smoke mode, or the figure was not measured).
+    var met: Bool?
+}
+
+/// Everything one run produced; written as JSON and printed as a table.
+struct Report: Codable, Sendable {
+    var date: String
+    var machine: String
+    var mode: String
+    var rows: [Row] = []
+    var targets: [TargetCheck] = []
+    /// Measurement problems: missed tones, unanswered requests, figures that failed.
+    var problems: [String] = []
+    var notes: [String] = []
+    var seconds: Double = 0
+
+    mutating func add(_ figure: String, _ name: String, unit: String, _ values: [Double], note: String? = nil) {
+        rows.append(Row(figure: figure, name: name, unit: unit, summary: Summary(values), value: nil, note: note))
+    }
+
+    mutating func add(_ figure: String, _ name: String, unit: String, value: Double, note: String? = nil) {
+        rows.append(Row(figure: figure, name: name, unit: unit, summary: nil, value: value, note: note))
+    }
+
+    func row(_ figure: String, _ name: String) -> Row? { rows.first { $0.figure == figure && $0.name == name } }
+
+    /// The table as text: one line per row, distributions in columns.
+    var table: String {
+        var lines = ["sysound-bench \(mode) — \(date) — \(machine)", ""]
+        let header = ["fig", "measurement", "unit", "median", "p90", "p99", "min", "max", "n"]
+        var cells: [[String]] = [header]
+        for r in rows {
+            if let s = r.summary {
+                cells.append([r.figure, r.name, r.unit, fmt(s.median), fmt(s.p90), fmt(s.p99), fmt(s.min), fmt(s.max), "\(s.n)"])
+            } else {
+                cells.append([r.figure, r.name, r.unit, r.value.map(fmt) ?? "—", "", "", "", "", ""])
+            }
+        }
+        let widths = header.indices.map { i in cells.map { $0[i].count }.max() ?? 0 }
+        for (k, row) in cells.enumerated() {
+            let text = row.enumerated().map { i, c in
+                i < 3 ? c.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+                      : String(repeating: " ", count: widths[i] - c.count) + c
+            }.joined(separator: "  ")
+            lines.append(text)
+            if k == 0 { lines.append(String(repeating: "-", count: text.count)) }
+        }
+        let notes = rows.compactMap { r in r.note.map { "  [\(r.figure)] \(r.name): \($0)" } }
+        if !notes.isEmpty { lines += ["", "notes:"] + notes }
+        if !targets.isEmpty {
+            lines += ["", "targets:"]
+            for t in targets {
+                let verdict = t.met.map { $0 ? "met   " : "MISSED" } ?? "n/a   "
+                lines.append("  \(verdict)  \(t.target): \(t.measured)")
+            }
+        }
+        if !problems.isEmpty { lines += ["", "problems:"] + problems.map { "  - \($0)" } }
+        lines.append("")
+        lines.append(String(format: "finished in %.1f s", seconds))
+        return lines.joined(separator: "\n")
+    }
+
+    func writeJSON(to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(self).write(to: URL(fileURLWithPath: path))
+    }
+}
+
+/// Three significant digits, without exponent for the ranges the bench sees.
+func fmt(_ v: Double) -> String {
+    if v == 0 { return "0" }
+    let a = abs(v)
+    if a >= 1000 { return String(format: "%.0f", v) }
+    if a >= 100 { return String(format: "%.1f", v) }
+    if a >= 10 { return String(format: "%.2f", v) }
+    if a >= 1 { return String(format: "%.3f", v) }
+    return String(format: "%.4f", v)
+}

@@ -1,0 +1,41 @@
+/// The targets of issue 8, judged against a full run's rows (not in smoke mode).
+enum Targets {
+    static func judge(_ r: inout Report) {
+        let smoke = r.mode == "smoke"
+        var checks: [TargetCheck] = []
+        func check(_ target: String, _ measured: Double?, _ text: (Double) -> String, _ ok: (Double) -> Bool) {
+            guard let measured, measured.isFinite else {
+                checks.append(TargetCheck(target: target, measured: "not measured", met: nil))
+                return
+            }
+            checks.append(TargetCheck(target: target, measured: text(measured), met: smoke ? nil : ok(measured)))
+        }
+        func median(_ f: String, _ n: String) -> Double? { r.row(f, n)?.summary?.median }
+        func p99(_ f: String, _ n: String) -> Double? { r.row(f, n)?.summary?.p99 }
+
+        check("CLI whole process ≤ 0.4 × pactl play-sample", r.row("1", "ratio sysound / pactl (medians)")?.value,
+              { "\(fmt($0)) × (medians \(fmt(median("1", "process: sysound play tap (daemon up)") ?? .nan)) vs \(fmt(median("1", "process: pactl play-sample") ?? .nan)) ms)" },
+              { $0 <= 0.4 })
+        check("launch → first sample: CLI ≤ 0.7 × pactl", r.row("2", "ratio CLI / pactl (medians)")?.value,
+              { "\(fmt($0)) ×" }, { $0 <= 0.7 })
+        check("launch → first sample: library play() ≤ 3 ms median", median("2", "launch → sink: library play() in-process"),
+              { "\(fmt($0)) ms" }, { $0 <= 3 })
+        let library = "SoundService.play(\"tap\") (library, embedded)"
+        check("play() call ≤ 20 µs p99 (library)", p99("3", "call: " + library), { "\(fmt($0)) µs p99" }, { $0 <= 20 })
+        check("play() call ≤ 20 µs p99 (daemon's in-process path)", p99("3", "call: FeedbackManager.handle(play tap) (daemon, no socket)"),
+              { "\(fmt($0)) µs p99" }, { $0 <= 20 })
+        for layer in [library, "FeedbackManager.play(tap, haptic: false)", "AudioEngine.play(clip) (engine primitive)"] {
+            check("no allocation on the play path: \(layer)", r.row("3", "allocations: " + layer)?.summary?.max,
+                  { "\(fmt($0)) at most per call (median \(fmt(median("3", "allocations: " + layer) ?? .nan)))" }, { $0 == 0 })
+        }
+        check("haptic request → write ≤ 100 µs p99", p99("4", "vibrate tap → EV_FF play: FeedbackManager.handle"),
+              { "\(fmt($0)) µs p99" }, { $0 <= 100 })
+        let rates = r.rows.filter { $0.figure == "5" && $0.name.hasPrefix("play tap") && $0.unit == "req/s" }.compactMap(\.value)
+        check("≥ 50 000 play requests/s through the socket", rates.max(), { "\(fmt($0)) req/s (best of 1, 4, 16 clients)" }, { $0 >= 50_000 })
+        check("silent toggle applied ≤ 5 ms (p99)", p99("6", "silent rename → daemon state").map { $0 / 1000 },
+              { "\(fmt($0)) ms p99" }, { $0 <= 5 })
+        check("daemon idle CPU ≤ 1 % of a core (default period)", median("8", "daemon idle CPU, period 256×2 (default)"),
+              { "\(fmt($0)) % median of 1 s windows" }, { $0 <= 1 })
+        r.targets = checks
+    }
+}
