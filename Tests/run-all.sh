@@ -29,11 +29,13 @@ fi
 
 echo "== swift test (with a private PulseAudio server)"
 SYSOUND_REQUIRE_PULSE=1 Tests/fixture/with-pulse.sh swift test --skip-build 2>&1 | tee "$logs/swift-test.log"
-summary=$(grep -E "Test Suite 'All tests' (passed|failed)" -A1 "$logs/swift-test.log" | grep -oE 'Executed [0-9]+ tests?, with [0-9]+ failures?' | tail -1)
+# XCTest's last line: "Executed N tests, with [K tests skipped and] M failures".
+summary=$(grep -E "Test Suite 'All tests' (passed|failed)" -A1 "$logs/swift-test.log" | grep -E 'Executed [0-9]+ tests?' | tail -1)
 if [ -n "$summary" ]; then
     total=$(grep -oE 'Executed [0-9]+' <<<"$summary" | grep -oE '[0-9]+')
-    fails=$(grep -oE 'with [0-9]+' <<<"$summary" | grep -oE '[0-9]+')
-    count "swift test" "$logs/swift-test.log" $((total - fails)) "$fails"
+    fails=$(grep -oE '[0-9]+ failures?' <<<"$summary" | grep -oE '[0-9]+')
+    skipped=$(grep -oE '[0-9]+ tests? skipped' <<<"$summary" | grep -oE '[0-9]+' || true)
+    count "swift test" "$logs/swift-test.log" $((total - fails - ${skipped:-0})) "$fails"
 else
     echo "swift test ended without a summary (crash?)"
     count "swift test" "$logs/swift-test.log" 0 1
