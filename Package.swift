@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .library(name: "Sysound", targets: ["Sysound"]),
         .executable(name: "sysound", targets: ["sysound"]),
+        .executable(name: "sysound-engine", targets: ["sysound-engine"]),
         .executable(name: "sysound-soundgen", targets: ["sysound-soundgen"]),
     ],
     dependencies: [
@@ -76,11 +77,28 @@ let package = Package(
             ]),
 
         // MARK: Executables
+        // The CLI is a thin client: with a daemon up, `sysound play tap` loads
+        // no audio, haptics or configuration code at all. What needs the
+        // engines (no daemon, serve, check, --to) runs in sysound-engine.
         .executableTarget(
             name: "sysound",
             dependencies: [
+                "SysoundCore", "SysoundClient", "SysoundState", "SysoundCLIOptions",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .executableTarget(
+            name: "sysound-engine",
+            dependencies: [
                 "Sysound", "SysoundServer", "SysoundClient", "SysoundConfig", "SysoundState",
-                "SysoundAudio", "SysoundHaptics",
+                "SysoundAudio", "SysoundHaptics", "SysoundCLIOptions",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // Options both executables parse (serve, check), declared once.
+        .target(
+            name: "SysoundCLIOptions",
+            dependencies: [
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

@@ -1,5 +1,8 @@
 import ArgumentParser
-import Sysound
+import SysoundCLIOptions
+import SysoundClient
+import SysoundCore
+import SysoundState
 
 /// Options every command that talks to the service takes.
 struct CommonOptions: ParsableArguments {
@@ -15,57 +18,41 @@ struct CommonOptions: ParsableArguments {
     @Flag(name: .long, help: "Use the embedded engine even if a daemon runs.")
     var embedded = false
 
-    func service() -> SoundService {
-        SoundService(stateDirectory: stateDir, configPath: config, mode: embedded ? .embedded : .automatic)
-    }
+    var backend: Backend { Backend(options: self) }
 }
 
-/// Exit codes (sysexits.h), documented in `sysound --help` and the README.
-enum Exit {
-    static let usage: Int32 = 64
-    static let unknownName: Int32 = 65
-    static let badFile: Int32 = 66
-    static let noDevice: Int32 = 69
-    static let software: Int32 = 70
-    static let busy: Int32 = 75
-    static let denied: Int32 = 77
-    static let configuration: Int32 = 78
+/// A request that failed: the wire code decides the exit code.
+struct CLIFailure: Error {
+    var code: WireErrorCode
+    var message: String
 
-    static func code(for error: SoundServiceError) -> Int32 {
-        switch error.code {
-        case .badRequest, .badValue, .tooLarge, .version: usage
-        case .unknownSound, .unknownPreset: unknownName
-        case .badFile: badFile
-        case .noDevice: noDevice
-        case .busy: busy
-        case .denied: denied
-        case WireErrorCode(rawValue: "config"): configuration
-        default: software
+    var exitCode: Int32 {
+        switch code {
+        case .badRequest, .badValue, .tooLarge, .version: Exit.usage
+        case .unknownSound, .unknownPreset: Exit.unknownName
+        case .badFile: Exit.badFile
+        case .noDevice: Exit.noDevice
+        case .busy: Exit.busy
+        case .denied: Exit.denied
+        default: Exit.software
         }
     }
 }
 
-/// Prints an error the way every command does, and exits with its code.
-func fail(_ what: String, _ error: SoundServiceError) -> ExitCode {
-    printError("sysound: \(what): \(error)")
-    return ExitCode(Exit.code(for: error))
-}
-
-func printError(_ text: String) {
-    var stderr = StandardError()
-    print(text, to: &stderr)
+/// Prints an error the way every command does and returns its exit code.
+func fail(_ what: String, _ failure: CLIFailure) -> ExitCode {
+    printError("sysound: \(what): \(failure.message)")
+    return ExitCode(failure.exitCode)
 }
 
 /// Standard error through write(2): no stdio buffering, no shared FILE*.
-struct StandardError: TextOutputStream {
-    mutating func write(_ string: String) {
-        var bytes = Array(string.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
-            if n <= 0 { break }
-            offset += n
-        }
+func printError(_ text: String) {
+    let bytes = Array((text + "\n").utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
+        if n <= 0 { return }
+        offset += n
     }
 }
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Sysound
+import SysoundCore
 
 struct VibrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -35,11 +35,9 @@ struct VibrateCommand: ParsableCommand {
     }
 
     func run() throws {
-        let service = common.service()
         let source: VibrateRequest.Source = try pattern.map { .pattern(try HapticPattern(parsing: $0)) } ?? .preset(preset!)
         do {
-            let fields = try service.perform(.vibrate(VibrateRequest(source, intensity: intensity)))
-            service.waitUntilIdle()
+            let (fields, _, _) = try common.backend.perform(.vibrate(VibrateRequest(source, intensity: intensity)))
             if common.verbose {
                 print(fields["outcome"] == "skip" ? "not vibrated: \(fields["reason"] ?? "?")" : "vibrated")
             }
@@ -61,7 +59,7 @@ struct StopCommand: ParsableCommand {
 
     func run() throws {
         do {
-            try common.service().stop(id)
+            _ = try common.backend.perform(.stop(id.map(StopTarget.voice) ?? .all))
         } catch {
             throw fail("cannot stop", error)
         }

@@ -1,6 +1,6 @@
 import ArgumentParser
-import Sysound
-import SysoundConfig
+import SysoundCLIOptions
+import SysoundCore
 
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,17 +13,17 @@ struct StatusCommand: ParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func run() throws {
-        let service = common.service()
+        let backend = common.backend
         var fields = WireFields()
-        let daemon = service.isUsingDaemon
-        if daemon, case .ok(let status, _)? = try? service.send(.status) {
+        let daemon = backend.daemonIsRunning
+        if daemon, let status = try? backend.perform(.status).fields {
             fields = status
         } else {
-            let state = service.state
+            let state = backend.state
             for control in ControlFile.allCases { fields[control.rawValue] = control.content(of: state) }
         }
         fields["daemon"] = daemon ? "running" : "not running"
-        fields["state-dir"] = service.stateDirectory.path
+        fields["state-dir"] = backend.stateDirectory.path
         if json {
             print(JSON.object(fields))
         } else {
@@ -57,15 +57,11 @@ struct ListCommand: ParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func run() throws {
-        let reply: Reply
+        let records: [WireFields]
         do {
-            reply = try common.service().send(.list(kind == .sounds ? .sounds : .presets))
+            records = try common.backend.perform(.list(kind == .sounds ? .sounds : .presets)).records
         } catch {
             throw fail("cannot list \(kind.rawValue)", error)
-        }
-        guard case .ok(_, let records) = reply else {
-            if case .error(let code, let message) = reply { throw fail("cannot list \(kind.rawValue)", .refused(code: code, message: message)) }
-            return
         }
         if json {
             print("[" + records.map(JSON.object).joined(separator: ",\n ") + "]")
@@ -83,25 +79,26 @@ struct ListCommand: ParsableCommand {
     }
 }
 
+/// `check` and `serve` need the configuration and the engines: they run in sysound-engine.
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "check",
-        abstract: "Validate a configuration and its theme; report every problem with file, line and key.",
-        discussion: "Exits 78 if there is any error (warnings alone exit 0).")
+        commandName: "check", abstract: EngineCommandText.checkAbstract, discussion: EngineCommandText.checkDiscussion)
 
-    @Argument(help: ArgumentHelp("The configuration file (default: the one the service would use).", valueName: "file"))
-    var file: String?
-
-    @Flag(name: .shortAndLong, help: "Also say which file was checked when all is well.")
-    var verbose = false
+    @OptionGroup var options: CheckOptions
 
     func run() throws {
-        let diagnostics = SysoundCheck.check(configPath: file)
-        for d in diagnostics { printError(d.description) }
-        if diagnostics.containsErrors {
-            throw ExitCode(Exit.configuration)
-        }
-        if verbose || diagnostics.isEmpty { print("ok: \(file ?? "the configuration") and its theme are valid") }
+        do { try Engine.exec(Array(CommandLine.arguments.dropFirst())) } catch { throw fail("cannot check", error) }
+    }
+}
+
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve", abstract: EngineCommandText.serveAbstract, discussion: EngineCommandText.serveDiscussion)
+
+    @OptionGroup var options: ServeOptions
+
+    func run() throws {
+        do { try Engine.exec(Array(CommandLine.arguments.dropFirst())) } catch { throw fail("cannot serve", error) }
     }
 }
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Sysound
+import SysoundCore
 
 struct PlayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -64,33 +64,30 @@ struct PlayCommand: ParsableCommand {
         let request = PlayRequest(
             source, category: category.flatMap(SoundCategory.init(parsing:)), gain: gain, rate: rate,
             duck: duck, loop: loop, haptic: !noHaptic)
+        let backend = common.backend
         if let to {
             do {
-                let outcome = try SoundRenderer.render(request, to: to, configPath: common.config, stateDirectory: common.stateDir)
-                if common.verbose { print("\(label): rendered to \(to) (\(outcome.fields["duration-ms"] ?? "?") ms)") }
+                let fields = try backend.render(request, to: to)
+                if common.verbose { print("\(label): rendered to \(to) (\(fields["duration-ms"] ?? "?") ms)") }
             } catch {
                 throw fail("cannot render \(label)", error)
             }
             return
         }
-        let service = common.service()
-        let viaDaemon = service.isUsingDaemon
         do {
-            // The embedded engine lives in this process: wait, or the sound dies with it.
-            let outcome = try service.send(.play(request, wait: wait || !viaDaemon))
-            guard case .ok(let fields, _) = outcome else {
-                if case .error(let code, let message) = outcome { throw SoundServiceError.refused(code: code, message: message) }
-                return
-            }
-            if !viaDaemon { service.waitUntilIdle() }
-            if common.verbose { print(describe(label, fields, viaDaemon: viaDaemon, service: service)) }
-        } catch let error as SoundServiceError {
+            // The embedded engine waits for the sound to end by itself.
+            let (fields, _, route) = try backend.perform(.play(request, wait: wait))
+            if common.verbose { print(describe(label, fields, route: route)) }
+        } catch {
             throw fail("cannot play \(label)", error)
         }
     }
 
-    func describe(_ label: String, _ fields: WireFields, viaDaemon: Bool, service: SoundService) -> String {
-        let engine = viaDaemon ? "daemon at \(service.stateDirectory.socketPath)" : "embedded engine (no daemon running)"
+    func describe(_ label: String, _ fields: WireFields, route: Backend.Route) -> String {
+        let engine: String = switch route {
+        case .daemon(let socket): "daemon at \(socket)"
+        case .engine: "embedded engine (no daemon running)"
+        }
         var line: String
         switch fields["outcome"] ?? "" {
         case "skip", "vibrate-instead":

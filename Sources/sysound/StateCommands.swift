@@ -1,5 +1,5 @@
 import ArgumentParser
-import Sysound
+import SysoundCore
 
 /// What the state commands (`silent`, `lock`, `haptics`) accept.
 enum SwitchAction: String, ExpressibleByArgument, CaseIterable {
@@ -24,8 +24,8 @@ extension SwitchCommand {
     }
 
     func run() throws {
-        let service = common.service()
-        let current = service.state
+        let backend = common.backend
+        let current = backend.state
         let isOn = Self.file.content(of: current) == "1"
         let wanted: Bool
         switch action {
@@ -37,7 +37,7 @@ extension SwitchCommand {
         case .toggle: wanted = !isOn
         }
         do {
-            try service.set(Self.file, to: wanted ? "1" : "0")
+            try backend.set(Self.file, to: wanted ? "1" : "0")
         } catch {
             throw fail("cannot set \(Self.file.rawValue)", error)
         }
@@ -100,17 +100,17 @@ struct VolumeCommand: ParsableCommand {
     }
 
     func run() throws {
-        let service = common.service()
+        let backend = common.backend
         guard let level else {
-            print(ControlValue.format(volume: service.state.volume))
+            print(ControlValue.format(volume: backend.state.volume))
             return
         }
         do {
-            try service.set(.volume, to: level)
+            try backend.set(.volume, to: level)
         } catch {
             throw fail("cannot set the volume", error)
         }
-        if common.verbose { print("volume: \(ControlValue.format(volume: service.state.volume))") }
+        if common.verbose { print("volume: \(ControlValue.format(volume: backend.state.volume))") }
     }
 }
 
@@ -138,12 +138,8 @@ struct InterruptCommand: ParsableCommand {
     }
 
     func run() throws {
-        let service = common.service()
         do {
-            switch phase {
-            case .begin: try service.beginInterruption()
-            case .end: try service.endInterruption(resumable: resumable)
-            }
+            try common.backend.interrupt(begin: phase == .begin, resumable: resumable)
         } catch {
             throw fail("cannot \(phase.rawValue) the interruption", error)
         }

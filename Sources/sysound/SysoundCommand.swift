@@ -1,6 +1,5 @@
 import ArgumentParser
-import Logging
-import SysoundState
+import SysoundCLIOptions
 
 @main
 struct SysoundCommand: ParsableCommand {
@@ -22,18 +21,9 @@ struct SysoundCommand: ParsableCommand {
             ServeCommand.self,
         ])
 
-    /// Logs go to standard error: warnings by default, information with
-    /// --verbose and for the daemon; SYSOUND_LOG_LEVEL (trace…critical) overrides.
     static func main() {
         let arguments = CommandLine.arguments.dropFirst()
-        var level: Logger.Level = arguments.contains("-v") || arguments.contains("--verbose") || arguments.first == "serve"
-            ? .info : .warning
-        if let text = Environment.current["SYSOUND_LOG_LEVEL"], let wanted = Logger.Level(rawValue: text) { level = wanted }
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        bootstrapLogging(verbose: arguments.contains("-v") || arguments.contains("--verbose"))
         do {
             var command = try parseAsRoot()
             try command.run()

@@ -2,6 +2,7 @@ import ArgumentParser
 import Logging
 import Sysound
 import SysoundAudio
+import SysoundCLIOptions
 import SysoundClient
 import SysoundConfig
 import SysoundHaptics
@@ -10,25 +11,12 @@ import SysoundState
 
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "serve",
-        abstract: "Run the daemon: preload the theme, open the devices, serve requests on $STATE/socket.",
-        discussion: """
-            One daemon per state directory. SIGTERM finishes the replies in flight and exits 0; \
-            SIGHUP reloads configuration and theme (a broken one is reported and the old one kept). \
-            Accepts a socket from systemd (config/sysound.socket).
-            """)
+        commandName: "serve", abstract: EngineCommandText.serveAbstract, discussion: EngineCommandText.serveDiscussion)
 
-    @Option(name: .long, help: ArgumentHelp("The state directory (control files and socket).", valueName: "dir"))
-    var stateDir: String?
-
-    @Option(name: .long, help: ArgumentHelp("The configuration file (default: the search order in README).", valueName: "file"))
-    var config: String?
-
-    @Option(name: .long, help: ArgumentHelp("Where force-feedback devices appear.", valueName: "dir"))
-    var inputDir = "/dev/input"
-
-    @Flag(name: .shortAndLong, help: "Log every request's outcome at info level.")
-    var verbose = false
+    @OptionGroup var options: ServeOptions
+    var stateDir: String? { options.stateDir }
+    var config: String? { options.config }
+    var inputDir: String { options.inputDir }
 
     func run() throws {
         let logger = Logger(label: "sysound.daemon")

@@ -1,0 +1,54 @@
+import ArgumentParser
+
+/// Options of `sysound serve`, parsed by the CLI (for help and validation)
+/// and again by sysound-engine, which runs the daemon.
+public struct ServeOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The state directory (control files and socket).", valueName: "dir"))
+    public var stateDir: String?
+
+    @Option(name: .long, help: ArgumentHelp("The configuration file (default: the search order in README).", valueName: "file"))
+    public var config: String?
+
+    @Option(name: .long, help: ArgumentHelp("Where force-feedback devices appear.", valueName: "dir"))
+    public var inputDir = "/dev/input"
+
+    @Flag(name: .shortAndLong, help: "Log at info level (the default for the daemon) — kept for symmetry with other commands.")
+    public var verbose = false
+
+    public init() {}
+}
+
+/// Options of `sysound check`.
+public struct CheckOptions: ParsableArguments {
+    @Argument(help: ArgumentHelp("The configuration file (default: the one the service would use).", valueName: "file"))
+    public var file: String?
+
+    @Flag(name: .shortAndLong, help: "Also say which file was checked when all is well.")
+    public var verbose = false
+
+    public init() {}
+}
+
+/// What the serve and check commands say about themselves, shared by both executables.
+public enum EngineCommandText {
+    public static let serveAbstract = "Run the daemon: preload the theme, open the devices, serve requests on $STATE/socket."
+    public static let serveDiscussion = """
+        One daemon per state directory. SIGTERM finishes the replies in flight and exits 0; \
+        SIGHUP reloads configuration and theme (a broken one is reported and the old one kept). \
+        Accepts a socket from systemd (config/sysound.socket).
+        """
+    public static let checkAbstract = "Validate a configuration and its theme; report every problem with file, line and key."
+    public static let checkDiscussion = "Exits 78 if there is any error (warnings alone exit 0)."
+}
+
+/// Exit codes (sysexits.h) of both executables, documented in `sysound --help` and the README.
+public enum Exit {
+    public static let usage: Int32 = 64
+    public static let unknownName: Int32 = 65
+    public static let badFile: Int32 = 66
+    public static let noDevice: Int32 = 69
+    public static let software: Int32 = 70
+    public static let busy: Int32 = 75
+    public static let denied: Int32 = 77
+    public static let configuration: Int32 = 78
+}

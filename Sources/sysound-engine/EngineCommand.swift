@@ -1,0 +1,26 @@
+import ArgumentParser
+import Logging
+import SysoundCLIOptions
+
+/// The engine host behind the `sysound` CLI: runs the daemon, and runs single
+/// requests in-process when no daemon is up. Not meant to be called by hand:
+/// `sysound` starts it with the arguments it has already validated.
+@main
+struct EngineCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sysound-engine",
+        abstract: "The engines behind `sysound`: the daemon and the embedded fallback.",
+        discussion: "Started by `sysound`; see `sysound --help`.",
+        subcommands: [RequestCommand.self, RenderCommand.self, ServeCommand.self, CheckCommand.self])
+
+    static func main() {
+        let arguments = CommandLine.arguments.dropFirst()
+        bootstrapLogging(verbose: arguments.contains("-v") || arguments.contains("--verbose") || arguments.first == "serve")
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
+}

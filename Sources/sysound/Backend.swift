@@ -1,0 +1,107 @@
+import SysoundCLIOptions
+import SysoundClient
+import SysoundCore
+import SysoundState
+
+/// Where the CLI's requests go: the daemon over its socket when one answers,
+/// else a one-shot `sysound-engine` process that loads the engines, plays in
+/// its own process, prints the reply and exits when the sound has ended.
+///
+/// Keeping the engines out of this executable is what makes `sysound play`
+/// with a daemon up cost about as much as a trivial process.
+struct Backend {
+    let options: CommonOptions
+
+    var stateDirectory: StateDirectory { StateDirectory.resolve(explicit: options.stateDir) }
+
+    /// Which way a request went, for `--verbose`.
+    enum Route: Equatable {
+        case daemon(socket: String)
+        case engine
+    }
+
+    /// Sends `request`; an `error` reply becomes a thrown `CLIFailure`.
+    func perform(_ request: Request) throws(CLIFailure) -> (fields: WireFields, records: [WireFields], route: Route) {
+        let (reply, route) = try send(request)
+        switch reply {
+        case .ok(let fields, let records): return (fields, records, route)
+        case .error(let code, let message): throw CLIFailure(code: code, message: message)
+        }
+    }
+
+    func send(_ request: Request) throws(CLIFailure) -> (Reply, Route) {
+        if !options.embedded {
+            let socket = stateDirectory.socketPath
+            do {
+                return (try DaemonClient(socketPath: socket).send(request), .daemon(socket: socket))
+            } catch {
+                guard error.isNoDaemon else { throw CLIFailure(code: .internal, message: error.description) }
+            }
+        }
+        return (try Engine.run(["request", request.text] + engineOptions), .engine)
+    }
+
+    /// Renders a play request into a WAV file (always in-process: the daemon never writes files).
+    func render(_ request: PlayRequest, to path: String) throws(CLIFailure) -> WireFields {
+        let reply = try Engine.run(["render", Request.play(request).text, "--to", path] + engineOptions)
+        switch reply {
+        case .ok(let fields, _): return fields
+        case .error(let code, let message): throw CLIFailure(code: code, message: message)
+        }
+    }
+
+    /// Whether a daemon answers (for `status`).
+    var daemonIsRunning: Bool {
+        !options.embedded && DaemonClient(socketPath: stateDirectory.socketPath).isDaemonRunning()
+    }
+
+    private var engineOptions: [String] {
+        (options.stateDir.map { ["--state-dir", $0] } ?? []) + (options.config.map { ["--config", $0] } ?? [])
+            + (options.verbose ? ["--verbose"] : [])
+    }
+}
+
+extension Backend {
+    /// The user's settings, read from the control files.
+    var state: SystemState { ControlFiles(directory: stateDirectory).loadAll().state }
+
+    /// Changes a setting: through the daemon (which applies it to what plays
+    /// now) when one runs, else by writing the control file atomically here.
+    func set(_ file: ControlFile, to value: String) throws(CLIFailure) {
+        let change: StateChange
+        do {
+            change = try StateChange(file, parsing: value)
+        } catch {
+            throw CLIFailure(code: .badValue, message: "\(file.rawValue): \(error)")
+        }
+        try sendOrWrite(.stateSet(change), file: change.file, content: change.content)
+    }
+
+    /// Begins or ends an interruption; without a daemon nothing plays that
+    /// could pause, so recording it in the control file is all there is to do.
+    func interrupt(begin: Bool, resumable: Bool) throws(CLIFailure) {
+        try sendOrWrite(begin ? .interruptBegin : .interruptEnd(resumable: resumable), file: .interrupted, content: begin ? "1" : "0")
+    }
+
+    private func sendOrWrite(_ request: Request, file: ControlFile, content: String) throws(CLIFailure) {
+        if !options.embedded {
+            do {
+                switch try DaemonClient(socketPath: stateDirectory.socketPath).send(request) {
+                case .ok: return
+                case .error(let code, let message): throw CLIFailure(code: code, message: message)
+                }
+            } catch let error as ClientError {
+                guard error.isNoDaemon else { throw CLIFailure(code: .internal, message: error.description) }
+            } catch let failure as CLIFailure {
+                throw failure
+            } catch {
+                throw CLIFailure(code: .internal, message: "\(error)")
+            }
+        }
+        do {
+            try ControlFiles(directory: stateDirectory).write(file, content)
+        } catch {
+            throw CLIFailure(code: .internal, message: error.description)
+        }
+    }
+}
