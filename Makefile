@@ -31,8 +31,10 @@ deps:
 test-deps:
 	$(call apt_install,$(TEST_PACKAGES))
 
+# sysound is the thin client; sysound-engine (beside it) hosts the engines.
 release: deps
 	$(RELEASE) --product sysound
+	$(RELEASE) --product sysound-engine
 
 # Exit code 69 means there is no audio output on this machine: the job ran
 # and said so; offer the way to hear the result elsewhere instead of failing.
