@@ -19,6 +19,12 @@ final class TOMLDocument {
     /// Parses `text` (named `file` in diagnostics) with TOMLKit's `TOMLTable(string:)`.
     /// On a syntax error returns the diagnostic, with the parser's line.
     static func parse(text: String, file: String) -> Result<TOMLDocument, Diagnostic> {
+        // Before TOMLKit: toml++ aborts on some invalid headers (TOMLPreflight).
+        if let (line, column) = TOMLPreflight.badHeaderStart(in: text) {
+            return .failure(Diagnostic(
+                .syntax, file: file, line: line,
+                message: "a table header must start with a name of letters, digits, \"-\" and \"_\", or a quoted one (column \(column)); e.g. [audio] or [\"é\"]"))
+        }
         do {
             return .success(TOMLDocument(file: file, root: try TOMLTable(string: text), text: text))
         } catch let error as TOMLParseError {
