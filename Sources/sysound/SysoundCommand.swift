@@ -23,6 +23,7 @@ struct SysoundCommand: ParsableCommand {
 
     static func main() {
         let arguments = CommandLine.arguments.dropFirst()
+        if let status = FastPath.run(arguments) { Glibc.exit(status) }
         bootstrapLogging(verbose: arguments.contains("-v") || arguments.contains("--verbose"))
         do {
             var command = try parseAsRoot()
@@ -32,3 +33,7 @@ struct SysoundCommand: ParsableCommand {
         }
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#endif
