@@ -19,18 +19,3 @@ struct CheckCommand: ParsableCommand {
         }
     }
 }
-
-/// Standard error through write(2): no stdio buffering, no shared FILE*.
-func printError(_ text: String) {
-    let bytes = Array((text + "\n").utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let n = bytes.withUnsafeBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
-        if n <= 0 { return }
-        offset += n
-    }
-}
-
-#if canImport(Glibc)
-import Glibc
-#endif

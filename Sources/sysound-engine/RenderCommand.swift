@@ -9,25 +9,15 @@ struct RenderCommand: ParsableCommand {
         commandName: "render",
         abstract: "Render a play request into a WAV file (used by `sysound play --to`).")
 
-    @Argument(help: "The play request, in the socket protocol's text form.")
-    var request: String
+    @OptionGroup var options: EngineRequestOptions
 
     @Option(name: .long, help: ArgumentHelp("The WAV file to write.", valueName: "file"))
     var to: String
 
-    @Option(name: .long, help: ArgumentHelp("The state directory (for the volume).", valueName: "dir"))
-    var stateDir: String?
-
-    @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "file"))
-    var config: String?
-
-    @Flag(name: .shortAndLong, help: "Log at info level.")
-    var verbose = false
-
     func run() throws {
         let play: PlayRequest
         do {
-            guard case .play(let request, _) = try Request(parsing: Array(request.utf8)) else {
+            guard case .play(let request, _) = try Request(parsing: Array(options.request.utf8)) else {
                 return writeReply(.error(.badRequest, "render takes a play request"))
             }
             play = request
@@ -35,7 +25,7 @@ struct RenderCommand: ParsableCommand {
             return writeReply(error.reply)
         }
         do {
-            let outcome = try SoundRenderer.render(play, to: to, configPath: config, stateDirectory: stateDir)
+            let outcome = try SoundRenderer.render(play, to: to, configPath: options.config, stateDirectory: options.stateDir)
             writeReply(.ok(outcome.fields))
         } catch {
             writeReply(.error(error.code, error.description))

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Sysound
+import SysoundCLIOptions
 import SysoundCore
 
 /// Runs one wire request on an engine embedded in this process and prints
@@ -10,26 +11,16 @@ struct RequestCommand: ParsableCommand {
         commandName: "request",
         abstract: "Run one protocol request in-process and print the reply (used by `sysound` without a daemon).")
 
-    @Argument(help: "The request, in the socket protocol's text form (sysound/1 play tap …).")
-    var request: String
-
-    @Option(name: .long, help: ArgumentHelp("The state directory.", valueName: "dir"))
-    var stateDir: String?
-
-    @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "file"))
-    var config: String?
-
-    @Flag(name: .shortAndLong, help: "Log at info level.")
-    var verbose = false
+    @OptionGroup var options: EngineRequestOptions
 
     func run() throws {
         let parsed: Request
         do {
-            parsed = try Request(parsing: Array(request.utf8))
+            parsed = try Request(parsing: Array(options.request.utf8))
         } catch {
             return writeReply(error.reply)
         }
-        let service = SoundService(stateDirectory: stateDir, configPath: config, mode: .embedded)
+        let service = SoundService(stateDirectory: options.stateDir, configPath: options.config, mode: .embedded)
         do {
             writeReply(try service.send(parsed))
         } catch {
@@ -42,16 +33,21 @@ struct RequestCommand: ParsableCommand {
 /// Writes a reply to standard output, unbuffered, so the CLI reads it before
 /// this process waits for its sound to end.
 func writeReply(_ reply: Reply) {
-    var bytes = reply.encoded()
-    bytes.append(0x0A)
-    var offset = 0
-    while offset < bytes.count {
-        let n = bytes.withUnsafeBytes { write(1, $0.baseAddress! + offset, $0.count - offset) }
-        if n <= 0 { return }
-        offset += n
-    }
+    writeAll(1, reply.encoded() + [0x0A])
 }
 
-#if canImport(Glibc)
-import Glibc
-#endif
+/// What `request` and `render` take: a request in wire form and where the
+/// user's settings and configuration are.
+struct EngineRequestOptions: ParsableArguments {
+    @Argument(help: "The request, in the socket protocol's text form (sysound/1 play tap …).")
+    var request: String
+
+    @Option(name: .long, help: ArgumentHelp("The state directory.", valueName: "dir"))
+    var stateDir: String?
+
+    @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "file"))
+    var config: String?
+
+    @Flag(name: .shortAndLong, help: "Log at info level.")
+    var verbose = false
+}

@@ -44,18 +44,3 @@ func fail(_ what: String, _ failure: CLIFailure) -> ExitCode {
     printError("sysound: \(what): \(failure.message)")
     return ExitCode(failure.exitCode)
 }
-
-/// Standard error through write(2): no stdio buffering, no shared FILE*.
-func printError(_ text: String) {
-    let bytes = Array((text + "\n").utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let n = bytes.withUnsafeBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
-        if n <= 0 { return }
-        offset += n
-    }
-}
-
-#if canImport(Glibc)
-import Glibc
-#endif

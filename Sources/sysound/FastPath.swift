@@ -1,3 +1,4 @@
+import SysoundCLIOptions
 import SysoundClient
 import SysoundCore
 import SysoundState
