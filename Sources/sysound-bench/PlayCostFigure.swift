@@ -41,15 +41,19 @@ enum PlayCostFigure {
             ("AudioEngine.play(clip) (engine primitive)", { _ = try engine.play(clip) }),
         ]
         let warmup = c.count(100, smoke: 5), runs = c.count(1000, smoke: 50)
+        // SYSOUND_BENCH_WATCH_ALLOCATIONS=1: stop in bench_allocation_watched under a debugger.
+        let watch = currentEnvironment()["SYSOUND_BENCH_WATCH_ALLOCATIONS"] == "1"
         for (name, call) in layers {
             var micros: [Double] = [], allocations: [Double] = []
             micros.reserveCapacity(runs)
             allocations.reserveCapacity(runs)
             for i in 0..<(warmup + runs) {
                 let a0 = bench_thread_allocations()
+                if watch { bench_watch_allocations(1) }
                 let t0 = Clock.now()
                 try call()
                 let t1 = Clock.now()
+                if watch { bench_watch_allocations(0) }
                 let a1 = bench_thread_allocations()
                 if i >= warmup {
                     micros.append(Double(t1 - t0) / 1000)

@@ -19,19 +19,29 @@ extern void *__libc_pvalloc(size_t);
 extern void __libc_free(void *);
 
 static __thread uint64_t allocations;
+static __thread int watching;
 
-void *malloc(size_t size) { allocations++; return __libc_malloc(size); }
-void *calloc(size_t n, size_t size) { allocations++; return __libc_calloc(n, size); }
-void *realloc(void *p, size_t size) { allocations++; return __libc_realloc(p, size); }
+// A place for a debugger's breakpoint: `break bench_allocation_watched`
+// shows the stack of each allocation made while watching is on.
+__attribute__((noinline)) void bench_allocation_watched(void) { __asm__ volatile(""); }
+
+static inline void count(void) {
+    allocations++;
+    if (watching) bench_allocation_watched();
+}
+
+void *malloc(size_t size) { count(); return __libc_malloc(size); }
+void *calloc(size_t n, size_t size) { count(); return __libc_calloc(n, size); }
+void *realloc(void *p, size_t size) { count(); return __libc_realloc(p, size); }
 void free(void *p) { __libc_free(p); }
-void *memalign(size_t alignment, size_t size) { allocations++; return __libc_memalign(alignment, size); }
-void *aligned_alloc(size_t alignment, size_t size) { allocations++; return __libc_memalign(alignment, size); }
-void *valloc(size_t size) { allocations++; return __libc_valloc(size); }
-void *pvalloc(size_t size) { allocations++; return __libc_pvalloc(size); }
+void *memalign(size_t alignment, size_t size) { count(); return __libc_memalign(alignment, size); }
+void *aligned_alloc(size_t alignment, size_t size) { count(); return __libc_memalign(alignment, size); }
+void *valloc(size_t size) { count(); return __libc_valloc(size); }
+void *pvalloc(size_t size) { count(); return __libc_pvalloc(size); }
 
 int posix_memalign(void **out, size_t alignment, size_t size) {
     if (alignment < sizeof(void *) || (alignment & (alignment - 1)) != 0) return EINVAL;
-    allocations++;
+    count();
     void *p = __libc_memalign(alignment, size);
     if (!p) return ENOMEM;
     *out = p;
@@ -47,3 +57,5 @@ int bench_malloc_interposed(void) {
     free(p);
     return allocations != before;
 }
+
+void bench_watch_allocations(int on) { watching = on; }
