@@ -1,0 +1,130 @@
+import Foundation
+import SysoundClient
+import SysoundCore
+import XCTest
+
+/// Faults around a running daemon: the sound server, the state directory, the
+/// socket and the control files go away or turn into something else; the
+/// daemon keeps serving without a restart. (A haptic device removed in the
+/// middle of a pattern is covered by the real-kernel test, Tests/kernel/run.sh.)
+final class FaultTests: XCTestCase {
+    var daemon: Daemon!
+
+    override func setUpWithError() throws {
+        try Pulse.require()
+        daemon = try Daemon()
+    }
+
+    override func tearDown() {
+        XCTAssertEqual(daemon?.stop(), 0, "the daemon did not exit 0: \(daemon?.log(tail: 20) ?? "")")
+    }
+
+    func playsNow(_ name: String = "tap") throws -> Bool {
+        try Pulse.peak(0.4) { _ = try daemon.client.send(.play(PlayRequest(.name(name)))) } > 0.05
+    }
+
+    func testPulseAudioKilledAndRestartedWhileSoundsPlay() throws {
+        XCTAssertTrue(try daemon.client.send(.play(PlayRequest(.name("ringtone"), loop: true))).isOK)
+        XCTAssertTrue(try playsNow())
+        try Pulse.control("stop")
+        // While the server is away: requests are answered (an error or a
+        // silent success), nothing hangs, the daemon stays up.
+        for _ in 0..<5 {
+            let start = Date()
+            _ = try daemon.client.send(.play(PlayRequest(.name("tap"))))
+            XCTAssertLessThan(Date().timeIntervalSince(start), 2.5)
+            usleep(100_000)
+        }
+        XCTAssertTrue(daemon.isRunning)
+        try Pulse.control("start")
+        let back = Date()
+        var recovered: Double?
+        while Date().timeIntervalSince(back) < 6 {
+            if try playsNow() { recovered = Date().timeIntervalSince(back); break }
+        }
+        guard let recovered else {
+            return XCTFail("no sound within 6 s of PulseAudio's return: \(daemon.log(tail: 30))")
+        }
+        // Within 2 s of the return, counting the 0.4 s recording of the probe.
+        XCTAssertLessThan(recovered, 2.4, "sound came back only after \(recovered) s")
+        print("reliability: sound back \(String(format: "%.2f", recovered)) s after PulseAudio restarted")
+        _ = try daemon.client.send(.stop(.all))
+    }
+
+    func testStateDirectoryRemovedAndRecreated() throws {
+        let fm = FileManager.default
+        try fm.removeItem(atPath: daemon.stateDir)
+        try fm.createDirectory(atPath: daemon.stateDir, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        // The socket comes back (or the daemon says in its log that it cannot).
+        XCTAssertTrue(Daemon.eventually(5) { (try? daemon.client.send(.ping))?.isOK == true },
+                      "the socket did not come back: \(daemon.log(tail: 20))")
+        // And the watches: a control file written by hand takes effect.
+        try "1\n".write(toFile: daemon.stateDir + "/silent", atomically: false, encoding: .utf8)
+        XCTAssertTrue(Daemon.eventually(3) { self.stateValue("silent") == "1" },
+                      "silent written into the new directory was not seen: \(daemon.log(tail: 20))")
+        XCTAssertFalse(try playsNow(), "an ambient sound played in silent mode")
+        try "0\n".write(toFile: daemon.stateDir + "/silent", atomically: false, encoding: .utf8)
+        XCTAssertTrue(Daemon.eventually(3) { self.stateValue("silent") == "0" })
+        XCTAssertTrue(try playsNow())
+    }
+
+    func stateValue(_ key: String) -> String? {
+        guard case .ok(let fields, _)? = try? daemon.client.send(.stateGet(nil)) else { return nil }
+        return fields[key]
+    }
+
+    func testSocketFileDeleted() throws {
+        try FileManager.default.removeItem(atPath: daemon.socketPath)
+        let recreated = Daemon.eventually(5) { (try? daemon.client.send(.ping))?.isOK == true }
+        XCTAssertTrue(recreated || daemon.log().contains("socket"), "neither re-created nor logged: \(daemon.log(tail: 20))")
+        XCTAssertTrue(recreated, "the socket was not re-created within 5 s")
+    }
+
+    func testAControlFileReplacedByADirectory() throws {
+        XCTAssertEqual(try daemon.cli(["volume", "0.5"]).status, 0)
+        let volume = daemon.stateDir + "/volume"
+        try FileManager.default.removeItem(atPath: volume)
+        try FileManager.default.createDirectory(atPath: volume, withIntermediateDirectories: false)
+        usleep(200_000)
+        XCTAssertTrue(daemon.isRunning)
+        XCTAssertTrue(try daemon.client.send(.ping).isOK)
+        // The daemon keeps a usable volume (the last good one or the default) and plays.
+        let v = Double(stateValue("volume") ?? "") ?? -1
+        XCTAssertTrue(v == 0.5 || v == 1, "volume became \(v)")
+        XCTAssertTrue(try playsNow())
+        // Setting it now is refused with a message naming the file, not a crash.
+        let set = try daemon.cli(["volume", "0.7"])
+        XCTAssertNotEqual(set.status, 0, set.output)
+        XCTAssertTrue(set.output.contains("volume"), set.output)
+        try FileManager.default.removeItem(atPath: volume)
+        XCTAssertEqual(try daemon.cli(["volume", "0.7"]).status, 0)
+        XCTAssertTrue(Daemon.eventually(3) { self.stateValue("volume") == "0.7" })
+    }
+
+    /// `sysound silent on` into a full file system: the command fails and
+    /// names the file, the old content stays whole. A 64 KiB tmpfs filled
+    /// to the last block (needs root and mount(2); skipped otherwise).
+    func testDiskFullWhenTheCLIWritesAControlFile() throws {
+        let mnt = daemon.root + "/full"
+        try FileManager.default.createDirectory(atPath: mnt, withIntermediateDirectories: false)
+        let mount = try Run.command("/bin/mount", ["-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", mnt])
+        guard mount.status == 0 else { throw XCTSkip("cannot mount a tmpfs here: \(mount.stderr)") }
+        defer { _ = try? Run.command("/bin/umount", [mnt]) }
+        let state = mnt + "/state"
+        XCTAssertEqual(try daemon.cli(["volume", "0.25"]).status, 0)  // the daemon's own dir: fine
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        try "0.25\n".write(toFile: state + "/volume", atomically: false, encoding: .utf8)
+        // Fill the file system.
+        let filler = FileHandle(forWritingAtPath: { FileManager.default.createFile(atPath: mnt + "/filler", contents: nil); return mnt + "/filler" }())!
+        let block = Data(count: 4096)
+        while (try? filler.write(contentsOf: block)) != nil {}
+        try? filler.close()
+        // The CLI, without a daemon on that directory, writes the file itself.
+        let r = try Run.command(try Run.sysound, ["volume", "0.75", "--state-dir", state])
+        XCTAssertNotEqual(r.status, 0, "a write into a full file system succeeded: \(r.output)")
+        XCTAssertTrue(r.output.contains("volume"), "the error does not name the file: \(r.output)")
+        XCTAssertEqual(try String(contentsOfFile: state + "/volume", encoding: .utf8), "0.25\n", "the old file did not stay whole")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: state).filter { $0 != "volume" }
+        XCTAssertEqual(leftovers, [], "temporary files left behind")
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import SysoundClient
+import SysoundCore
+import XCTest
+
+/// Many clients at once, and many requests over time, against a real daemon.
+///
+/// Sizes come from the environment: the defaults are the short form CI runs,
+/// Tests/reliability/soak.sh sets the long one (1000 per client, 1 000 000):
+///   SYSOUND_LOAD_CLIENTS (100), SYSOUND_LOAD_REQUESTS per client (100)
+///   SYSOUND_SOAK_REQUESTS total (20 000), SYSOUND_SOAK_CLIENTS (8)
+final class LoadTests: XCTestCase {
+    static func setting(_ key: String, _ fallback: Int) -> Int {
+        ProcessInfo.processInfo.environment[key].flatMap(Int.init) ?? fallback
+    }
+
+    /// The request mix: sounds, vibrations (no haptic device here: answered
+    /// with an error), state reads and silent-mode toggles.
+    static func request(_ i: Int) -> Request {
+        switch i % 8 {
+        case 0, 1, 2: .play(PlayRequest(.name(["tap", "click", "key"][i % 3])))
+        case 3: .vibrate(VibrateRequest(.preset("success")))
+        case 4: .stateGet(nil)
+        case 5: .stateGet(.volume)
+        case 6: .stateSet(try! StateChange(.silent, parsing: (i / 8) % 2 == 0 ? "1" : "0"))
+        default: .ping
+        }
+    }
+
+    final class Tally: @unchecked Sendable {
+        let lock = NSLock()
+        var answered = 0, errors: [String: Int] = [:], failures: [String] = []
+        func add(_ reply: Reply) {
+            lock.lock(); defer { lock.unlock() }
+            answered += 1
+            if case .error(let code, _) = reply { errors[code.rawValue, default: 0] += 1 }
+        }
+        func fail(_ text: String) {
+            lock.lock(); defer { lock.unlock() }
+            if failures.count < 20 { failures.append(text) }
+        }
+    }
+
+    /// `clients` threads, each with its own connection, each sending `perClient` requests.
+    static func hammer(_ daemon: Daemon, clients: Int, perClient: Int, offset: Int = 0) -> (Tally, Double) {
+        let tally = Tally()
+        let start = Date()
+        let socketPath = daemon.socketPath
+        DispatchQueue.concurrentPerform(iterations: clients) { c in
+            do {
+                let connection = try DaemonConnection(socketPath: socketPath, timeoutMilliseconds: 10_000)
+                for i in 0..<perClient {
+                    do {
+                        tally.add(try connection.send(request(offset + c * 7 + i)))
+                    } catch {
+                        tally.fail("client \(c) request \(i): \(error)")
+                    }
+                }
+            } catch {
+                tally.fail("client \(c) could not connect: \(error)")
+            }
+        }
+        return (tally, Date().timeIntervalSince(start))
+    }
+
+    func voices(_ daemon: Daemon) -> Int? {
+        guard case .ok(let fields, _)? = try? daemon.client.send(.status) else { return nil }
+        return fields["voices"].flatMap(Int.init)
+    }
+
+    func testConcurrentClientsAreAllAnsweredAndVoicesReclaimed() throws {
+        try Pulse.require()
+        let daemon = try Daemon()
+        defer { XCTAssertEqual(daemon.stop(), 0, "the daemon did not exit 0: \(daemon.log(tail: 20))") }
+        let clients = Self.setting("SYSOUND_LOAD_CLIENTS", 100)
+        let perClient = Self.setting("SYSOUND_LOAD_REQUESTS", 100)
+        // ProcessInfo's concurrentPerform uses one thread per core; these
+        // clients must be concurrent for real, so each gets its own thread.
+        let (tally, seconds) = Self.threads(daemon, clients: clients, perClient: perClient)
+        XCTAssertEqual(tally.failures, [], "requests went unanswered")
+        XCTAssertEqual(tally.answered, clients * perClient)
+        let unexpected = tally.errors.filter { $0.key != "no-device" }
+        XCTAssertEqual(unexpected, [:], "errors other than no-device (no haptic device here): \(unexpected)")
+        XCTAssertTrue(daemon.isRunning)
+        _ = try daemon.client.send(.stateSet(StateChange(.silent, parsing: "0")))
+        XCTAssertTrue(Daemon.eventually(3) { self.voices(daemon) == 0 }, "voices not reclaimed: \(voices(daemon) ?? -1) still busy")
+        XCTAssertGreaterThan(try Pulse.peak(0.4) { _ = try daemon.client.send(.play(PlayRequest(.name("tap")))) }, 0.05,
+                             "no sound after the load")
+        print("reliability: load \(clients) clients × \(perClient) requests: all \(tally.answered) answered in \(String(format: "%.1f", seconds)) s (\(Int(Double(tally.answered) / seconds))/s), RSS \(daemon.rssKiB() ?? 0) KiB")
+    }
+
+    /// One thread per client (Thread, not a pool), all started before any sends.
+    static func threads(_ daemon: Daemon, clients: Int, perClient: Int) -> (Tally, Double) {
+        let tally = Tally()
+        let socketPath = daemon.socketPath
+        let group = DispatchGroup()
+        let gate = DispatchSemaphore(value: 0)
+        for c in 0..<clients {
+            group.enter()
+            let thread = Thread {
+                defer { group.leave() }
+                let connection: DaemonConnection
+                do {
+                    connection = try DaemonConnection(socketPath: socketPath, timeoutMilliseconds: 10_000)
+                } catch {
+                    return tally.fail("client \(c) could not connect: \(error)")
+                }
+                gate.wait()
+                for i in 0..<perClient {
+                    do { tally.add(try connection.send(request(c * 7 + i))) } catch { tally.fail("client \(c) request \(i): \(error)") }
+                }
+            }
+            thread.stackSize = 256 << 10
+            thread.start()
+        }
+        let start = Date()
+        for _ in 0..<clients { gate.signal() }
+        group.wait()
+        return (tally, Date().timeIntervalSince(start))
+    }
+
+    /// Memory over many requests: RSS sampled after a warm-up and at the end
+    /// must grow by less than 5 MB. Also run by Tests/reliability/soak.sh with
+    /// SYSOUND_SOAK_REQUESTS=1000000, which prints the samples.
+    func testSoakMemoryGrowthAfterWarmUp() throws {
+        try Pulse.require()
+        let daemon = try Daemon()
+        defer { XCTAssertEqual(daemon.stop(), 0) }
+        let total = Self.setting("SYSOUND_SOAK_REQUESTS", 20_000)
+        let clients = Self.setting("SYSOUND_SOAK_CLIENTS", 8)
+        let rounds = 20
+        let perRound = max(1, total / rounds / clients)
+        // Warm-up: a tenth of the work, or at least 4000 requests, fills caches and pools.
+        let warm = Self.hammer(daemon, clients: clients, perClient: max(perRound * 2, 4000 / clients))
+        XCTAssertEqual(warm.0.failures, [])
+        let base = daemon.rssKiB() ?? 0
+        var samples: [Int] = [base]
+        var answered = 0
+        let start = Date()
+        for r in 0..<rounds {
+            let (tally, _) = Self.hammer(daemon, clients: clients, perClient: perRound, offset: r * 1000)
+            XCTAssertEqual(tally.failures, [], "round \(r)")
+            answered += tally.answered
+            samples.append(daemon.rssKiB() ?? 0)
+        }
+        let seconds = Date().timeIntervalSince(start)
+        let growth = samples.last! - base
+        print("reliability: soak \(answered) requests in \(Int(seconds)) s after warm-up; RSS KiB \(samples.map(String.init).joined(separator: " ")); growth \(growth) KiB")
+        XCTAssertTrue(daemon.isRunning)
+        XCTAssertLessThan(growth, 5 * 1024, "RSS grew \(growth) KiB after warm-up: \(samples)")
+    }
+}
