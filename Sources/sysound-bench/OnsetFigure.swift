@@ -8,12 +8,11 @@ import SysoundAudio
 /// about 350 ms apart; the monitor is recorded all along (MonitorRecorder).
 enum OnsetFigure {
     enum Tool: Int, CaseIterable {
-        case cli, library, library128, pactl
+        case cli, library, pactl
         var label: String {
             switch self {
             case .cli: "launch → sink: sysound play tap (daemon up)"
             case .library: "launch → sink: library play() in-process"
-            case .library128: "launch → sink: library play(), period 128×2"
             case .pactl: "launch → sink: pactl play-sample"
             }
         }
@@ -36,10 +35,7 @@ enum OnsetFigure {
         let clipFrames = clip.frames
         mkdir(c.work + "/state-library", 0o700)
         let library = SoundService(stateDirectory: c.work + "/state-library", configPath: try c.writeConfig(name: "onset"), mode: .embedded)
-        // The engine's own default period (AudioSettings: 128×2), which the shipped config overrides with 256.
-        let library128 = SoundService(stateDirectory: c.work + "/state-library", configPath: try c.writeConfig(name: "onset-128", periodFrames: 128), mode: .embedded)
         _ = try library.play("tap")  // opens the device and loads the clip before any timing
-        _ = try library128.play("tap")
 
         let recorder = try MonitorRecorder(sink: c.sink)
         defer { recorder.stop() }
@@ -64,8 +60,8 @@ enum OnsetFigure {
                 let pid = try Children.spawn("/usr/bin/pactl", ["play-sample", CLIProcessFigure.sampleName])
                 launches.append((tool, start))
                 Children.wait(pid)
-            case .library, .library128:
-                _ = try (tool == .library ? library : library128).play("tap")
+            case .library:
+                _ = try library.play("tap")
                 launches.append((tool, start))
             }
         }

@@ -95,6 +95,7 @@ struct Report: Codable, Sendable {
                 lines.append("  \(verdict)  \(t.target): \(t.measured)")
             }
         }
+        if !self.notes.isEmpty { lines += [""] + self.notes.map { "note: \($0)" } }
         if !problems.isEmpty { lines += ["", "problems:"] + problems.map { "  - \($0)" } }
         lines.append("")
         lines.append(String(format: "finished in %.1f s", seconds))

@@ -56,6 +56,7 @@ struct SysoundBench: ParsableCommand {
         let report = Report(date: Self.today(), machine: Self.machine(), mode: smoke ? "smoke" : "full")
         let context = try BenchContext(smoke: smoke, root: root, sysound: binary, sink: env["SYSOUND_SINK"] ?? "sysound_test", report: report)
         let started = Clock.now()
+        let loadStart = Self.loadAverage()
         var failed = false
         defer {
             Children.stopAll()
@@ -92,6 +93,7 @@ struct SysoundBench: ParsableCommand {
         context.daemon = nil
         figure(7, StartupFigure.run)
         figure(8, IdleFigure.run)
+        context.report.notes.append("load average (1, 5, 15 min) at the start: \(loadStart); at the end: \(Self.loadAverage()) — the 2 cores may be shared")
         Targets.judge(&context.report)
         context.report.seconds = Clock.seconds(since: started)
         print(context.report.table)
@@ -124,6 +126,10 @@ struct SysoundBench: ParsableCommand {
         let argv = args.map { strdup($0) } + [nil]
         execv(script, argv)
         throw BenchError("cannot run \(script): \(String(cString: strerror(errno)))")
+    }
+
+    static func loadAverage() -> String {
+        (readTextFile("/proc/loadavg") ?? "").split(separator: " ").prefix(3).joined(separator: " ")
     }
 
     static func today() -> String {
