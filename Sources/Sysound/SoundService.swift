@@ -159,5 +159,11 @@ extension SoundService {
             usleep(2_000)
             waited += 0.002
         }
+        // A voice has ended when the mixer has consumed it; the sound server
+        // still holds up to the output latency of it, and closing the stream
+        // now would drop that tail (a short tap, entirely).
+        if manager.audio != nil {
+            usleep(useconds_t((manager.configuration.audio.latencyMs + 50) * 1000))
+        }
     }
 }

@@ -12,7 +12,9 @@ public struct DaemonClient: Sendable {
     /// (`play … wait=1` replies only when the sound has ended).
     public var timeoutMilliseconds: Int?
 
-    public static let defaultTimeoutMilliseconds = 2000
+    /// Long enough for a daemon that socket activation starts on this very
+    /// request to load its theme and answer.
+    public static let defaultTimeoutMilliseconds = 5000
 
     public init(socketPath: String, timeoutMilliseconds: Int? = DaemonClient.defaultTimeoutMilliseconds) {
         self.socketPath = socketPath

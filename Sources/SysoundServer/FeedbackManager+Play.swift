@@ -10,9 +10,31 @@ public struct PlayResult: Sendable, Equatable {
     public var voice: VoiceID?
     /// The clip's length in seconds, if it was loaded.
     public var duration: Double?
-    /// Why the due vibration did not happen although the policy allowed it
-    /// (e.g. no haptic device), for `--verbose`.
-    public var hapticProblem: String?
+    /// What became of the vibration the policy asked for.
+    public var haptic: HapticResult
+
+    /// The vibration as carried out, which the policy's decision cannot know:
+    /// a machine without a rumble device vibrates nothing, and says so.
+    public enum HapticResult: Sendable, Equatable {
+        /// None was due.
+        case notDue
+        /// This preset started.
+        case started(String)
+        /// Not done, for a reason code (`silent`-style policy reasons, or `no-device`).
+        case skipped(String)
+        /// Due and possible, but it failed (e.g. the theme names an unknown preset).
+        case failed(String)
+    }
+
+    /// The four shapes of the behaviour model, as carried out.
+    public var outcome: String {
+        let vibrates = if case .started = haptic { true } else { false }
+        switch decision.sound {
+        case .deferred: return "deferred"
+        case .play: return vibrates ? Decision.Kind.playAndVibrate.rawValue : Decision.Kind.play.rawValue
+        case .skip: return vibrates ? Decision.Kind.vibrateInstead.rawValue : Decision.Kind.skip.rawValue
+        }
+    }
 }
 
 /// Why a request could not be carried out at all (as opposed to being
@@ -61,9 +83,11 @@ extension FeedbackManager {
     /// Acts on a decision: starts the voice (if `clip` is given and the
     /// decision plays) and the vibration together.
     func start(_ clip: Clip?, _ request: PlayRequest, entry: SoundEntry, decision: Decision) throws(FeedbackError) -> PlayResult {
-        var result = PlayResult(decision: decision, voice: nil, duration: clip?.duration, hapticProblem: nil)
-        if case .vibrate(let preset) = decision.haptic {
-            result.hapticProblem = vibrate(preset: preset, priority: decision.category.voicePriority)
+        var result = PlayResult(decision: decision, voice: nil, duration: clip?.duration, haptic: .notDue)
+        switch decision.haptic {
+        case .none: break
+        case .skip(let reason): result.haptic = .skipped(reason.rawValue)
+        case .vibrate(let preset): result.haptic = vibrate(preset: preset, priority: decision.category.voicePriority)
         }
         if case .play(let gain) = decision.sound, let clip {
             do {
@@ -77,14 +101,18 @@ extension FeedbackManager {
         return result
     }
 
-    /// Starts a preset; returns why it could not, for messages.
-    func vibrate(preset: String, intensity: Double = 1, priority: Int) -> String? {
-        guard let haptics else { return "haptics are not available in this process" }
+    /// Starts a sound's vibration; a missing device is a skip, not a failure.
+    func vibrate(preset: String, intensity: Double = 1, priority: Int) -> PlayResult.HapticResult {
+        guard let haptics else { return .skipped("no-device") }
         do {
             try haptics.vibrate(preset: preset, intensity: intensity, priority: priority)
-            return nil
+            return .started(preset)
         } catch {
-            return error.description
+            switch error {
+            case .noDevice: return .skipped("no-device")
+            case .outranked: return .skipped("outranked")
+            default: return .failed(error.description)
+            }
         }
     }
 

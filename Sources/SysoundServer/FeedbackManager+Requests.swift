@@ -14,7 +14,9 @@ extension FeedbackManager {
             case .play(let play, let wait):
                 let result = try self.play(play)
                 if wait, let voice = result.voice { _ = audio?.wait(for: voice) }
-                return .ok(Self.fields(of: result))
+                var fields = Self.fields(of: result)
+                if result.voice != nil, let audio { fields["device"] = audio.deviceName }
+                return .ok(fields)
             case .vibrate(let vibrate):
                 return try self.vibrate(vibrate)
             case .stop(let target):
@@ -95,6 +97,7 @@ extension FeedbackManager {
         } catch {
             throw FeedbackError(.internal, error.description)
         }
+        stateWritten(change.file)
         var new = old
         change.apply(to: &new)
         stateChanged(from: old, to: new)
@@ -109,6 +112,7 @@ extension FeedbackManager {
         } catch {
             throw FeedbackError(.internal, error.description)
         }
+        stateWritten(.interrupted)
     }
 
     func status() -> WireFields {
@@ -124,19 +128,15 @@ extension FeedbackManager {
     static func fields(of result: PlayResult) -> WireFields {
         var fields = WireFields()
         if let voice = result.voice { fields["id"] = voice.wireID }
-        if case .deferred = result.decision.sound {
-            fields["outcome"] = "deferred"
-        } else {
-            fields["outcome"] = result.decision.kind.rawValue
-        }
+        fields["outcome"] = result.outcome
         fields["category"] = result.decision.category.rawValue
         if let reason = result.decision.soundSkipReason { fields["reason"] = reason.rawValue }
-        switch result.decision.haptic {
-        case .none: break
-        case .vibrate(let preset): fields["haptic"] = preset
-        case .skip(let reason): fields["haptic-skipped"] = reason.rawValue
+        switch result.haptic {
+        case .notDue: break
+        case .started(let preset): fields["haptic"] = preset
+        case .skipped(let reason): fields["haptic-skipped"] = reason
+        case .failed(let message): fields["haptic-problem"] = message
         }
-        if let problem = result.hapticProblem { fields["haptic-problem"] = problem }
         if let duration = result.duration { fields["duration-ms"] = "\(Int(duration * 1000))" }
         return fields
     }

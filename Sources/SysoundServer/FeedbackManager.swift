@@ -20,6 +20,8 @@ public final class FeedbackManager: Sendable {
     let logger: Logger
     let setup: Mutex<Setup>
     private let readState: @Sendable () -> SystemState
+    /// Called after this manager wrote a control file, so `state` shows it at once.
+    let stateWritten: @Sendable (ControlFile) -> Void
     /// Alerts and playback requested during an interruption, played if it ends resumable.
     let deferred = Mutex<[DeferredPlay]>([])
     static let maximumDeferred = 16
@@ -43,14 +45,18 @@ public final class FeedbackManager: Sendable {
     ///   - haptics: nil when vibration is not wanted (e.g. `--to FILE`).
     ///   - state: the user's settings now: the watcher's in the daemon, a
     ///     fresh read of the control files in the embedded engine.
+    ///   - stateWritten: told which control file the manager just wrote
+    ///     (the daemon refreshes its watcher).
     public init(
         configuration: SysoundConfiguration, theme: Theme, audio: AudioEngine?,
         openAudio: @escaping @Sendable () throws(AudioError) -> AudioEngine = { () throws(AudioError) -> AudioEngine in
             throw AudioError.noOutputDevice(detail: "no audio engine was configured")
         },
         haptics: HapticsEngine?, controls: ControlFiles, state: @escaping @Sendable () -> SystemState,
+        stateWritten: @escaping @Sendable (ControlFile) -> Void = { _ in },
         logger: Logger = Logger(label: "sysound")
     ) {
+        self.stateWritten = stateWritten
         audioSlot = Mutex(audio)
         self.openAudio = openAudio
         self.haptics = haptics

@@ -61,7 +61,7 @@ public enum ServiceSetup {
     public static func manager(
         configuration: SysoundConfiguration, theme: Theme, stateDirectory: StateDirectory,
         audio mode: AudioMode, haptics: HapticsEngine?, state: @escaping @Sendable () -> SystemState,
-        logger: Logger
+        stateWritten: @escaping @Sendable (ControlFile) -> Void = { _ in }, logger: Logger
     ) throws(AudioError) -> FeedbackManager {
         let settings = audioSettings(configuration.audio)
         let open: @Sendable () throws(AudioError) -> AudioEngine = { () throws(AudioError) -> AudioEngine in
@@ -75,6 +75,6 @@ public enum ServiceSetup {
         }
         return FeedbackManager(
             configuration: configuration, theme: theme, audio: engine, openAudio: open, haptics: haptics,
-            controls: ControlFiles(directory: stateDirectory), state: state, logger: logger)
+            controls: ControlFiles(directory: stateDirectory), state: state, stateWritten: stateWritten, logger: logger)
     }
 }

@@ -180,14 +180,23 @@ public final class StateWatcher: Sendable {
         }
     }
 
+    /// Re-reads control files now, without waiting for inotify: a writer in
+    /// this process (the daemon answering `state set`) sees its own change at once.
+    public func refresh(_ control: ControlFile) {
+        reload([control])
+    }
+
+    /// Reads the files and updates the state in one step, so two reloads on
+    /// different threads cannot lose each other's change.
     private func reload(_ controls: Set<ControlFile>) {
-        let old = state
-        var new = old
-        for control in ControlFile.allCases where controls.contains(control) {
-            do { try files.load(control, into: &new) } catch { logger.warning("\(error)") }
+        let (old, new) = current.withLock { state -> (SystemState, SystemState) in
+            let old = state
+            for control in ControlFile.allCases where controls.contains(control) {
+                do { try files.load(control, into: &state) } catch { logger.warning("\(error)") }
+            }
+            return (old, state)
         }
         guard new != old else { return }
-        current.withLock { $0 = new }
         for handler in handlers.withLock({ $0 }) { handler(old, new) }
     }
 }

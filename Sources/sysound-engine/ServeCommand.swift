@@ -35,8 +35,11 @@ struct ServeCommand: ParsableCommand {
             printError("sysound serve: \(error)")
             throw ExitCode(Exit.configuration)
         }
-        // Refuse early, before opening devices, when a daemon already answers here.
-        if DaemonClient(socketPath: directory.socketPath).isDaemonRunning() {
+        // Refuse early, before opening devices, when a daemon already answers
+        // here — unless systemd passed us this very socket, whose waiting
+        // clients only we can answer.
+        let activated = getenv("LISTEN_PID").map { String(cString: $0) } == String(getpid())
+        if !activated, DaemonClient(socketPath: directory.socketPath, timeoutMilliseconds: 500).isDaemonRunning() {
             let pid = (try? ControlFiles.readSmallFile(directory.file("daemon.lock"))).flatMap { $0 }.map { " (PID \($0))" } ?? ""
             printError("sysound serve: another sysound daemon\(pid) already serves \(directory.socketPath); stop it first")
             throw ExitCode(Exit.busy)
@@ -85,7 +88,7 @@ struct ServeCommand: ParsableCommand {
         let make = { (mode: ServiceSetup.AudioMode) throws(AudioError) -> FeedbackManager in
             try ServiceSetup.manager(
                 configuration: configuration, theme: theme, stateDirectory: directory, audio: mode,
-                haptics: haptics, state: { watcher.state }, logger: logger)
+                haptics: haptics, state: { watcher.state }, stateWritten: { watcher.refresh($0) }, logger: logger)
         }
         do {
             return try make(.deviceNow)
@@ -96,3 +99,7 @@ struct ServeCommand: ParsableCommand {
         }
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -99,9 +99,11 @@ struct PlayCommand: ParsableCommand {
             line = "\(label): played on \"\(fields["device"] ?? "?")\" (\(fields["category"] ?? "?"), \(fields["duration-ms"] ?? "?") ms)"
         }
         if let haptic = fields["haptic"] {
-            line += fields["haptic-problem"].map { "; vibration \(haptic) not started: \($0)" } ?? "; vibrated \(haptic)"
+            line += "; vibrated \(haptic)"
         } else if let skipped = fields["haptic-skipped"] {
-            line += "; vibration skipped (\(skipped))"
+            line += "; no vibration (\(skipped))"
+        } else if let problem = fields["haptic-problem"] {
+            line += "; vibration failed: \(problem)"
         }
         return line + " via the \(engine)"
     }

@@ -38,18 +38,9 @@ struct CLI {
     /// Runs `sysound ARGS --state-dir DIR` and waits for it.
     @discardableResult
     func run(_ arguments: [String], stateDir override: String? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Self.binary)
-        process.arguments = arguments + ["--state-dir", override ?? stateDir]
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self))
+        let child = try Spawned(try Self.binary, arguments + ["--state-dir", override ?? stateDir])
+        let status = child.wait()
+        return Result(status: status, stdout: child.stdout, stderr: child.stderr)
     }
 }
 

@@ -4,19 +4,15 @@ import XCTest
 /// A real `sysound serve` in a subprocess with its own state directory.
 final class DaemonProcess {
     let cli: CLI
-    let process = Process()
+    let process: Spawned
     let logURL: URL
 
     init(extraArguments: [String] = []) throws {
         cli = try CLI()
         logURL = URL(fileURLWithPath: cli.stateDir + ".log")
-        FileManager.default.createFile(atPath: logURL.path, contents: nil)
-        process.executableURL = URL(fileURLWithPath: try CLI.binary)
-        process.arguments = ["serve", "--state-dir", cli.stateDir, "--input-dir", cli.stateDir + "/no-input"] + extraArguments
-        let log = try FileHandle(forWritingTo: logURL)
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
+        process = try Spawned(
+            try CLI.binary, ["serve", "--state-dir", cli.stateDir, "--input-dir", cli.stateDir + "/no-input"] + extraArguments,
+            capture: false, log: logURL.path)
         try waitForSocket()
     }
 
@@ -26,25 +22,23 @@ final class DaemonProcess {
     private func waitForSocket() throws {
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {
-            if process.isRunning == false { throw FixtureError("sysound serve exited: \(log)") }
+            if !process.isRunning { throw FixtureError("sysound serve exited: \(log)") }
             if let r = try? cli.run(["status", "--json"]), r.stdout.contains("\"daemon\": \"running\"") { return }
             usleep(20_000)
         }
         throw FixtureError("sysound serve did not answer within 15 s: \(log)")
     }
 
-    func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
+    func signal(_ sig: Int32) { process.signal(sig) }
 
     /// SIGTERM and wait; returns the exit status.
     @discardableResult
     func stop() -> Int32 {
-        if process.isRunning {
-            signal(SIGTERM)
-            process.waitUntilExit()
-        }
+        if process.isRunning { signal(SIGTERM) }
+        let status = process.wait()
         cli.cleanUp()
         try? FileManager.default.removeItem(at: logURL)
-        return process.terminationStatus
+        return status
     }
 
     /// Sends one raw datagram on a fresh SOCK_SEQPACKET connection and closes

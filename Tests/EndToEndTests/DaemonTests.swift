@@ -81,7 +81,7 @@ final class DaemonTests: XCTestCase {
     func testSecondDaemonOnTheSameDirectoryRefusesNamingTheFirst() throws {
         let second = try cli.run(["serve"])
         XCTAssertNotEqual(second.status, 0)
-        XCTAssertTrue(second.stderr.contains("PID \(daemon.process.processIdentifier)"), second.stderr)
+        XCTAssertTrue(second.stderr.contains("PID \(daemon.process.pid)"), second.stderr)
     }
 
     func testSighupWithABrokenConfigKeepsServing() throws {
