@@ -98,18 +98,26 @@ public final class SoundService: Sendable {
         } catch {
             throw .configuration(error.description)
         }
-        let files = ControlFiles(directory: stateDirectory)
+        // The settings as the daemon has them: followed with inotify, so a
+        // play reads no file (a fresh read of every control file per request
+        // cost file I/O and two dozen allocations).
+        let state: @Sendable () -> SystemState
+        let refresh: @Sendable (ControlFile) -> Void
+        if let watcher = try? StateWatcher(directory: stateDirectory, logger: logger) {
+            watcher.start()
+            state = { watcher.state }
+            refresh = { watcher.refresh($0) }
+        } else {
+            let files = ControlFiles(directory: stateDirectory)
+            state = { files.loadAll().state }
+            refresh = { _ in }
+        }
         do {
             return try ServiceSetup.manager(
                 configuration: configuration, theme: theme, stateDirectory: stateDirectory,
                 audio: .deviceOnDemand,
                 haptics: ServiceSetup.haptics(configuration.haptics, logger: logger),
-                state: {
-                    let (state, problems) = files.loadAll()
-                    problems.forEach { logger.warning("\($0)") }
-                    return state
-                },
-                logger: logger)
+                state: state, stateWritten: refresh, logger: logger)
         } catch {
             throw .refused(code: .noDevice, message: error.description)
         }

@@ -69,20 +69,39 @@ enum AL {
 
     /// Binds `buffer` and starts the source (alSourceStop, alSourcei AL_BUFFER /
     /// AL_LOOPING, alSourcef AL_GAIN / AL_PITCH, alSourcePlay).
+    ///
+    /// OpenAL Soft allocates a queue item whenever a buffer is attached, so a
+    /// source keeps its last buffer after it stops and the buffer is attached
+    /// again only when it changes: replaying a sound allocates nothing.
     @inline(__always)
     static func start(source: ALuint, buffer: ALuint, gain: Float, pitch: Float, loop: Bool) {
         alSourceStop(source)
-        alSourcei(source, AL_BUFFER, ALint(bitPattern: buffer))
+        if attachedBuffer(source) != buffer { alSourcei(source, AL_BUFFER, ALint(bitPattern: buffer)) }
         alSourcei(source, AL_LOOPING, loop ? AL_TRUE : AL_FALSE)
         alSourcef(source, AL_GAIN, gain)
         alSourcef(source, AL_PITCH, pitch)
         alSourcePlay(source)
     }
 
-    /// alSourceStop, then detaches the buffer so it can be deleted.
+    /// Stops the source (alSourceStop); its buffer stays attached for a replay.
     static func stop(source: ALuint) {
         alSourceStop(source)
-        alSourcei(source, AL_BUFFER, 0)
+    }
+
+    /// The buffer attached to a source (alGetSourcei AL_BUFFER), 0 for none.
+    static func attachedBuffer(_ source: ALuint) -> ALuint {
+        var value: ALint = 0
+        alGetSourcei(source, AL_BUFFER, &value)
+        return ALuint(bitPattern: value)
+    }
+
+    /// Stops every source holding `buffer` and detaches it, so the buffer can
+    /// be deleted (alDeleteBuffers refuses a buffer still attached).
+    static func detach(buffer: ALuint, from sources: [ALuint]) {
+        for source in sources where attachedBuffer(source) == buffer {
+            alSourceStop(source)
+            alSourcei(source, AL_BUFFER, 0)
+        }
     }
 
     static func pause(source: ALuint) { alSourcePause(source) }

@@ -108,7 +108,10 @@ extension AudioEngine {
     /// Deletes a dropped clip's buffer, stopping any voice still using it.
     func release(_ clip: Clip) {
         for i in 0..<pool.count where pool[i].clip === clip { finish(slot: i) }
-        if clip.buffer != 0 && output != nil { AL.deleteBuffer(clip.buffer) }
+        if clip.buffer != 0 && output != nil {
+            AL.detach(buffer: clip.buffer, from: sources)
+            AL.deleteBuffer(clip.buffer)
+        }
         clip.buffer = 0
     }
 

@@ -83,6 +83,8 @@ public struct Theme: Sendable {
     /// `dialog-warning`); then the installed XDG themes (which do their own
     /// dropping). The theme comes first because XDG themes are its fallback.
     public func resolve(_ name: String) throws(ResolveError) -> ResolvedSound {
+        // The exact name first: the common case allocates nothing.
+        if let i = byName[name] { return ResolvedSound(requestedName: name, entry: entries[i], source: .theme(matched: name)) }
         if let problem = ThemeIndex.nameProblem(name) { throw .invalidName(name: name, problem: problem) }
         for variant in XDGSoundThemes.nameVariants(name) {
             if let i = byName[variant] {
