@@ -6,6 +6,8 @@
 #     PulseAudio server (Tests/fixture/with-pulse.sh); tests that need it fail
 #     rather than skip here (SYSOUND_REQUIRE_PULSE=1).
 #  2. the real-kernel force-feedback test under qemu (Tests/kernel/run.sh).
+#  3. a smoke run of the benchmark (Tests/bench/run.sh --smoke): a few
+#     iterations of every figure, no thresholds, so the bench cannot rot.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 logs=$(mktemp -d /tmp/sysound-tests.XXXXXX)
@@ -50,6 +52,13 @@ if [ -x Tests/kernel/run.sh ]; then
     else
         count "kernel" "$logs/kernel.log" 0 1
     fi
+fi
+
+echo "== benchmark smoke run"
+if Tests/bench/run.sh --smoke --json "$logs/bench.json" 2>&1 | tee "$logs/bench.log"; then
+    count "bench smoke" "$logs/bench.log" 1 0
+else
+    count "bench smoke" "$logs/bench.log" 0 1
 fi
 
 echo "total: $passed passed, $failed failed"
