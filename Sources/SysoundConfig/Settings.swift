@@ -9,7 +9,7 @@ public struct AudioSettings: Sendable, Equatable {
     public var frequency = 48_000
     /// Frames per mixing period and periods in the output buffer: the output
     /// latency target is `periodFrames × periods / frequency`.
-    public var periodFrames = 256
+    public var periodFrames = 128
     public var periods = 2
     /// How much other voices drop while a playback voice ducks them, dB (≤ 0).
     public var duckDb = -12.0
