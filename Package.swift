@@ -126,6 +126,8 @@ let package = Package(
         .testTarget(name: "SysoundServerTests", dependencies: ["SysoundServer", "SysoundClient", "Sysound"]),
         // Real sound through a real PulseAudio server (Tests/fixture/with-pulse.sh).
         .testTarget(name: "EndToEndTests", dependencies: ["COpenAL", "CSndfile"]),
+        // Hostile files, faults, load, access against a real daemon (Tests/ReliabilityTests; issue 9).
+        .testTarget(name: "ReliabilityTests", dependencies: ["SysoundClient", "SysoundCore", "SysoundConfig", "SysoundServer"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -78,7 +78,8 @@ enum ConfigurationParser {
                     document.report(.invalidValue, key: "server.socket_group", "\"\(group)\" is not a group name; expected a name such as \"audio\" (or \"\" for none)")
                 }
             }
-            server.reportUnknownKeys(known: ["socket_group"])
+            config.othersMayPlayAnyFile = server.bool("others_may_play_any_file", default: false)
+            server.reportUnknownKeys(known: ["socket_group", "others_may_play_any_file"])
         }
 
         if let aliases = root.table("aliases") {

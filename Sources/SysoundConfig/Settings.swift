@@ -85,6 +85,9 @@ public struct SysoundConfiguration: Sendable, Equatable {
     public var stateDirectory: String?
     /// Group allowed on the socket; nil means only the owner.
     public var socketGroup: String?
+    /// Whether `play file=` from another user (a `socket_group` member) may
+    /// name any file; false: only regular files inside the sound directories.
+    public var othersMayPlayAnyFile = false
     /// Extra names (`[aliases]`): alias → target (a sound or another alias).
     public var aliases: [String: String] = [:]
 

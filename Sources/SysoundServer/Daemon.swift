@@ -67,6 +67,12 @@ public final class Daemon: @unchecked Sendable {
         self.handler = handler
         self.logger = logger
         let group = try options.allowedGroup.map { (name) throws(DaemonError) in try PeerAccess.groupID(named: name) }
+        // The group's members must be able to reach the socket through the state directory.
+        do {
+            try StateDirectory(path: options.stateDirectory).share(withGroup: group)
+        } catch {
+            throw .activation(error.description)
+        }
         instanceLock = try InstanceLock(path: options.lockPath, socketPath: options.socketPath)
         let listener: ListeningSocket
         do {

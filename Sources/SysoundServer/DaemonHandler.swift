@@ -13,7 +13,19 @@ public struct DaemonHandler: RequestHandler {
     }
 
     public func handle(_ request: Request, from peer: PeerCredentials) -> Reply {
-        manager.handle(request)
+        // Another user's `play file=` may open only what FileAccessPolicy allows.
+        if case .play(var play, let wait) = request, case .file(let path) = play.source {
+            let configuration = manager.configuration
+            let policy = FileAccessPolicy(
+                soundDirectories: manager.theme.directories, othersMayPlayAnyFile: configuration.othersMayPlayAnyFile)
+            do {
+                play.source = .file(try policy.path(toOpen: path, for: peer))
+            } catch {
+                return .error(error.code, error.message)
+            }
+            return manager.handle(.play(play, wait: wait))
+        }
+        return manager.handle(request)
     }
 
     /// Loads configuration and theme anew; a broken configuration is refused

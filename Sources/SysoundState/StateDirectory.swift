@@ -56,6 +56,17 @@ public struct StateDirectory: Sendable, Equatable, CustomStringConvertible {
         try Self.validate(path: path, st)
     }
 
+    /// Lets the members of `group` reach the socket: the directory becomes
+    /// mode 0710 with that group (they may open names in it, but not list it
+    /// or create anything); nil makes it 0700 again. `validate` accepts both,
+    /// since neither lets others write (`chown(2)`, `chmod(2)`).
+    public func share(withGroup group: gid_t?) throws(StateDirectoryError) {
+        if let group {
+            guard chown(path, uid_t.max, group) == 0 else { throw .cannotShare(path: path, Errno(rawValue: errno)) }
+        }
+        guard chmod(path, group == nil ? 0o700 : 0o710) == 0 else { throw .cannotShare(path: path, Errno(rawValue: errno)) }
+    }
+
     /// Checks an existing directory without creating anything (for readers).
     public func validateExisting() throws(StateDirectoryError) {
         var st = stat()
@@ -88,6 +99,7 @@ public enum StateDirectoryError: Error, Equatable, Sendable, CustomStringConvert
     case notADirectory(path: String)
     case foreignOwner(path: String, owner: uid_t)
     case writableByOthers(path: String)
+    case cannotShare(path: String, Errno)
 
     public var description: String {
         switch self {
@@ -99,6 +111,8 @@ public enum StateDirectoryError: Error, Equatable, Sendable, CustomStringConvert
             "state directory \(p) exists but is not a directory; remove it or pass --state-dir"
         case .foreignOwner(let p, let owner):
             "state directory \(p) belongs to uid \(owner), not to you; refusing to use it (pass --state-dir)"
+        case .cannotShare(let p, let e):
+            "cannot open state directory \(p) to the socket group (\(e)); the daemon's user must own it and belong to the group"
         case .writableByOthers(let p):
             "state directory \(p) is writable by other users; run `chmod 700 \(p)` or pass --state-dir"
         }

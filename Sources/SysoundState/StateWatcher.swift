@@ -98,6 +98,18 @@ public final class StateWatcher: Sendable {
         }
     }
 
+    /// Watches a recreated directory. It is a new inode, so the old watch is
+    /// dropped even when its IN_DELETE_SELF has not come yet: while anything
+    /// holds the old directory open, the kernel reports the removal only when
+    /// that is closed, and `addWatches` alone would keep the dead watch.
+    private func rewatchDirectory() {
+        watches.withLock { w in
+            if w.directory >= 0 { inotify_rm_watch(inotify.rawValue, w.directory) }
+            w.directory = -1
+        }
+        addWatches()
+    }
+
     /// How long a removed control file waits before its default applies: long
     /// enough to see whether the whole directory is being removed (`rm -rf`),
     /// in which case the settings stay as they were.
@@ -138,7 +150,7 @@ public final class StateWatcher: Sendable {
             removed.formUnion(events.removed)
             if events.directoryGone { removed = [] }
             if events.directoryBack {
-                addWatches()
+                rewatchDirectory()
                 events.written.formUnion(ControlFile.allCases)
             }
             if !events.written.isEmpty { reload(events.written) }

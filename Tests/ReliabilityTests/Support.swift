@@ -25,8 +25,22 @@ enum Pulse {
     /// `$SYSOUND_PULSE_CTL stop|start`: the server goes away / comes back at the same address.
     static func control(_ verb: String) throws {
         guard let ctl = env["SYSOUND_PULSE_CTL"] else { throw FixtureError("SYSOUND_PULSE_CTL is not set") }
-        let r = try Run.command(ctl, [verb])
-        guard r.status == 0 else { throw FixtureError("pulse-ctl \(verb) failed: \(r.stderr)") }
+        // posix_spawn + waitpid, output to /dev/null: the server and recorder
+        // it starts in the background outlive it, and Foundation's Process
+        // then never sees the script end (waitUntilExit hangs).
+        var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(ctl), strdup(verb), nil]
+        defer { argv.forEach { free($0) } }
+        guard posix_spawn(&pid, ctl, &actions, nil, argv, environ) == 0 else { throw FixtureError("cannot run \(ctl)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard status == 0 else { throw FixtureError("pulse-ctl \(verb) failed (wait status \(status))") }
     }
 
     /// The loudest left-channel sample the sink's monitor recorded while
