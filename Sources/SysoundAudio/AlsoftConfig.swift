@@ -30,10 +30,17 @@ enum AlsoftConfig {
         path = file
     }
 
-    /// Removes the file once OpenAL Soft has read it (after the first device opened).
+    /// Removes the file once OpenAL Soft has read it (after the first device
+    /// opened), and the variable with it: a process this one starts (the
+    /// daemon a test or the benchmark spawns) must not inherit a pointer to a
+    /// file that is gone and take it for the user's own ALSOFT_CONF.
     static func removeFile() {
         lock.lock()
         defer { lock.unlock() }
-        if let p = path { unlink(p); path = nil }
+        if let p = path {
+            unlink(p)
+            unsetenv("ALSOFT_CONF")
+            path = nil
+        }
     }
 }

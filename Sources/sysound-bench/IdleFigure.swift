@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 
 /// Figure 8: the daemon's CPU use with nothing playing, over 10 s, at the
-/// default mixing period (256 frames × 2), a lower and a higher one; on-CPU
+/// default mixing period (128 frames × 2), a lower and a higher one; on-CPU
 /// time from every thread's schedstat (ns), sampled in 1 s windows. The
 /// PulseAudio server's CPU in the same windows is shown beside it: the
 /// daemon's open stream keeps it mixing too.
@@ -17,7 +17,7 @@ enum IdleFigure {
             let (shares, _, _) = sample(nil, pulsePid, windows: c.count(3, smoke: 1), window: window)
             c.report.add("8", "PulseAudio server, no daemon", unit: "% core", shares)
         }
-        for (frames, label) in [(256, "256×2 (default)"), (128, "128×2"), (1024, "1024×2")] {
+        for (frames, label) in [(128, "128×2 (default)"), (64, "64×2"), (1024, "1024×2")] {
             let config = try c.writeConfig(name: "idle-\(frames)", periodFrames: frames)
             let daemon = try BenchDaemon(binary: c.sysound, config: config, workDirectory: c.work, name: "idle-\(frames)")
             defer { daemon.stop() }
