@@ -214,6 +214,10 @@ final class Daemon {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
+        // A sanitizer build exits non-zero after a report; keep what it said.
+        if process.terminationStatus != 0 {
+            print("sysound serve exited \(process.terminationStatus); its log:\n\(log(tail: 400))")
+        }
         if ProcessInfo.processInfo.environment["SYSOUND_KEEP_LOGS"] == nil {
             try? FileManager.default.removeItem(atPath: root)
         }

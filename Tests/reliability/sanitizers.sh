@@ -38,7 +38,7 @@ for kind in "${kinds[@]}"; do
     echo "== $kind sanitizer: swift test"
     # Swift's backtracer and the sanitizers both want the crashing signal.
     SWIFT_BACKTRACE=enable=no \
-    TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=$root/Tests/reliability/tsan.supp" \
+    TSAN_OPTIONS="halt_on_error=0:report_signal_unsafe=0:exitcode=66:second_deadlock_stack=1:suppressions=$root/Tests/reliability/tsan.supp" \
     ASAN_OPTIONS="halt_on_error=1:exitcode=66:detect_leaks=1:detect_stack_use_after_return=0" \
     LSAN_OPTIONS="suppressions=$root/Tests/reliability/lsan.supp:print_suppressions=0" \
     SYSOUND_REQUIRE_PULSE=1 \
