@@ -12,7 +12,7 @@ TEST_PACKAGES := $(RUN_PACKAGES) pulseaudio pulseaudio-utils sox sound-theme-fre
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RELEASE := swift build -c release --static-swift-stdlib
 
-.PHONY: run test deps test-deps build release
+.PHONY: run test bench deps test-deps build release
 
 # apt-get only what is missing, so a second run is instant and needs no network.
 define apt_install
@@ -49,3 +49,7 @@ run: release
 
 test: test-deps
 	Tests/run-all.sh
+
+# The benchmark of README's "Benchmarks" (about 2 minutes; not part of the set-up).
+bench: test-deps
+	Tests/bench/run.sh
