@@ -6,7 +6,9 @@
 #     PulseAudio server (Tests/fixture/with-pulse.sh); tests that need it fail
 #     rather than skip here (SYSOUND_REQUIRE_PULSE=1).
 #  2. the real-kernel force-feedback test under qemu (Tests/kernel/run.sh).
-#  3. a smoke run of the benchmark (Tests/bench/run.sh --smoke): a few
+#  3. the fuzz targets, 30 s each (Tests/fuzz/run.sh 30), crash inputs of
+#     earlier runs replayed first.
+#  4. a smoke run of the benchmark (Tests/bench/run.sh --smoke): a few
 #     iterations of every figure, no thresholds, so the bench cannot rot.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -52,6 +54,15 @@ if [ -x Tests/kernel/run.sh ]; then
     else
         count "kernel" "$logs/kernel.log" 0 1
     fi
+fi
+
+echo "== fuzzing (libFuzzer + AddressSanitizer, 30 s per target)"
+Tests/fuzz/run.sh 30 2>&1 | tee "$logs/fuzz.log"
+line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$logs/fuzz.log" | tail -1)
+if [ -n "$line" ]; then
+    count "fuzz" "$logs/fuzz.log" "$(cut -d' ' -f1 <<<"$line")" "$(cut -d' ' -f3 <<<"$line")"
+else
+    count "fuzz" "$logs/fuzz.log" 0 1
 fi
 
 echo "== benchmark smoke run"
