@@ -34,6 +34,9 @@ extension AudioEngine {
     /// Whether any voice is still playing or paused.
     public var hasActiveVoices: Bool { locked { pool.voices.contains { $0.isActive } } }
 
+    /// How many voices are playing or paused now (`voiceCount` is the pool's size).
+    public var activeVoiceCount: Int { locked { pool.voices.reduce(0) { $0 + ($1.isActive ? 1 : 0) } } }
+
     /// Renders until every voice has ended (plus `tailSeconds` of silence),
     /// at most `maxSeconds`, and writes the mix to `path` through libsndfile
     /// (float WAV; FLAC for `.flac`). Returns the rendered samples.

@@ -118,6 +118,7 @@ extension FeedbackManager {
     func status() -> WireFields {
         var fields: WireFields = ["audio": audio?.deviceName ?? "none"]
         fields["voices"] = "\(audio?.voiceCount ?? 0)"
+        fields["playing"] = "\(audio?.activeVoiceCount ?? 0)"
         fields["haptic-devices"] = "\(haptics?.devices.count ?? 0)"
         for field in Self.fields(of: state, only: nil) { fields[field.key] = field.value }
         return fields

@@ -102,8 +102,10 @@ final class LibraryTests: XCTestCase {
         XCTAssertEqual(try sound.play("notification").outcome, "deferred")
         try sound.endInterruption(resumable: true)
         XCTAssertTrue(manager.audio?.hasActiveVoices ?? false)
+        XCTAssertGreaterThan(Int(try sound.perform(.status)["playing"] ?? "") ?? 0, 0)
         try sound.stop()
         XCTAssertFalse(manager.audio?.hasActiveVoices ?? true)
+        XCTAssertEqual(try sound.perform(.status)["playing"], "0")
     }
 
     func testStateChangesArriveAsAnAsyncSequence() async throws {
