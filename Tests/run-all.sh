@@ -16,9 +16,9 @@ logs=$(mktemp -d /tmp/sysound-tests.XXXXXX)
 trap 'rm -rf "$logs"' EXIT
 passed=0 failed=0
 
-count() { # name log passed failed
-    echo "== $1: $3 passed, $4 failed"
-    passed=$((passed + $3)) failed=$((failed + $4))
+count() { # name passed failed
+    echo "== $1: $2 passed, $3 failed"
+    passed=$((passed + $2)) failed=$((failed + $3))
 }
 
 echo "== building (debug, with tests)"
@@ -39,37 +39,38 @@ if [ -n "$summary" ]; then
     total=$(grep -oE 'Executed [0-9]+' <<<"$summary" | grep -oE '[0-9]+')
     fails=$(grep -oE '[0-9]+ failures?' <<<"$summary" | grep -oE '[0-9]+')
     skipped=$(grep -oE '[0-9]+ tests? skipped' <<<"$summary" | grep -oE '[0-9]+' || true)
-    count "swift test" "$logs/swift-test.log" $((total - fails - ${skipped:-0})) "$fails"
+    count "swift test" $((total - fails - ${skipped:-0})) "$fails"
 else
     echo "swift test ended without a summary (crash?)"
-    count "swift test" "$logs/swift-test.log" 0 1
+    count "swift test" 0 1
 fi
 
-if [ -x Tests/kernel/run.sh ]; then
-    echo "== real-kernel force-feedback test (qemu)"
-    Tests/kernel/run.sh 2>&1 | tee "$logs/kernel.log"
-    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$logs/kernel.log" | tail -1)
+# Runs a suite whose output ends with "N passed, N failed" and counts it;
+# no such line (a crash, a hang cut short) counts as one failure.
+run_counted() { # name command...
+    local name=$1 log="$logs/$1.log"
+    shift
+    "$@" 2>&1 | tee "$log"
+    local line
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
     if [ -n "$line" ]; then
-        count "kernel" "$logs/kernel.log" "$(cut -d' ' -f1 <<<"$line")" "$(cut -d' ' -f3 <<<"$line")"
+        count "$name" "$(cut -d' ' -f1 <<<"$line")" "$(cut -d' ' -f3 <<<"$line")"
     else
-        count "kernel" "$logs/kernel.log" 0 1
+        count "$name" 0 1
     fi
-fi
+}
+
+echo "== real-kernel force-feedback test (qemu)"
+run_counted kernel Tests/kernel/run.sh
 
 echo "== fuzzing (libFuzzer + AddressSanitizer, 30 s per target)"
-Tests/fuzz/run.sh 30 2>&1 | tee "$logs/fuzz.log"
-line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$logs/fuzz.log" | tail -1)
-if [ -n "$line" ]; then
-    count "fuzz" "$logs/fuzz.log" "$(cut -d' ' -f1 <<<"$line")" "$(cut -d' ' -f3 <<<"$line")"
-else
-    count "fuzz" "$logs/fuzz.log" 0 1
-fi
+run_counted fuzz Tests/fuzz/run.sh 30
 
 echo "== benchmark smoke run"
 if Tests/bench/run.sh --smoke --json "$logs/bench.json" 2>&1 | tee "$logs/bench.log"; then
-    count "bench smoke" "$logs/bench.log" 1 0
+    count "bench smoke" 1 0
 else
-    count "bench smoke" "$logs/bench.log" 0 1
+    count "bench smoke" 0 1
 fi
 
 echo "total: $passed passed, $failed failed"
