@@ -57,7 +57,8 @@ struct ServeCommand: ParsableCommand {
         if let report = manager.preloadTheme() {
             logger.info("preloaded \(report.loaded.count) sounds, \(report.failures.count) failed")
         }
-        watcher.onChange { old, new in manager.stateChanged(from: old, to: new) }
+        // Weak: the manager reads the watcher's state, so a strong capture here would be a cycle.
+        watcher.onChange { [weak manager] old, new in manager?.stateChanged(from: old, to: new) }
         watcher.start()
         defer {
             watcher.stop()
