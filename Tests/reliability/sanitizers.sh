@@ -41,7 +41,7 @@ for kind in "${kinds[@]}"; do
     TSAN_OPTIONS="halt_on_error=0:report_signal_unsafe=0:exitcode=66:second_deadlock_stack=1:suppressions=$root/Tests/reliability/tsan.supp" \
     ASAN_OPTIONS="halt_on_error=1:exitcode=66:detect_leaks=1:detect_stack_use_after_return=0" \
     LSAN_OPTIONS="suppressions=$root/Tests/reliability/lsan.supp:print_suppressions=0" \
-    SYSOUND_REQUIRE_PULSE=1 \
+    SYSOUND_REQUIRE_PULSE=1 SYSOUND_SANITIZER=$kind \
         Tests/fixture/with-pulse.sh swift test --skip-build --sanitize="$kind" --scratch-path "$scratch" "${filter[@]}" >>"$log" 2>&1
     status=$?
     summary=$(grep -oE 'Executed [0-9]+ tests?, with [0-9]+ failures?' "$log" | tail -1)
