@@ -44,6 +44,9 @@ final class StateWatcherTests: XCTestCase {
         eventually(watcher, "plain write seen") { $0.volume == 0.3 }
         try FileManager.default.removeItem(atPath: dir.file(.silent))  // delete: back to default
         eventually(watcher, "removal seen") { !$0.silent }
+        // Handlers run just after the state is published: wait for the third call too.
+        let deadline = Date().addingTimeInterval(3)
+        while seen.withLock({ $0.count }) < 3 && Date() < deadline { usleep(1_000) }
         XCTAssertGreaterThanOrEqual(seen.withLock { $0.count }, 3)
     }
 
