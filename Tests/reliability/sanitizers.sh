@@ -44,9 +44,12 @@ for kind in "${kinds[@]}"; do
     SYSOUND_REQUIRE_PULSE=1 SYSOUND_SANITIZER=$kind \
         Tests/fixture/with-pulse.sh swift test --skip-build --sanitize="$kind" --scratch-path "$scratch" "${filter[@]}" >>"$log" 2>&1
     status=$?
-    summary=$(grep -oE 'Executed [0-9]+ tests?, with [0-9]+ failures?' "$log" | tail -1)
+    # XCTest's last line: "Executed N tests, with [K tests skipped and] M failures".
+    summary=$(grep -E "Test Suite 'All tests' (passed|failed)" -A1 "$log" | grep -E 'Executed [0-9]+ tests?' | tail -1)
     n=$(grep -oE 'Executed [0-9]+' <<<"$summary" | grep -oE '[0-9]+' || echo 0)
-    f=$(grep -oE 'with [0-9]+' <<<"$summary" | grep -oE '[0-9]+' || echo 0)
+    f=$(grep -oE '[0-9]+ failures?' <<<"$summary" | grep -oE '[0-9]+' || echo 0)
+    skipped=$(grep -oE '[0-9]+ tests? skipped' <<<"$summary" | grep -oE '[0-9]+' || echo 0)
+    n=$((n - skipped))
     reports=$(grep -cE '^(WARNING: ThreadSanitizer|==[0-9]+==ERROR: (Address|Leak)Sanitizer)' "$log")
     if [ -z "$summary" ] || [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then f=$((f + 1)); fi
     if [ "$reports" -gt 0 ]; then
