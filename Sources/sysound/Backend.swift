@@ -23,31 +23,38 @@ struct Backend {
     /// Sends `request`; an `error` reply becomes a thrown `CLIFailure`.
     func perform(_ request: Request) throws(CLIFailure) -> (fields: WireFields, records: [WireFields], route: Route) {
         let (reply, route) = try send(request)
-        switch reply {
-        case .ok(let fields, let records): return (fields, records, route)
-        case .error(let code, let message): throw CLIFailure(code: code, message: message)
+        let (fields, records) = try Self.unpack(reply)
+        return (fields, records, route)
+    }
+
+    private func send(_ request: Request) throws(CLIFailure) -> (Reply, Route) {
+        if let answered = try daemonReply(request) { return answered }
+        return (try Engine.run(["request", request.text] + engineOptions), .engine)
+    }
+
+    /// The daemon's reply, or nil when it is not to be asked (`--embedded`) or none runs.
+    private func daemonReply(_ request: Request) throws(CLIFailure) -> (Reply, Route)? {
+        guard !options.embedded else { return nil }
+        let socket = stateDirectory.socketPath
+        do {
+            return (try DaemonClient(socketPath: socket).send(request), .daemon(socket: socket))
+        } catch {
+            guard error.isNoDaemon else { throw CLIFailure(code: .internal, message: error.description) }
+            return nil
         }
     }
 
-    func send(_ request: Request) throws(CLIFailure) -> (Reply, Route) {
-        if !options.embedded {
-            let socket = stateDirectory.socketPath
-            do {
-                return (try DaemonClient(socketPath: socket).send(request), .daemon(socket: socket))
-            } catch {
-                guard error.isNoDaemon else { throw CLIFailure(code: .internal, message: error.description) }
-            }
+    /// An `ok` reply's fields and records; an `error` reply as a `CLIFailure`.
+    private static func unpack(_ reply: Reply) throws(CLIFailure) -> (WireFields, [WireFields]) {
+        switch reply {
+        case .ok(let fields, let records): return (fields, records)
+        case .error(let code, let message): throw CLIFailure(code: code, message: message)
         }
-        return (try Engine.run(["request", request.text] + engineOptions), .engine)
     }
 
     /// Renders a play request into a WAV file (always in-process: the daemon never writes files).
     func render(_ request: PlayRequest, to path: String) throws(CLIFailure) -> WireFields {
-        let reply = try Engine.run(["render", Request.play(request).text, "--to", path] + engineOptions)
-        switch reply {
-        case .ok(let fields, _): return fields
-        case .error(let code, let message): throw CLIFailure(code: code, message: message)
-        }
+        try Self.unpack(try Engine.run(["render", Request.play(request).text, "--to", path] + engineOptions)).0
     }
 
     /// Whether a daemon answers (for `status`).
@@ -84,19 +91,9 @@ extension Backend {
     }
 
     private func sendOrWrite(_ request: Request, file: ControlFile, content: String) throws(CLIFailure) {
-        if !options.embedded {
-            do {
-                switch try DaemonClient(socketPath: stateDirectory.socketPath).send(request) {
-                case .ok: return
-                case .error(let code, let message): throw CLIFailure(code: code, message: message)
-                }
-            } catch let error as ClientError {
-                guard error.isNoDaemon else { throw CLIFailure(code: .internal, message: error.description) }
-            } catch let failure as CLIFailure {
-                throw failure
-            } catch {
-                throw CLIFailure(code: .internal, message: "\(error)")
-            }
+        if let (reply, _) = try daemonReply(request) {
+            _ = try Self.unpack(reply)
+            return
         }
         do {
             try ControlFiles(directory: stateDirectory).write(file, content)
