@@ -1,5 +1,6 @@
 import Logging
 import SysoundAudio
+import SysoundConfig
 import SysoundCore
 import SysoundServer
 import SysoundState
@@ -18,20 +19,19 @@ public enum SoundRenderer {
     ) throws(SoundServiceError) -> PlayOutcome {
         let directory = StateDirectory.resolve(explicit: stateDirectory)
         let volume = ControlFiles(directory: directory).loadAll().state.volume
-        let manager: FeedbackManager
-        do {
-            let (configuration, theme, _) = try ServiceSetup.load(configPath: configPath)
-            do {
-                manager = try ServiceSetup.manager(
-                    configuration: configuration, theme: theme, stateDirectory: directory, audio: .loopback,
-                    haptics: nil, state: { SystemState(volume: volume, haptics: false) }, logger: logger)
-            } catch {
-                throw SoundServiceError.refused(code: .noDevice, message: error.description)
-            }
-        } catch let error as SoundServiceError {
-            throw error
+        let configuration: SysoundConfiguration, theme: Theme
+        do throws(ConfigurationError) {
+            (configuration, theme, _) = try ServiceSetup.load(configPath: configPath)
         } catch {
-            throw .configuration("\(error)")
+            throw .configuration(error.description)
+        }
+        let manager: FeedbackManager
+        do throws(AudioError) {
+            manager = try ServiceSetup.manager(
+                configuration: configuration, theme: theme, stateDirectory: directory, audio: .loopback,
+                haptics: nil, state: { SystemState(volume: volume, haptics: false) }, logger: logger)
+        } catch {
+            throw .refused(code: .noDevice, message: error.description)
         }
         var unlooped = request
         unlooped.loop = false  // a file must end
