@@ -4,7 +4,7 @@ import SysoundClient
 import SysoundConfig
 import SysoundServer
 import SysoundState
-import Synchronization
+import SysoundCore
 
 /// The sound and haptics service, as an app uses it.
 ///
@@ -34,7 +34,7 @@ public final class SoundService: Sendable {
     let configPath: String?
     let mode: Mode
     let logger: Logger
-    private let embedded = Mutex<FeedbackManager?>(nil)
+    private let embedded = Locked<FeedbackManager?>(nil)
 
     /// - Parameters:
     ///   - stateDirectory: overrides `$XDG_RUNTIME_DIR/sysound`.

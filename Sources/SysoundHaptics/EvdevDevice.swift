@@ -1,6 +1,6 @@
 import CEvdev
 import CSysoundShims
-import Synchronization
+import SysoundCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -16,11 +16,11 @@ public final class EvdevDevice: ForceFeedbackDevice {
     public let path: String
     public let capabilities: ForceFeedbackCapabilities
     /// The open descriptor, or -1 once closed.
-    private let fd: Mutex<Int32>
+    private let fd: Locked<Int32>
 
     private init(path: String, fd: Int32, capabilities: ForceFeedbackCapabilities) {
         self.path = path
-        self.fd = Mutex(fd)
+        self.fd = Locked(fd)
         self.capabilities = capabilities
     }
 

@@ -1,4 +1,4 @@
-import Synchronization
+import SysoundCore
 
 /// A force-feedback device in memory, with the kernel's rules for slots and
 /// ids, that records every operation with its monotonic time. For logic tests
@@ -30,7 +30,7 @@ public final class FakeForceFeedbackDevice: ForceFeedbackDevice {
 
     public let path: String
     public let capabilities: ForceFeedbackCapabilities
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init(path: String, capabilities: ForceFeedbackCapabilities) {
         self.path = path

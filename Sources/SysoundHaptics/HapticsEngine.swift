@@ -1,5 +1,4 @@
 import Logging
-import Synchronization
 import SysoundCore
 #if canImport(Glibc)
 import Glibc
@@ -41,8 +40,8 @@ public final class HapticsEngine: Sendable {
         var wakeWrite: Int32
     }
 
-    private let state: Mutex<State>
-    private let runtime = Mutex<Runtime?>(nil)
+    private let state: Locked<State>
+    private let runtime = Locked<Runtime?>(nil)
     private let directory: String?
     private let pins: [DevicePin]
     private let opener: DeviceOpener
@@ -63,7 +62,7 @@ public final class HapticsEngine: Sendable {
     ) throws(HapticsError) {
         try HapticsError.checkLevel(strengthCap, name: "strength cap")
         for (_, pattern) in presets { try HapticsError.validate(pattern) }
-        state = Mutex(State(core: HapticsCore(strengthCap: strengthCap, logger: logger), presets: presets))
+        state = Locked(State(core: HapticsCore(strengthCap: strengthCap, logger: logger), presets: presets))
         directory = deviceDirectory
         self.pins = pins
         self.opener = opener

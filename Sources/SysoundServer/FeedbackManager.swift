@@ -4,7 +4,6 @@ import SysoundConfig
 import SysoundCore
 import SysoundHaptics
 import SysoundState
-import Synchronization
 
 /// The manager that decides (as feedbackd's): it owns the audio and haptics
 /// engines, reads the user's settings, asks the core `Policy` about every
@@ -13,17 +12,17 @@ import Synchronization
 /// policy, same replies.
 public final class FeedbackManager: Sendable {
     /// The audio engine once opened; see `audioEngine()`.
-    private let audioSlot: Mutex<AudioEngine?>
+    private let audioSlot: Locked<AudioEngine?>
     private let openAudio: @Sendable () throws(AudioError) -> AudioEngine
     public let haptics: HapticsEngine?
     public let controls: ControlFiles
     let logger: Logger
-    let setup: Mutex<Setup>
+    let setup: Locked<Setup>
     private let readState: @Sendable () -> SystemState
     /// Called after this manager wrote a control file, so `state` shows it at once.
     let stateWritten: @Sendable (ControlFile) -> Void
     /// Alerts and playback requested during an interruption, played if it ends resumable.
-    let deferred = Mutex<[DeferredPlay]>([])
+    let deferred = Locked<[DeferredPlay]>([])
     static let maximumDeferred = 16
 
     /// What SIGHUP replaces as a whole.
@@ -57,13 +56,13 @@ public final class FeedbackManager: Sendable {
         logger: Logger = Logger(label: "sysound")
     ) {
         self.stateWritten = stateWritten
-        audioSlot = Mutex(audio)
+        audioSlot = Locked(audio)
         self.openAudio = openAudio
         self.haptics = haptics
         self.controls = controls
         self.readState = state
         self.logger = logger
-        setup = Mutex(Setup(configuration: configuration, theme: theme))
+        setup = Locked(Setup(configuration: configuration, theme: theme))
         audio?.setVolume(state().volume)
     }
 

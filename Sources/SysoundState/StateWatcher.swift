@@ -20,11 +20,11 @@ public final class StateWatcher: Sendable {
 
     public let files: ControlFiles
     private let logger: Logger
-    private let current: Mutex<SystemState>
-    private let handlers = Mutex<[ChangeHandler]>([])
+    private let current: Locked<SystemState>
+    private let handlers = Locked<[ChangeHandler]>([])
     private let inotify: FileDescriptor
     private let wake: FileDescriptor
-    private let watches = Mutex<(directory: Int32, parent: Int32)>((-1, -1))
+    private let watches = Locked<(directory: Int32, parent: Int32)>((-1, -1))
     private let running = Atomic<Bool>(false)
 
     /// Reads the control files now and prepares the watches; call `start()` to follow changes.
@@ -37,7 +37,7 @@ public final class StateWatcher: Sendable {
         guard wfd >= 0 else { close(fd); throw .inotify(Errno(rawValue: errno)) }
         inotify = FileDescriptor(rawValue: fd)
         wake = FileDescriptor(rawValue: wfd)
-        current = Mutex(.defaults)
+        current = Locked(.defaults)
         let (state, problems) = files.loadAll()
         problems.forEach { logger.warning("\($0)") }
         current.withLock { $0 = state }

@@ -1,5 +1,5 @@
 import Glibc
-import Synchronization
+import SysoundCore
 
 /// Records the null sink's monitor through `parec --latency-msec=1` (raw
 /// s16le, 48 kHz stereo) on a pipe, logging CLOCK_MONOTONIC and the
@@ -17,7 +17,7 @@ final class MonitorRecorder: @unchecked Sendable {
         var levels: [Int16] = []
     }
 
-    private let data = Mutex(Data())
+    private let data = Locked(Data())
     private let pid: pid_t
     private let fd: Int32
     private var thread: JoinableThread?

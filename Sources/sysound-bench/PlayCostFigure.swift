@@ -1,12 +1,12 @@
 import CBenchMalloc
 import Glibc
 import Logging
-import Synchronization
 import Sysound
 import SysoundAudio
 import SysoundConfig
 import SysoundServer
 import SysoundState
+import SysoundCore
 
 /// Figure 3: what one `play()` call costs its caller in-process, and how many
 /// heap allocations it makes on the calling thread (the counting allocator of
@@ -18,7 +18,7 @@ enum PlayCostFigure {
         let (configuration, theme, _) = try ServiceSetup.load(configPath: config)
         let logger = Logger(label: "sysound-bench")
         // The daemon's way: device open, theme preloaded, settings in memory (the watcher's).
-        let settings = Mutex(SystemState.defaults)
+        let settings = Locked(SystemState.defaults)
         let haptics = ServiceSetup.haptics(configuration.haptics, logger: logger, directory: nil)
         defer { haptics?.shutdown() }
         let manager = try ServiceSetup.manager(

@@ -1,5 +1,5 @@
 import Glibc
-import Synchronization
+import SysoundCore
 
 /// Why the bench could not go on.
 struct BenchError: Error, CustomStringConvertible {
@@ -10,7 +10,7 @@ struct BenchError: Error, CustomStringConvertible {
 /// Every child process the bench started, so that all of them are stopped
 /// by PID at the end — also when a figure fails or the bench is interrupted.
 enum Children {
-    private static let pids = Mutex<Set<pid_t>>([])
+    private static let pids = Locked<Set<pid_t>>([])
 
     /// Starts `path` with `arguments` (`posix_spawn`). stdin is /dev/null;
     /// stdout and stderr go to `stdout`/`stderr` descriptors, or /dev/null.

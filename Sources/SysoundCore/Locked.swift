@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A pthread mutex: the process's one lock primitive.
+///
+/// Why not `Synchronization.Mutex`: its futex lock lives in the standard
+/// library, which is not built with ThreadSanitizer, so a TSan run cannot see
+/// it and reports every access it guards as a race. TSan intercepts
+/// `pthread_mutex_lock`, so with this lock a TSan run stays quiet about guarded
+/// state and keeps finding the real races. Uncontended, both cost the same.
+public final class PthreadLock: @unchecked Sendable {
+    // @unchecked: the mutex is allocated once and never moves, as pthread requires.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+
+    /// `pthread_mutex_init` with default attributes (not recursive).
+    public init() {
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    /// `pthread_mutex_lock`.
+    public func lock() { pthread_mutex_lock(mutex) }
+
+    /// `pthread_mutex_unlock`.
+    public func unlock() { pthread_mutex_unlock(mutex) }
+
+    /// Runs `body` holding the lock.
+    public func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}
+
+/// A value that is only reached while holding its lock: the same shape as
+/// `Synchronization.Mutex<Value>`, over a `PthreadLock` (see there for why).
+public final class Locked<Value>: @unchecked Sendable {
+    // @unchecked: `value` is only touched inside `withLock`, and what goes in
+    // and comes out is `sending`, as with `Mutex`.
+    private let lock = PthreadLock()
+    private var value: Value
+
+    public init(_ initialValue: consuming sending Value) {
+        value = initialValue
+    }
+
+    /// Runs `body` on the value while holding the lock.
+    public func withLock<Result, Failure: Error>(
+        _ body: (inout sending Value) throws(Failure) -> sending Result
+    ) throws(Failure) -> sending Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
