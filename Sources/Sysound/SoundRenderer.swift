@@ -29,7 +29,7 @@ public enum SoundRenderer {
         do throws(AudioError) {
             manager = try ServiceSetup.manager(
                 configuration: configuration, theme: theme, stateDirectory: directory, audio: .loopback,
-                haptics: nil, state: { SystemState(volume: volume, haptics: false) }, logger: logger)
+                haptics: nil, settings: .read { SystemState(volume: volume, haptics: false) }, logger: logger)
         } catch {
             throw .refused(code: .noDevice, message: error.description)
         }

@@ -101,23 +101,20 @@ public final class SoundService: Sendable {
         // The settings as the daemon has them: followed with inotify, so a
         // play reads no file (a fresh read of every control file per request
         // cost file I/O and two dozen allocations).
-        let state: @Sendable () -> SystemState
-        let refresh: @Sendable (ControlFile) -> Void
+        let settings: SettingsSource
         if let watcher = try? StateWatcher(directory: stateDirectory, logger: logger) {
             watcher.start()
-            state = { watcher.state }
-            refresh = { watcher.refresh($0) }
+            settings = .watched(watcher)
         } else {
             let files = ControlFiles(directory: stateDirectory)
-            state = { files.loadAll().state }
-            refresh = { _ in }
+            settings = .read { files.loadAll().state }
         }
         do {
             return try ServiceSetup.manager(
                 configuration: configuration, theme: theme, stateDirectory: stateDirectory,
                 audio: .deviceOnDemand,
                 haptics: ServiceSetup.haptics(configuration.haptics, logger: logger),
-                state: state, stateWritten: refresh, logger: logger)
+                settings: settings, logger: logger)
         } catch {
             throw .refused(code: .noDevice, message: error.description)
         }

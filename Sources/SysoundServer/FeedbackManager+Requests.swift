@@ -88,31 +88,43 @@ extension FeedbackManager {
         return .ok()
     }
 
-    /// Writes a setting's control file (atomically) and applies it at once;
-    /// the watcher then sees a state equal to what was applied.
+    /// Writes a setting's control file (atomically); the change applies at
+    /// once, before the reply.
     func set(_ change: StateChange) throws(FeedbackError) {
         let old = state
-        do {
-            try controls.write(change.file, change.content)
-        } catch {
-            throw FeedbackError(.internal, error.description)
-        }
-        stateWritten(change.file)
+        try write(change.file, change.content)
         var new = old
         change.apply(to: &new)
-        stateChanged(from: old, to: new)
+        wrote(change.file, changing: old, to: new)
     }
 
     /// Begins or ends an interruption: the control file records it for every
-    /// process; the engines act now, with `resumable` only known here.
+    /// process. An end is applied first, because `resumable` is only known here
+    /// (the watcher, seeing the file, then finds nothing left to end).
     func setInterrupted(_ on: Bool, resumable: Bool = false) throws(FeedbackError) {
-        if on { beginInterruption() } else { endInterruption(resumable: resumable) }
+        let old = state
+        if !on { endInterruption(resumable: resumable) }
+        try write(.interrupted, on ? "1" : "0")
+        var new = old
+        new.interrupted = on
+        wrote(.interrupted, changing: old, to: new)
+    }
+
+    private func write(_ file: ControlFile, _ content: String) throws(FeedbackError) {
         do {
-            try controls.write(.interrupted, on ? "1" : "0")
+            try controls.write(file, content)
         } catch {
             throw FeedbackError(.internal, error.description)
         }
-        stateWritten(.interrupted)
+    }
+
+    /// Makes a change this manager wrote take effect through the one path that
+    /// owns changes (see `SettingsSource`).
+    private func wrote(_ file: ControlFile, changing old: SystemState, to new: SystemState) {
+        switch settings {
+        case .watched(let watcher): watcher.refresh(file)
+        case .read: stateChanged(from: old, to: new)
+        }
     }
 
     func status() -> WireFields {

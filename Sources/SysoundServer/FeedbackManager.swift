@@ -18,9 +18,8 @@ public final class FeedbackManager: Sendable {
     public let controls: ControlFiles
     let logger: Logger
     let setup: Locked<Setup>
+    let settings: SettingsSource
     private let readState: @Sendable () -> SystemState
-    /// Called after this manager wrote a control file, so `state` shows it at once.
-    let stateWritten: @Sendable (ControlFile) -> Void
     /// Alerts and playback requested during an interruption, played if it ends resumable.
     let deferred = Locked<[DeferredPlay]>([])
     static let maximumDeferred = 16
@@ -42,28 +41,25 @@ public final class FeedbackManager: Sendable {
     ///     with `openAudio` when a sound must actually play: a request that
     ///     the policy silences never opens the audio device.
     ///   - haptics: nil when vibration is not wanted (e.g. `--to FILE`).
-    ///   - state: the user's settings now: the watcher's in the daemon, a
-    ///     fresh read of the control files in the embedded engine.
-    ///   - stateWritten: told which control file the manager just wrote
-    ///     (the daemon refreshes its watcher).
+    ///   - settings: where the user's settings are read; a watcher must
+    ///     also report its changes to `stateChanged` (`ServiceSetup` does so).
     public init(
         configuration: SysoundConfiguration, theme: Theme, audio: AudioEngine?,
         openAudio: @escaping @Sendable () throws(AudioError) -> AudioEngine = { () throws(AudioError) -> AudioEngine in
             throw AudioError.noOutputDevice(detail: "no audio engine was configured")
         },
-        haptics: HapticsEngine?, controls: ControlFiles, state: @escaping @Sendable () -> SystemState,
-        stateWritten: @escaping @Sendable (ControlFile) -> Void = { _ in },
+        haptics: HapticsEngine?, controls: ControlFiles, settings: SettingsSource,
         logger: Logger = Logger(label: "sysound")
     ) {
-        self.stateWritten = stateWritten
+        self.settings = settings
         audioSlot = Locked(audio)
         self.openAudio = openAudio
         self.haptics = haptics
         self.controls = controls
-        self.readState = state
+        self.readState = settings.current
         self.logger = logger
         setup = Locked(Setup(configuration: configuration, theme: theme))
-        audio?.setVolume(state().volume)
+        audio?.setVolume(readState().volume)
     }
 
     public var configuration: SysoundConfiguration { setup.withLock { $0.configuration } }

@@ -57,24 +57,29 @@ public enum ServiceSetup {
         }
     }
 
-    /// Builds the manager. `state` is the source of the user's settings.
+    /// Builds the manager, reading the user's settings from `settings`; a
+    /// watcher also reports their changes to the manager from now on.
     public static func manager(
         configuration: SysoundConfiguration, theme: Theme, stateDirectory: StateDirectory,
-        audio mode: AudioMode, haptics: HapticsEngine?, state: @escaping @Sendable () -> SystemState,
-        stateWritten: @escaping @Sendable (ControlFile) -> Void = { _ in }, logger: Logger
+        audio mode: AudioMode, haptics: HapticsEngine?, settings: SettingsSource, logger: Logger
     ) throws(AudioError) -> FeedbackManager {
-        let settings = audioSettings(configuration.audio)
+        let engineSettings = audioSettings(configuration.audio)
         let open: @Sendable () throws(AudioError) -> AudioEngine = { () throws(AudioError) -> AudioEngine in
-            try AudioEngine(settings: settings, output: .device)
+            try AudioEngine(settings: engineSettings, output: .device)
         }
         let engine: AudioEngine?
         switch mode {
         case .deviceNow: engine = try open()
         case .deviceOnDemand: engine = nil
-        case .loopback: engine = try AudioEngine(settings: settings, output: .loopback)
+        case .loopback: engine = try AudioEngine(settings: engineSettings, output: .loopback)
         }
-        return FeedbackManager(
+        let manager = FeedbackManager(
             configuration: configuration, theme: theme, audio: engine, openAudio: open, haptics: haptics,
-            controls: ControlFiles(directory: stateDirectory), state: state, stateWritten: stateWritten, logger: logger)
+            controls: ControlFiles(directory: stateDirectory), settings: settings, logger: logger)
+        if case .watched(let watcher) = settings {
+            // Weak: the manager reads the watcher, so a strong capture would be a cycle.
+            watcher.onChange { [weak manager] old, new in manager?.stateChanged(from: old, to: new) }
+        }
+        return manager
     }
 }

@@ -21,7 +21,7 @@ enum HapticsFigure {
         defer { engine.shutdown() }
         let manager = try ServiceSetup.manager(
             configuration: configuration, theme: theme, stateDirectory: StateDirectory(path: c.work + "/state-haptics"),
-            audio: .deviceOnDemand, haptics: engine, state: { SystemState.defaults }, logger: logger)
+            audio: .deviceOnDemand, haptics: engine, settings: .read { SystemState.defaults }, logger: logger)
         let request = Request.vibrate(VibrateRequest(.preset("tap")))
         let layers: [(String, () throws -> Void)] = [
             ("vibrate tap → EV_FF play: HapticsEngine.vibrate", { try engine.vibrate(preset: "tap") }),

@@ -23,7 +23,7 @@ enum PlayCostFigure {
         defer { haptics?.shutdown() }
         let manager = try ServiceSetup.manager(
             configuration: configuration, theme: theme, stateDirectory: StateDirectory(path: c.work + "/state-cost"),
-            audio: .deviceNow, haptics: haptics, state: { settings.withLock { $0 } }, logger: logger)
+            audio: .deviceNow, haptics: haptics, settings: .read { settings.withLock { $0 } }, logger: logger)
         defer { manager.audio?.shutdown() }
         manager.preloadTheme()
         guard let engine = manager.audio else { throw BenchError("the in-process audio engine did not open") }

@@ -57,8 +57,6 @@ struct ServeCommand: ParsableCommand {
         if let report = manager.preloadTheme() {
             logger.info("preloaded \(report.loaded.count) sounds, \(report.failures.count) failed")
         }
-        // Weak: the manager reads the watcher's state, so a strong capture here would be a cycle.
-        watcher.onChange { [weak manager] old, new in manager?.stateChanged(from: old, to: new) }
         watcher.start()
         defer {
             watcher.stop()
@@ -89,7 +87,7 @@ struct ServeCommand: ParsableCommand {
         let make = { (mode: ServiceSetup.AudioMode) throws(AudioError) -> FeedbackManager in
             try ServiceSetup.manager(
                 configuration: configuration, theme: theme, stateDirectory: directory, audio: mode,
-                haptics: haptics, state: { watcher.state }, stateWritten: { watcher.refresh($0) }, logger: logger)
+                haptics: haptics, settings: .watched(watcher), logger: logger)
         }
         do {
             return try make(.deviceNow)

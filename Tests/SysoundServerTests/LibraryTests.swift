@@ -31,9 +31,7 @@ final class LibraryTests: XCTestCase {
         let watcher = watcher!
         manager = try ServiceSetup.manager(
             configuration: configuration, theme: theme, stateDirectory: directory, audio: .loopback,
-            haptics: haptics, state: { watcher.state }, logger: logger)
-        let manager = manager!
-        watcher.onChange { old, new in manager.stateChanged(from: old, to: new) }
+            haptics: haptics, settings: .watched(watcher), logger: logger)
         watcher.start()
         var options = DaemonOptions(stateDirectory: directory.path)
         options.handleSignals = false
@@ -116,6 +114,24 @@ final class LibraryTests: XCTestCase {
         try ControlFiles(directory: directory).write(.volume, "0.25")
         let next = await iterator.next()
         XCTAssertEqual(next?.volume, 0.25)
+    }
+
+    /// The embedded engine follows the settings like the daemon does: silent
+    /// mode turned on by another process stops its ambient loop.
+    func testTheEmbeddedEngineFollowsSettingsChangedElsewhere() throws {
+        guard ProcessInfo.processInfo.environment["PULSE_SERVER"] != nil else {
+            throw XCTSkip("needs an audio device: run under Tests/fixture/with-pulse.sh")
+        }
+        let other = StateDirectory(path: makeTemporaryDirectory())
+        defer { try? FileManager.default.removeItem(atPath: other.path) }
+        let embedded = SoundService(stateDirectory: other.path, mode: .embedded)
+        XCTAssertNotNil(try embedded.play("ringtone", category: .ambient, loop: true).voiceID)
+        XCTAssertEqual(try embedded.perform(.status)["playing"], "1")
+        try ControlFiles(directory: other).write(.silent, "1")
+        let deadline = Date().addingTimeInterval(2)
+        while try embedded.perform(.status)["playing"] != "0", Date() < deadline { usleep(5_000) }
+        XCTAssertEqual(try embedded.perform(.status)["playing"], "0", "the ambient loop kept playing in silent mode")
+        try embedded.stop()
     }
 
     func testWithoutADaemonTheLibraryFallsBackToTheEmbeddedEngine() throws {
