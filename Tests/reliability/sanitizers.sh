@@ -7,9 +7,10 @@
 # Default: both. Without a filter every suite runs, end-to-end and
 # reliability ones included (the daemon and CLI subprocesses are the
 # sanitized builds too, since they are the binaries next to the tests).
-# Sanitizer reports fail the run: TSAN_OPTIONS/ASAN_OPTIONS set halt_on_error
-# and exitcode; Tests/reliability/*.supp hold the few reports that are not
-# ours (each explained there).
+# Sanitizer reports fail the run. Every process (tests, daemons, CLIs) writes
+# its reports to a file of its own (log_path), so a report from a subprocess
+# whose stderr a test swallowed is still counted; Tests/reliability/*.supp
+# hold the few reports that are not ours (each explained there).
 # Prints `sanitizer: N passed, N failed` per sanitizer and `N passed, N failed`.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -28,6 +29,7 @@ for kind in "${kinds[@]}"; do
     short=${kind:0:1}san   # tsan / asan
     scratch=.build-$short
     log=$(mktemp /tmp/sysound-$short.XXXXXX)
+    reports_dir=$(mktemp -d /tmp/sysound-$short-reports.XXXXXX)
     echo "== $kind sanitizer: building ($scratch)"
     if ! swift build --build-tests --sanitize="$kind" --scratch-path "$scratch" >"$log" 2>&1; then
         grep -E 'error:' "$log" | head -20
@@ -38,8 +40,8 @@ for kind in "${kinds[@]}"; do
     echo "== $kind sanitizer: swift test"
     # Swift's backtracer and the sanitizers both want the crashing signal.
     SWIFT_BACKTRACE=enable=no \
-    TSAN_OPTIONS="halt_on_error=0:report_signal_unsafe=0:exitcode=66:second_deadlock_stack=1:suppressions=$root/Tests/reliability/tsan.supp" \
-    ASAN_OPTIONS="halt_on_error=1:exitcode=66:detect_leaks=1:detect_stack_use_after_return=0" \
+    TSAN_OPTIONS="halt_on_error=0:report_signal_unsafe=0:exitcode=66:second_deadlock_stack=1:log_path=$reports_dir/report:suppressions=$root/Tests/reliability/tsan.supp" \
+    ASAN_OPTIONS="halt_on_error=1:exitcode=66:log_path=$reports_dir/report:detect_leaks=1:detect_stack_use_after_return=0" \
     LSAN_OPTIONS="suppressions=$root/Tests/reliability/lsan.supp:print_suppressions=0" \
     SYSOUND_REQUIRE_PULSE=1 SYSOUND_SANITIZER=$kind \
         Tests/fixture/with-pulse.sh swift test --skip-build --sanitize="$kind" --scratch-path "$scratch" "${filter[@]}" >>"$log" 2>&1
@@ -50,11 +52,13 @@ for kind in "${kinds[@]}"; do
     f=$(grep -oE '[0-9]+ failures?' <<<"$summary" | grep -oE '[0-9]+' || echo 0)
     skipped=$(grep -oE '[0-9]+ tests? skipped' <<<"$summary" | grep -oE '[0-9]+' || echo 0)
     n=$((n - skipped))
-    reports=$(grep -cE '^(WARNING: ThreadSanitizer|==[0-9]+==ERROR: (Address|Leak)Sanitizer)' "$log")
+    report='^(WARNING: ThreadSanitizer|==[0-9]+==ERROR: (Address|Leak)Sanitizer)'
+    reports=$(cat "$log" "$reports_dir"/report.* 2>/dev/null | grep -cE "$report")
     if [ -z "$summary" ] || [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then f=$((f + 1)); fi
     if [ "$reports" -gt 0 ]; then
-        echo "$kind: $reports sanitizer report(s); first ones:"
-        grep -E -A12 '^(WARNING: ThreadSanitizer|==[0-9]+==ERROR: (Address|Leak)Sanitizer)' "$log" | head -60
+        echo "$kind: $reports sanitizer report(s) (files in $reports_dir); first ones:"
+        cat "$log" "$reports_dir"/report.* 2>/dev/null | grep -E -A12 "$report" | head -60
+        [ "$f" -gt 0 ] || f=1
     fi
     grep -E "error: -\[|failed \(" "$log" | head -20
     echo "$kind sanitizer: $((n - f)) passed, $f failed (log $log)"
