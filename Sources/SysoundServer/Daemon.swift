@@ -148,6 +148,7 @@ public final class Daemon: @unchecked Sendable {
         ]
         let interval = max(options.socketCheckIntervalMilliseconds, 10)
         var lastCheck = Self.nowMilliseconds()
+        var lockMissing = false
         while true {
             fds[0].fd = server.listenerFD
             fds[0].revents = 0
@@ -162,9 +163,32 @@ public final class Daemon: @unchecked Sendable {
             let now = Self.nowMilliseconds()
             if now - lastCheck >= interval {
                 lastCheck = now
+                guard checkLockFile(&lockMissing) else { return }
                 server.checkSocketFile()
             }
         }
+    }
+
+    /// Takes the instance lock again if its file was removed (say, with the
+    /// whole state directory), so no second daemon can start on the directory;
+    /// false means another daemon took it first and this one must stop.
+    /// A lock that cannot be taken yet is logged once (`missing`), then retried.
+    private func checkLockFile(_ missing: inout Bool) -> Bool {
+        switch instanceLock.reclaimIfRemoved() {
+        case .intact:
+            return true
+        case .reclaimed:
+            logger.notice("\(instanceLock.path) was removed; locked it again")
+        case .takenOver(let pid):
+            logger.critical("another sysound daemon\(pid.map { " (PID \($0))" } ?? "") locked \(instanceLock.path) after its file was removed; stopping so that one daemon serves \(options.stateDirectory)")
+            return false
+        case .failed(let code):
+            if !missing { logger.warning("\(instanceLock.path) was removed and cannot be created again yet: \(UnixSocket.errorText(code)); retrying") }
+            missing = true
+            return true
+        }
+        missing = false
+        return true
     }
 
     /// Reads signal numbers and stop requests from the wake pipe; true means stop.

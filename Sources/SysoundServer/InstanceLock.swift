@@ -1,5 +1,6 @@
 import Glibc
 import SysoundClient
+import SysoundCore
 
 /// One daemon per state directory: an exclusive `flock(2)` on `$STATE/daemon.lock`,
 /// held for the daemon's life, with the holder's PID written inside so a
@@ -7,9 +8,24 @@ import SysoundClient
 ///
 /// The file is removed on release while still locked; an acquirer that locked
 /// a file since unlinked sees its inode differ from the path's and retries.
+/// If someone else removes it (or the whole state directory), the daemon
+/// takes it again with `reclaimIfRemoved`, so the guarantee outlives the file.
 final class InstanceLock: Sendable {
     let path: String
-    private let fd: Int32
+    private let socketPath: String
+    private let fd: Locked<Int32>
+
+    /// What `reclaimIfRemoved` found.
+    enum Check: Equatable {
+        /// The file at `path` is still the one this daemon holds.
+        case intact
+        /// It was gone or replaced; this daemon holds the new file now.
+        case reclaimed
+        /// Another daemon locked a new file at `path` first.
+        case takenOver(pid: pid_t?)
+        /// The file cannot be created now (e.g. the directory is gone).
+        case failed(errno: Int32)
+    }
 
     /// Takes the lock without waiting.
     ///
@@ -17,12 +33,49 @@ final class InstanceLock: Sendable {
     ///   `.lockFailed` if the file cannot be opened or locked.
     init(path: String, socketPath: String) throws(DaemonError) {
         self.path = path
+        self.socketPath = socketPath
+        fd = Locked(try Self.acquire(path: path, socketPath: socketPath))
+    }
+
+    /// Locks the file again if the path no longer names the file this daemon
+    /// locked (`fstat`/`stat` identity), keeping the old lock until the new
+    /// one is held.
+    func reclaimIfRemoved() -> Check {
+        fd.withLock { fd in
+            if let mine = FileIdentity(fd: fd), FileIdentity(path: path) == mine { return .intact }
+            do throws(DaemonError) {
+                let fresh = try Self.acquire(path: path, socketPath: socketPath)
+                UnixSocket.close(fd)
+                fd = fresh
+                return .reclaimed
+            } catch {
+                switch error {
+                case .alreadyRunning(let pid, _, _): return .takenOver(pid: pid)
+                case .lockFailed(_, let code): return .failed(errno: code)
+                default: return .failed(errno: EIO)
+                }
+            }
+        }
+    }
+
+    /// Removes the file and drops the lock.
+    func release() {
+        fd.withLock { fd in
+            // Only our own file: one that replaced it may be another daemon's.
+            if let mine = FileIdentity(fd: fd), FileIdentity(path: path) == mine { unlink(path) }
+            UnixSocket.close(fd)
+        }
+    }
+
+    /// `open(2)` + `flock(2)` on `path`, retrying if the file was unlinked
+    /// between the two; writes this process's PID into it.
+    private static func acquire(path: String, socketPath: String) throws(DaemonError) -> Int32 {
         while true {
             let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
             guard fd >= 0 else { throw .lockFailed(path: path, errno: errno) }
             if flock(fd, LOCK_EX | LOCK_NB) != 0 {
                 let code = errno
-                let pid = Self.readPID(fd)
+                let pid = readPID(fd)
                 UnixSocket.close(fd)
                 if code == EWOULDBLOCK { throw .alreadyRunning(pid: pid, lockPath: path, socketPath: socketPath) }
                 throw .lockFailed(path: path, errno: code)
@@ -36,15 +89,8 @@ final class InstanceLock: Sendable {
             let text = Array("\(getpid())\n".utf8)
             _ = ftruncate(fd, 0)
             _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
-            self.fd = fd
-            return
+            return fd
         }
-    }
-
-    /// Removes the file and drops the lock.
-    func release() {
-        unlink(path)
-        UnixSocket.close(fd)
     }
 
     private static func readPID(_ fd: Int32) -> pid_t? {

@@ -58,6 +58,9 @@ final class FaultTests: XCTestCase {
         // The socket comes back (or the daemon says in its log that it cannot).
         XCTAssertTrue(Daemon.eventually(5) { (try? daemon.client.send(.ping))?.isOK == true },
                       "the socket did not come back: \(daemon.log(tail: 20))")
+        // The instance lock too: a second daemon on this directory is still refused.
+        XCTAssertTrue(Daemon.eventually(5) { self.lockHeld(by: daemon.pid) },
+                      "daemon.lock was not taken again: \(daemon.log(tail: 20))")
         // And the watches: a control file written by hand takes effect.
         try "1\n".write(toFile: daemon.stateDir + "/silent", atomically: false, encoding: .utf8)
         XCTAssertTrue(Daemon.eventually(3) { self.stateValue("silent") == "1" },
@@ -66,6 +69,24 @@ final class FaultTests: XCTestCase {
         try "0\n".write(toFile: daemon.stateDir + "/silent", atomically: false, encoding: .utf8)
         XCTAssertTrue(Daemon.eventually(3) { self.stateValue("silent") == "0" })
         XCTAssertTrue(try playsNow())
+    }
+
+    /// Whether `daemon.lock` names `pid` and is flock-ed by someone (not us).
+    func lockHeld(by pid: pid_t) -> Bool {
+        let path = daemon.stateDir + "/daemon.lock"
+        guard (try? String(contentsOfFile: path, encoding: .utf8)) == "\(pid)\n" else { return false }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK
+    }
+
+    func testLockFileDeleted() throws {
+        try FileManager.default.removeItem(atPath: daemon.stateDir + "/daemon.lock")
+        XCTAssertTrue(Daemon.eventually(5) { self.lockHeld(by: daemon.pid) },
+                      "daemon.lock was not taken again: \(daemon.log(tail: 20))")
+        XCTAssertTrue(daemon.log().contains("locked it again"), daemon.log(tail: 20))
+        XCTAssertTrue(try daemon.client.send(.ping).isOK)
     }
 
     func stateValue(_ key: String) -> String? {

@@ -120,6 +120,25 @@ final class DaemonLifecycleTests: XCTestCase {
         }
     }
 
+    /// A removed lock file is taken again; if another daemon locked a new one
+    /// first, this daemon stops rather than share the directory.
+    func testARemovedLockIsReclaimedOrTheDaemonYields() throws {
+        let running = try RunningDaemon { $0.socketCheckIntervalMilliseconds = 300 }
+        let lockPath = running.directory + "/daemon.lock"
+        XCTAssertEqual(unlink(lockPath), 0)
+        let deadline = Date().addingTimeInterval(2)
+        while access(lockPath, F_OK) != 0 && Date() < deadline { usleep(5_000) }
+        XCTAssertEqual(try String(contentsOfFile: lockPath, encoding: .utf8), "\(getpid())\n", "not locked again")
+        XCTAssertEqual(try running.client.send(.ping), .ok())
+
+        // Now someone else is quicker: unlink and lock before the next check.
+        XCTAssertEqual(unlink(lockPath), 0)
+        let other = try InstanceLock(path: lockPath, socketPath: running.daemon.socketPath)
+        defer { other.release() }
+        XCTAssertTrue(running.waitUntilFinished(timeout: 3), "the daemon kept serving without its lock")
+        XCTAssertEqual(other.reclaimIfRemoved(), .intact, "the stopping daemon removed the other's lock file")
+    }
+
     /// The real signal path, in-process: the handlers forward to the loop, so
     /// raising SIGTERM here stops the daemon instead of the test runner.
     func testSIGTERMStopsCleanlyAndSIGHUPReloadsKeepingServing() throws {
