@@ -29,6 +29,26 @@ struct LoopbackFunctions {
     }
 }
 
+/// ALC_SOFT_pause_device's functions, looked up with `alcGetProcAddress`:
+/// `alcDevicePauseSOFT` stops the backend's mixer (OpenAL Soft's PulseAudio
+/// backend joins its mixer thread and corks the stream), `alcDeviceResumeSOFT`
+/// starts it again. OpenAL Soft accepts them for playback devices only.
+struct PauseFunctions {
+    let pause: LPALCDEVICEPAUSESOFT
+    let resume: LPALCDEVICERESUMESOFT
+
+    /// The functions, or nil when `device` lacks the extension.
+    static func load(for device: OpaquePointer) -> PauseFunctions? {
+        guard alcIsExtensionPresent(device, "ALC_SOFT_pause_device") != 0,
+              let p = alcGetProcAddress(device, "alcDevicePauseSOFT"),
+              let r = alcGetProcAddress(device, "alcDeviceResumeSOFT")
+        else { return nil }
+        return PauseFunctions(
+            pause: unsafeBitCast(p, to: LPALCDEVICEPAUSESOFT.self),
+            resume: unsafeBitCast(r, to: LPALCDEVICERESUMESOFT.self))
+    }
+}
+
 /// One open ALC device with its context: a thin wrapper over alcOpenDevice /
 /// alcLoopbackOpenDeviceSOFT, alcCreateContext and alcCloseDevice. Callers hold
 /// `ALLock` around every method.
@@ -36,6 +56,8 @@ final class ALOutput {
     let device: OpaquePointer
     let context: OpaquePointer
     let loopback: LoopbackFunctions?
+    /// Present on a device output whose OpenAL has ALC_SOFT_pause_device; nil on loopback.
+    let pauseFunctions: PauseFunctions?
     /// The opened device's name (ALC_ALL_DEVICES_SPECIFIER, else ALC_DEVICE_SPECIFIER).
     let name: String
     /// What the device granted (alcGetIntegerv): ALC_FREQUENCY, ALC_REFRESH, source counts.
@@ -47,6 +69,7 @@ final class ALOutput {
         self.device = device
         self.context = context
         self.loopback = loopback
+        pauseFunctions = loopback == nil ? PauseFunctions.load(for: device) : nil
         // ALC_ALL_DEVICES_SPECIFIER (ALC_ENUMERATE_ALL_EXT) names the real
         // output (e.g. the PulseAudio sink's description); ALC_DEVICE_SPECIFIER
         // says only "OpenAL Soft" for the default device.
@@ -125,6 +148,20 @@ final class ALOutput {
         var v: ALCint = 1
         alcGetIntegerv(device, ALC_CONNECTED, 1, &v)
         return v != 0
+    }
+
+    /// Stops the device's mixing (alcDevicePauseSOFT); returns false when the
+    /// device cannot pause (loopback, or no ALC_SOFT_pause_device). Sources
+    /// keep their state; nothing is mixed until `resume()`.
+    func pause() -> Bool {
+        guard let fns = pauseFunctions else { return false }
+        fns.pause(device)
+        return true
+    }
+
+    /// Starts the device's mixing again after `pause()` (alcDeviceResumeSOFT).
+    func resume() {
+        pauseFunctions?.resume(device)
     }
 
     /// Mixes `frames` stereo float frames into `out` (alcRenderSamplesSOFT).

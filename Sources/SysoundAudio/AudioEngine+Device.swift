@@ -3,15 +3,18 @@ import Foundation
 
 extension AudioEngine {
     /// Starts the monitor thread: every `monitorIntervalMilliseconds` (or the
-    /// idle interval when nothing plays) it notices ended voices, moves the
-    /// duck/hush ramps, and checks ALC_CONNECTED; after a loss it reopens the
-    /// default device with backoff.
+    /// idle interval when nothing plays, the paused interval once the device
+    /// is paused for idleness) it notices ended voices, moves the duck/hush
+    /// ramps, pauses an idle device, and checks ALC_CONNECTED; after a loss it
+    /// reopens the default device with backoff.
     func startMonitor() {
         let done = DispatchSemaphore(value: 0)
         monitorDone = done
         lastTick = Self.monotonicSeconds()
         let busy = settings.monitorIntervalMilliseconds / 1000
         let idle = max(busy, settings.idleMonitorIntervalMilliseconds / 1000)
+        let paused = max(idle, settings.pausedMonitorIntervalMilliseconds / 1000)
+        lastBusy = lastTick
         let thread = Thread { [weak self] in
             var backoff = 0.05
             var nextAttempt = 0.0
@@ -25,10 +28,15 @@ extension AudioEngine {
                     if engine.closed { return true }
                     guard let out = engine.output else { lost = true; return false }
                     if out.isConnected {
+                        // Seen before tick: a short voice may end in this very tick.
+                        let played = engine.playedSinceCheck || engine.pool.voices.contains(where: \.isActive)
+                        engine.playedSinceCheck = false
                         engine.tick(now: now)
                         let settled = engine.duckRamp.level == engine.duckRamp.target
                             && engine.hushRamp.level == engine.hushRamp.target
-                        interval = settled && !engine.pool.voices.contains(where: \.isActive) ? idle : busy
+                        let quiet = settled && !engine.pool.voices.contains(where: \.isActive)
+                        if quiet { engine.pauseIfIdle(now: now, busy: played) } else { engine.lastBusy = now }
+                        interval = engine.outputPaused ? paused : quiet ? idle : busy
                     } else {
                         engine.logger.warning("audio device \(out.name) disconnected; voices dropped, reopening")
                         engine.detach()
@@ -67,6 +75,7 @@ extension AudioEngine {
             attach(out)
             reopenCount += 1
             lastTick = Self.monotonicSeconds()
+            lastBusy = lastTick
             return true
         }
         if attached {

@@ -30,6 +30,13 @@ public final class AudioEngine: @unchecked Sendable {
     var closed = false
     var openedDeviceName = ""
     var reopenCount = 0
+    /// The device is paused for idleness (alcDevicePauseSOFT); `play` resumes it.
+    var outputPaused = false
+    /// A voice started since the monitor last looked (it may have ended already).
+    var playedSinceCheck = false
+    /// Monotonic seconds when the monitor last saw a voice or a play.
+    var lastBusy: Double = 0
+    var pauseCount = 0
     var monitorDone: DispatchSemaphore?
     var monitorThread: Thread?
 
@@ -114,6 +121,8 @@ public final class AudioEngine: @unchecked Sendable {
         guard let out = output, pool.count > 0 else { throw .deviceUnavailable }
         guard clip.buffer != 0 else { throw .clipNotLoaded(clip.name) }
         out.makeCurrent()
+        if outputPaused { resumeOutput(out) }
+        playedSinceCheck = true
         let slot = pool.chooseSlot()
         if pool[slot].isActive {
             finish(slot: slot)
@@ -290,6 +299,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// Takes a freshly opened output: sources, pool, buffers from kept PCM.
     func attach(_ out: ALOutput) {
         output = out
+        outputPaused = false
         out.makeCurrent()
         openedDeviceName = out.name
         let wanted = max(1, min(settings.voices, out.maxSources > 0 ? out.maxSources : settings.voices))
@@ -319,5 +329,6 @@ public final class AudioEngine: @unchecked Sendable {
         pool = VoicePool(count: 0, nextOrder: pool.nextOrder)
         out.close()
         output = nil
+        outputPaused = false
     }
 }

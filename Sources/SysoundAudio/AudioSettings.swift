@@ -34,6 +34,13 @@ public struct AudioSettings: Sendable, Equatable {
     /// The same while no voice plays: only device loss is watched then, and a
     /// slower tick saves about 1 % of a core (measured, see the README).
     public var idleMonitorIntervalMilliseconds: Double = 20
+    /// After this long with no voice playing the engine pauses its output
+    /// device (alcDevicePauseSOFT), so neither OpenAL Soft nor the sound server
+    /// mixes silence; the next `play` resumes it first. 0 never pauses.
+    public var idlePauseMilliseconds: Double = 1_000
+    /// The monitor's tick while the device is paused: only device loss is
+    /// watched then.
+    public var pausedMonitorIntervalMilliseconds: Double = 100
     /// Longest wait between attempts to reopen a lost device, in milliseconds.
     public var maxReopenBackoffMilliseconds: Double = 2_000
 
