@@ -11,6 +11,9 @@ public struct AudioSettings: Sendable, Equatable {
     /// latency target is `periodFrames × periods / frequency`.
     public var periodFrames = 128
     public var periods = 2
+    /// After this many milliseconds with nothing playing the output device is
+    /// paused (no mixing of silence) and the next sound resumes it; 0 never pauses.
+    public var idlePauseMs = 1_000
     /// How much other voices drop while a playback voice ducks them, dB (≤ 0).
     public var duckDb = -12.0
     /// How long the duck level change takes, ms.

@@ -34,6 +34,7 @@ public enum ServiceSetup {
         s.sampleRate = c.frequency
         s.periodFrames = c.periodFrames
         s.periods = c.periods
+        s.idlePauseMilliseconds = Double(c.idlePauseMs)
         s.duckDecibels = c.duckDb
         s.rampMilliseconds = Double(c.duckRampMs)
         s.maxClipSeconds = Double(c.maxClipSeconds)
