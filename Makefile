@@ -31,9 +31,11 @@ deps:
 test-deps:
 	$(call apt_install,$(TEST_PACKAGES))
 
-# sysound is the thin client; sysound-engine (beside it) hosts the engines.
+# sysound answers `play NAME` itself and execs sysound-cli (beside it) for
+# everything else; sysound-engine (beside them) hosts the engines.
 release: deps
 	$(RELEASE) --product sysound
+	$(RELEASE) --product sysound-cli
 	$(RELEASE) --product sysound-engine
 
 # Exit code 69 means there is no audio output on this machine: the job ran

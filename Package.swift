@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .library(name: "Sysound", targets: ["Sysound"]),
         .executable(name: "sysound", targets: ["sysound"]),
+        .executable(name: "sysound-cli", targets: ["sysound-cli"]),
         .executable(name: "sysound-engine", targets: ["sysound-engine"]),
         .executable(name: "sysound-soundgen", targets: ["sysound-soundgen"]),
     ],
@@ -77,11 +78,21 @@ let package = Package(
             ]),
 
         // MARK: Executables
-        // The CLI is a thin client: with a daemon up, `sysound play tap` loads
-        // no audio, haptics or configuration code at all. What needs the
-        // engines (no daemon, serve, check, --to) runs in sysound-engine.
+        // `sysound` answers `play NAME` with a daemon up by itself: no
+        // Foundation, no argument parser, and in release a fully static
+        // executable, which the kernel starts without the dynamic loader
+        // (loading libstdc++ cost more than the request). Not PIE: glibc's
+        // static-pie start-up asserts on the $ORIGIN run path SwiftPM adds.
+        // Debug builds stay dynamic so that --sanitize works. Every other
+        // command it hands to sysound-cli with execv.
         .executableTarget(
             name: "sysound",
+            dependencies: ["SysoundCore", "SysoundClient"],
+            linkerSettings: [.unsafeFlags(["-static-executable"], .when(platforms: [.linux], configuration: .release))]),
+        // The full CLI is a thin client too: what needs the engines (no
+        // daemon, serve, check, --to) runs in sysound-engine.
+        .executableTarget(
+            name: "sysound-cli",
             dependencies: [
                 "SysoundCore", "SysoundClient", "SysoundState", "SysoundCLIOptions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

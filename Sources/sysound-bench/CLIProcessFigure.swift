@@ -3,6 +3,9 @@ import Glibc
 /// Figure 1: whole-process time (spawn → reaped) of `sysound play tap` with
 /// the daemon up, interleaved in shuffled order with `true` and with
 /// `pactl play-sample` of the same clip uploaded to the same PulseAudio server.
+/// The same request with `--verbose` shows what every other command costs:
+/// `sysound` hands it to the full CLI (`sysound-cli`, swift-argument-parser)
+/// with execv.
 enum CLIProcessFigure {
     static let sampleName = "sysound-bench-tap"
 
@@ -13,6 +16,8 @@ enum CLIProcessFigure {
             ("true", "/bin/true", []),
             ("sysound play tap (daemon up)", c.sysound, ["play", "tap", "--state-dir", daemon.stateDirectory]),
             ("pactl play-sample", "/usr/bin/pactl", ["play-sample", sampleName]),
+            ("sysound play tap --verbose (daemon up; exec of sysound-cli)", c.sysound,
+             ["play", "tap", "--verbose", "--state-dir", daemon.stateDirectory]),
         ]
         let warmup = c.count(5, smoke: 1), runs = c.count(60, smoke: 5)
         var times = [[Double]](repeating: [], count: tools.count)

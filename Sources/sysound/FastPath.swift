@@ -1,32 +1,50 @@
-import SysoundCLIOptions
+import Glibc
 import SysoundClient
 import SysoundCore
-import SysoundState
 
-/// `sysound play NAME [--state-dir DIR]` with a daemon up — the call a
-/// keybinding or a script makes most — is one socket round trip, before
-/// swift-argument-parser and logging are even set up (their start-up costs
-/// more than the request). Anything else, or no daemon, takes the full path.
+/// `sysound play NAME [--state-dir DIR]` with a daemon up: one `connect`,
+/// `send`, `recv`.
 enum FastPath {
-    /// The exit code if the fast path handled the command, else nil.
-    static func run(_ arguments: ArraySlice<String>) -> Int32? {
-        let args = Array(arguments)
-        guard args.count == 2 || (args.count == 4 && args[2] == "--state-dir"),
-              args[0] == "play", let name = args.dropFirst().first, !name.hasPrefix("-")
+    /// The exit status if the daemon answered, else nil: the command has
+    /// another shape, or no daemon runs (or it could not be reached), and the
+    /// full CLI takes over — it falls back to the embedded engine or says what
+    /// went wrong. An error reply is reported here, as the full CLI would:
+    /// asking again is not harmless (the daemon may have started the sound's
+    /// vibration before its audio failed).
+    static func play(_ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, count: Int) -> Int32? {
+        func argument(_ i: Int, is text: String) -> Bool { argv[i].map { strcmp($0, text) == 0 } ?? false }
+        guard count == 3 || (count == 5 && argument(3, is: "--state-dir")), argument(1, is: "play"),
+              let nameArgument = argv[2], nameArgument[0] != CChar(UInt8(ascii: "-"))
         else { return nil }
-        let directory = StateDirectory.resolve(explicit: args.count == 4 ? args[3] : nil)
+        let name = String(cString: nameArgument)
+        let socket = SocketLocation.path(stateDirectory: count == 5 ? argv[4].map { String(cString: $0) } : nil)
         let reply: Reply
         do {
-            reply = try DaemonClient(socketPath: directory.socketPath).send(.play(PlayRequest(.name(name))))
+            reply = try DaemonClient(socketPath: socket).send(.play(PlayRequest(.name(name))))
         } catch {
-            return nil  // no daemon, or trouble reaching it: the full path says what happened
+            return nil
         }
         switch reply {
-        case .ok: return 0
+        case .ok:
+            return 0
         case .error(let code, let message):
-            let failure = CLIFailure(code: code, message: message)
-            printError("sysound: cannot play \(name): \(message)")
-            return failure.exitCode
+            standardError("sysound: cannot play \(name): \(message)")
+            return code.exitStatus
+        }
+    }
+}
+
+/// Writes one line to standard error with `write(2)`: unbuffered, so it is out before `exit`.
+func standardError(_ line: String) {
+    var bytes = Array((line + "\n").utf8)[...]
+    while !bytes.isEmpty {
+        let n = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        if n > 0 {
+            bytes = bytes.dropFirst(n)
+        } else if n < 0 && errno == EINTR {
+            continue
+        } else {
+            return
         }
     }
 }

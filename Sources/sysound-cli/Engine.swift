@@ -2,26 +2,19 @@
 import Glibc
 #endif
 import SysoundCLIOptions
+import SysoundClient
 import SysoundCore
 
-/// The `sysound-engine` executable: found beside `sysound` (or through
+/// The `sysound-engine` executable: found beside `sysound-cli` (or through
 /// SYSOUND_ENGINE), started for what needs the engines in-process.
 enum Engine {
-    /// Where the engine executable is.
+    /// Where the engine executable is (see `CompanionExecutable.find`).
     static func path() throws(CLIFailure) -> String {
-        if let chosen = getenv("SYSOUND_ENGINE").map({ String(cString: $0) }), !chosen.isEmpty { return chosen }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let n = readlink("/proc/self/exe", &buffer, Int(PATH_MAX))
-        var candidates: [String] = []
-        if n > 0 {
-            let me = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if let slash = me.lastIndex(of: "/") { candidates.append(String(me[..<slash]) + "/sysound-engine") }
+        do {
+            return try CompanionExecutable.find("sysound-engine", variable: "SYSOUND_ENGINE")
+        } catch {
+            throw CLIFailure(code: .internal, message: error.description)
         }
-        candidates += ["/usr/local/libexec/sysound/sysound-engine", "/usr/libexec/sysound/sysound-engine"]
-        for candidate in candidates where access(candidate, X_OK) == 0 { return candidate }
-        throw CLIFailure(
-            code: .internal,
-            message: "sysound-engine is missing (looked in \(candidates.joined(separator: ", "))); build it with `swift build --product sysound-engine` or set SYSOUND_ENGINE")
     }
 
     /// Runs the engine with `arguments`, its standard error shared with ours,

@@ -26,17 +26,8 @@ struct CLIFailure: Error {
     var code: WireErrorCode
     var message: String
 
-    var exitCode: Int32 {
-        switch code {
-        case .badRequest, .badValue, .tooLarge, .version: Exit.usage
-        case .unknownSound, .unknownPreset: Exit.unknownName
-        case .badFile: Exit.badFile
-        case .noDevice: Exit.noDevice
-        case .busy: Exit.busy
-        case .denied: Exit.denied
-        default: Exit.software
-        }
-    }
+    /// The documented exit status for the failure's wire code.
+    var exitCode: Int32 { code.exitStatus }
 }
 
 /// Prints an error the way every command does and returns its exit code.

@@ -1,6 +1,9 @@
 import ArgumentParser
 import SysoundCLIOptions
 
+/// The full CLI, `sysound-cli`: what `sysound` becomes (execv) for every
+/// command but its fast path. It calls itself `sysound` in help and messages,
+/// since that is what users type.
 @main
 struct SysoundCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,7 +26,6 @@ struct SysoundCommand: ParsableCommand {
 
     static func main() {
         let arguments = CommandLine.arguments.dropFirst()
-        if let status = FastPath.run(arguments) { Glibc.exit(status) }
         bootstrapLogging(verbose: arguments.contains("-v") || arguments.contains("--verbose"))
         do {
             var command = try parseAsRoot()
@@ -33,7 +35,3 @@ struct SysoundCommand: ParsableCommand {
         }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif

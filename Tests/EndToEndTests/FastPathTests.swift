@@ -1,0 +1,82 @@
+import Foundation
+import XCTest
+
+/// `sysound play NAME` with a daemon up is answered by `sysound` itself; every
+/// other command, and every case without a daemon, by `sysound-cli`, which
+/// `sysound` becomes with execv. These tests point SYSOUND_CLI at a missing
+/// file, so that any hand-over shows as exit 70 "cannot start".
+final class FastPathTests: XCTestCase {
+    var daemon: DaemonProcess!
+    var stateDir: String { daemon.cli.stateDir }
+    let missingCLI = "/nonexistent/sysound-cli"
+
+    override func setUpWithError() throws {
+        _ = try MonitorRecording()  // skips (or fails in CI) without the fixture
+        daemon = try DaemonProcess()
+    }
+
+    override func tearDown() {
+        XCTAssertEqual(daemon?.stop(), 0, "sysound serve did not exit 0 on SIGTERM")
+    }
+
+    /// Runs `sysound ARGS` through env(1): the state-directory variables
+    /// unset unless `environment` sets them, SYSOUND_CLI as given.
+    func sysound(_ arguments: [String], environment: [String: String] = [:], binary: String? = nil) throws -> CLI.Result {
+        var env = ["-u", "SYSOUND_STATE_DIR", "-u", "XDG_RUNTIME_DIR", "-u", "SYSOUND_CLI"]
+        env += environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        let child = try Spawned("/usr/bin/env", env + [try binary ?? CLI.binary] + arguments)
+        let status = child.wait()
+        return CLI.Result(status: status, stdout: child.stdout, stderr: child.stderr)
+    }
+
+    var fullCLI: String {
+        get throws { URL(fileURLWithPath: try CLI.binary).deletingLastPathComponent().appendingPathComponent("sysound-cli").path }
+    }
+
+    func testPlayByNameWithADaemonUpNeedsNoFullCLI() throws {
+        let recording = try MonitorRecording()
+        let result = try sysound(["play", "tap", "--state-dir", stateDir], environment: ["SYSOUND_CLI": missingCLI])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.stdout + result.stderr, "")
+        XCTAssertGreaterThan(Signal.peak(try recording.samples(atLeast: 0.5)), 0.05, "the tap did not reach the sink")
+    }
+
+    func testEveryOtherShapeIsHandedToTheFullCLI() throws {
+        for arguments in [["play", "tap", "--verbose"], ["play", "--file", "/dev/null"], ["status"], ["--help"], []] {
+            let result = try sysound(arguments + ["--state-dir", stateDir], environment: ["SYSOUND_CLI": missingCLI])
+            XCTAssertEqual(result.status, 70, "\(arguments): \(result.stderr)")
+            XCTAssertEqual(result.stderr, "sysound: cannot start \(missingCLI): No such file or directory\n", "\(arguments)")
+        }
+    }
+
+    func testWithoutADaemonPlayIsHandedToTheFullCLI() throws {
+        let empty = stateDir + "-none"
+        let result = try sysound(["play", "tap", "--state-dir", empty], environment: ["SYSOUND_CLI": missingCLI])
+        XCTAssertEqual(result.status, 70, result.stderr)
+        XCTAssertTrue(result.stderr.contains("cannot start \(missingCLI)"), result.stderr)
+    }
+
+    /// The fast path restates StateDirectory.resolve with getenv: both must find the same daemon.
+    func testTheStateDirectoryComesFromTheEnvironmentAsForTheFullCLI() throws {
+        let runtime = stateDir + "-runtime"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: runtime) }
+        try FileManager.default.createSymbolicLink(atPath: runtime + "/sysound", withDestinationPath: stateDir)
+        for environment in [["SYSOUND_STATE_DIR": stateDir], ["XDG_RUNTIME_DIR": runtime],
+                            ["SYSOUND_STATE_DIR": stateDir, "XDG_RUNTIME_DIR": "/nonexistent"]] {
+            let fast = try sysound(["play", "tap"], environment: environment.merging(["SYSOUND_CLI": missingCLI]) { a, _ in a })
+            XCTAssertEqual(fast.status, 0, "\(environment): \(fast.stderr)")
+            let status = try sysound(["status", "--json"], environment: environment)
+            XCTAssertTrue(status.stdout.contains("\"daemon\": \"running\""), "\(environment): \(status.stdout)")
+        }
+    }
+
+    func testAnErrorReplyGivesTheFullCLIsMessageAndExitCode() throws {
+        let fast = try sysound(["play", "no-such-sound", "--state-dir", stateDir], environment: ["SYSOUND_CLI": missingCLI])
+        let full = try sysound(["play", "no-such-sound", "--state-dir", stateDir], binary: try fullCLI)
+        XCTAssertEqual(fast.status, 65, fast.stderr)
+        XCTAssertEqual(fast.status, full.status)
+        XCTAssertEqual(fast.stderr, full.stderr)
+        XCTAssertTrue(fast.stderr.hasPrefix("sysound: cannot play no-such-sound: "), fast.stderr)
+    }
+}
