@@ -47,7 +47,7 @@ for kind in "${kinds[@]}"; do
         Tests/fixture/with-pulse.sh swift test --skip-build --sanitize="$kind" --scratch-path "$scratch" "${filter[@]}" >>"$log" 2>&1
     status=$?
     # XCTest's last line: "Executed N tests, with [K tests skipped and] M failures".
-    summary=$(grep -E "Test Suite 'All tests' (passed|failed)" -A1 "$log" | grep -E 'Executed [0-9]+ tests?' | tail -1)
+    summary=$(grep -E "Test Suite '(All|Selected) tests' (passed|failed)" -A1 "$log" | grep -E 'Executed [0-9]+ tests?' | tail -1)
     n=$(grep -oE 'Executed [0-9]+' <<<"$summary" | grep -oE '[0-9]+' || echo 0)
     f=$(grep -oE '[0-9]+ failures?' <<<"$summary" | grep -oE '[0-9]+' || echo 0)
     skipped=$(grep -oE '[0-9]+ tests? skipped' <<<"$summary" | grep -oE '[0-9]+' || echo 0)
