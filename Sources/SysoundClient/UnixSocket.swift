@@ -69,14 +69,15 @@ package enum UnixSocket {
     /// few dozen bytes cost the CLI's fast path 16 page faults.
     package static func receivePacket(_ fd: Int32, capacity: Int, flags: Int32 = 0) -> Received {
         while true {
-            var size = 0
+            var size = 0, code: Int32 = 0
             let buffer = [UInt8](unsafeUninitializedCapacity: capacity) { raw, initialized in
                 size = recv(fd, raw.baseAddress, capacity, Int32(MSG_TRUNC) | flags)
+                code = size < 0 ? errno : 0
                 initialized = min(max(size, 0), capacity)
             }
             if size > 0 { return .packet(bytes: buffer, size: size) }
             if size == 0 { return .zero }
-            if errno != EINTR { return .failure(errno) }
+            if code != EINTR { return .failure(code) }
         }
     }
 
