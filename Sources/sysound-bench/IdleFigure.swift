@@ -1,11 +1,15 @@
 import Foundation
 import Glibc
 
-/// Figure 8: the daemon's CPU use with nothing playing, over 10 s, at the
-/// default mixing period (128 frames × 2), a lower and a higher one; on-CPU
+/// Figure 8: the daemon's CPU use with nothing playing, over 10 s; on-CPU
 /// time from every thread's schedstat (ns), sampled in 1 s windows. The
-/// PulseAudio server's CPU in the same windows is shown beside it: the
-/// daemon's open stream keeps it mixing too.
+/// PulseAudio server's CPU in the same windows is shown beside it: an open,
+/// running stream keeps it mixing too.
+///
+/// The shipped configuration pauses the output device after `idle_pause_ms`
+/// with nothing playing: its row is measured after that time (device paused).
+/// The rows with `idle_pause_ms = 0` show what a running device costs, at the
+/// default mixing period (128 frames × 2), a lower and a higher one.
 enum IdleFigure {
     static func run(_ c: BenchContext) throws {
         let pulsePid = readTextFile((currentEnvironment()["SYSOUND_FIXTURE_DIR"] ?? "") + "/pulse.pid")
@@ -17,11 +21,22 @@ enum IdleFigure {
             let (shares, _, _) = sample(nil, pulsePid, windows: c.count(3, smoke: 1), window: window)
             c.report.add("8", "PulseAudio server, no daemon", unit: "% core", shares)
         }
-        for (frames, label) in [(128, "128×2 (default)"), (64, "64×2"), (1024, "1024×2")] {
-            let config = try c.writeConfig(name: "idle-\(frames)", periodFrames: frames)
-            let daemon = try BenchDaemon(binary: c.sysound, config: config, workDirectory: c.work, name: "idle-\(frames)")
+        let shipped = try c.writeConfig(name: "idle-shipped")
+        let pauseMs = try idlePause(in: shipped)
+        var runs = [(frames: 128, pause: pauseMs, label: "period 128×2 (default)")]
+        if pauseMs > 0 {
+            runs += [(128, 0, "device running (idle_pause_ms = 0), period 128×2")]
+        }
+        runs += [(64, 0, "device running (idle_pause_ms = 0), period 64×2"),
+                 (1024, 0, "device running (idle_pause_ms = 0), period 1024×2")]
+        for run in runs {
+            let name = "idle-\(run.frames)-\(run.pause)"
+            let config = try setIdlePause(run.pause, in: try c.writeConfig(name: name, periodFrames: run.frames))
+            let daemon = try BenchDaemon(binary: c.sysound, config: config, workDirectory: c.work, name: name)
             defer { daemon.stop() }
-            Clock.sleep(seconds: c.seconds(1, smoke: 0.3))  // past start-up work
+            // Past start-up work, and past the idle time when the device pauses.
+            let settle = c.seconds(1, smoke: 0.3) + Double(run.pause) / 1000
+            Clock.sleep(seconds: settle)
             let threads0 = cpuByThread(of: daemon.pid)
             let (pulseShares, daemonShares, total) = sample(daemon.pid, pulsePid, windows: windows, window: window)
             let threads1 = cpuByThread(of: daemon.pid)
@@ -29,29 +44,61 @@ enum IdleFigure {
             let busiest = threads1.map { name, ns in (name, Double(ns &- (threads0[name] ?? 0)) / (elapsed * 1e7)) }
                 .filter { $0.1 >= 0.005 }.sorted { $0.1 > $1.1 }
                 .map { String(format: "%@ %.2f %%", $0.0, $0.1) }.joined(separator: ", ")
-            c.report.add("8", "daemon idle CPU, period \(label)", unit: "% core", daemonShares,
-                         note: String(format: "%.3f %% of a core over %.0f s; by thread: %@", total, elapsed, busiest))
+            let state = run.pause > 0
+                ? String(format: "shipped config: device paused after idle_pause_ms = %d, sampled from %.1f s after start; ", run.pause, settle)
+                : ""
+            c.report.add("8", "daemon idle CPU, \(run.label)", unit: "% core", daemonShares,
+                         note: state + String(format: "%.3f %% of a core over %.0f s; by thread: %@", total, elapsed, busiest))
             if pulsePid != nil {
-                c.report.add("8", "PulseAudio server meanwhile, period \(label)", unit: "% core", pulseShares)
+                c.report.add("8", "PulseAudio server meanwhile, \(run.label)", unit: "% core", pulseShares)
             }
         }
+    }
+
+    /// The `idle_pause_ms` of a config file (the shipped one's, copied by `writeConfig`).
+    static func idlePause(in path: String) throws -> Int {
+        let text = readTextFile(path) ?? ""
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("idle_pause_ms = ") }),
+              let ms = Int(line.dropFirst("idle_pause_ms = ".count).trimmingCharacters(in: .whitespaces))
+        else { throw BenchError("\(path) has no line \"idle_pause_ms = N\"; the bench reads and edits that key") }
+        return ms
+    }
+
+    /// Rewrites the `idle_pause_ms` line of a config file written by `writeConfig`; returns the path.
+    static func setIdlePause(_ ms: Int, in path: String) throws -> String {
+        _ = try idlePause(in: path)
+        let lines = (readTextFile(path) ?? "").components(separatedBy: "\n")
+            .map { $0.hasPrefix("idle_pause_ms = ") ? "idle_pause_ms = \(ms)" : $0 }
+        try lines.joined(separator: "\n").write(toFile: path, atomically: false, encoding: .utf8)
+        return path
     }
 
     /// CPU shares (% of one core) of PulseAudio and the daemon in `windows`
     /// consecutive windows, and the daemon's share over all of them.
     static func sample(_ daemon: pid_t?, _ pulse: pid_t?, windows: Int, window: Double) -> ([Double], [Double], Double) {
         var daemonShares: [Double] = [], pulseShares: [Double] = []
-        var d0 = daemon.map(cpuNanoseconds) ?? 0, p0 = pulse.map(cpuNanoseconds) ?? 0
+        var d0 = daemon.map(cpuByThread) ?? [:], p0 = pulse.map(cpuByThread) ?? [:]
         var t0 = Clock.now()
-        let first = (d0, t0)
+        let first = t0
+        var daemonTotal: UInt64 = 0
         for _ in 0..<windows {
             Clock.sleep(until: t0 + UInt64(window * 1e9))
-            let d1 = daemon.map(cpuNanoseconds) ?? 0, p1 = pulse.map(cpuNanoseconds) ?? 0, t1 = Clock.now()
-            daemonShares.append(Double(d1 &- d0) / Double(t1 - t0) * 100)
-            pulseShares.append(Double(p1 &- p0) / Double(t1 - t0) * 100)
+            let d1 = daemon.map(cpuByThread) ?? [:], p1 = pulse.map(cpuByThread) ?? [:], t1 = Clock.now()
+            let d = spent(d0, d1)
+            daemonTotal += d
+            daemonShares.append(Double(d) / Double(t1 - t0) * 100)
+            pulseShares.append(Double(spent(p0, p1)) / Double(t1 - t0) * 100)
             (d0, p0, t0) = (d1, p1, t1)
         }
-        return (pulseShares, daemonShares, Double(d0 &- first.0) / Double(t0 - first.1) * 100)
+        return (pulseShares, daemonShares, Double(daemonTotal) / Double(t0 - first) * 100)
+    }
+
+    /// CPU nanoseconds spent between two per-thread snapshots. Threads are
+    /// matched by id: one that ended in between (OpenAL Soft's mixer thread
+    /// ends when the device pauses) drops out instead of making the sum go
+    /// backwards; one that started counts from zero.
+    static func spent(_ before: [String: UInt64], _ after: [String: UInt64]) -> UInt64 {
+        after.reduce(0) { sum, entry in sum + (entry.value &- min(before[entry.key] ?? 0, entry.value)) }
     }
 
     /// On-CPU nanoseconds of each thread of `pid`, as "name[tid]" (/proc/PID/task/*/comm, schedstat).

@@ -4,15 +4,18 @@ import SysoundAudio
 
 /// Figure 2: launch → first sample at the sink, for the CLI (daemon up), the
 /// library's `play()` in-process (embedded engine, device open and clip
-/// loaded before timing) and `pactl play-sample`. Tools in shuffled order,
-/// about 350 ms apart; the monitor is recorded all along (MonitorRecorder).
+/// loaded before timing; once with the device running, once paused for
+/// idleness so every play resumes it) and `pactl play-sample`. Tools in
+/// shuffled order, about 350 ms apart; the monitor is recorded all along
+/// (MonitorRecorder).
 enum OnsetFigure {
     enum Tool: Int, CaseIterable {
-        case cli, library, pactl
+        case cli, library, libraryAfterPause, pactl
         var label: String {
             switch self {
             case .cli: "launch → sink: sysound play tap (daemon up)"
             case .library: "launch → sink: library play() in-process"
+            case .libraryAfterPause: "launch → sink: library play() in-process, first after an idle pause"
             case .pactl: "launch → sink: pactl play-sample"
             }
         }
@@ -21,6 +24,9 @@ enum OnsetFigure {
     /// −24 dBFS.
     static let threshold = 0.0631
     static let spacing = 0.35
+    /// The paused library's idle time: well inside `spacing` after the tap ends,
+    /// so each of its plays finds the device paused.
+    static let shortIdlePauseMs = 100
 
     static func run(_ c: BenchContext) throws {
         guard let daemon = c.daemon else { throw BenchError("no daemon") }
@@ -34,8 +40,15 @@ enum OnsetFigure {
         let clipOnset = loud / max(clip.channels, 1)
         let clipFrames = clip.frames
         mkdir(c.work + "/state-library", 0o700)
-        let library = SoundService(stateDirectory: c.work + "/state-library", configPath: try c.writeConfig(name: "onset"), mode: .embedded)
-        _ = try library.play("tap")  // opens the device and loads the clip before any timing
+        // The warm library never pauses; the other pauses 100 ms after each tap.
+        let warmConfig = try IdleFigure.setIdlePause(0, in: try c.writeConfig(name: "onset"))
+        let library = SoundService(stateDirectory: c.work + "/state-library", configPath: warmConfig, mode: .embedded)
+        mkdir(c.work + "/state-library-paused", 0o700)
+        let pausedConfig = try IdleFigure.setIdlePause(shortIdlePauseMs, in: try c.writeConfig(name: "onset-paused"))
+        let pausing = SoundService(stateDirectory: c.work + "/state-library-paused", configPath: pausedConfig, mode: .embedded)
+        // Opens the devices and loads the clip before any timing.
+        _ = try library.play("tap")
+        _ = try pausing.play("tap")
 
         let recorder = try MonitorRecorder(sink: c.sink)
         defer { recorder.stop() }
@@ -62,6 +75,9 @@ enum OnsetFigure {
                 Children.wait(pid)
             case .library:
                 _ = try library.play("tap")
+                launches.append((tool, start))
+            case .libraryAfterPause:
+                _ = try pausing.play("tap")
                 launches.append((tool, start))
             }
         }
@@ -117,6 +133,7 @@ enum OnsetFigure {
         if missed + overlapping + early > 0 {
             c.report.problems.append("figure 2: \(missed) tones missed, \(overlapping) overlapping or duplicated, \(early) onsets before their launch (of \(launches.count))")
         }
+        c.report.notes.append("figure 2: the library plays twice: with idle_pause_ms = 0 (device always running) and with \(shortIdlePauseMs) ms (each play, ≥ \(spacing) s after the last, resumes a paused device); the CLI's daemon runs the shipped config, so some of its plays resume a paused device")
         c.report.notes.append("figure 2: onset = first frame above −24 dBFS minus the clip's own \(clipOnset) frames before it crosses; \(launches.count) launches, \(missed) missed, \(overlapping) overlapping")
     }
 }

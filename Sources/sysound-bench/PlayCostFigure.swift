@@ -65,7 +65,43 @@ enum PlayCostFigure {
             c.report.add("3", "call: " + name, unit: "µs", micros)
             c.report.add("3", "allocations: " + name, unit: "allocs", allocations)
         }
+        try firstPlayAfterPause(c)
         c.report.notes.append(String(format: "figure 3: one clock_gettime pair costs %.0f ns (included in each call's time); calls 2 ms apart", clockCost))
+    }
+
+    /// `AudioEngine.play` on a device paused for idleness: the call resumes
+    /// it (alcDeviceResumeSOFT) before starting the voice. Its own engine with
+    /// a 30 ms idle time; each call waits until the device has paused again.
+    static func firstPlayAfterPause(_ c: BenchContext) throws {
+        var settings = SysoundAudio.AudioSettings()
+        settings.idlePauseMilliseconds = 30
+        let engine = try AudioEngine(settings: settings, output: .device)
+        defer { engine.shutdown() }
+        let loaded = engine.preload([ClipSource(name: "tap", path: c.tapPath)])
+        if let failure = loaded.failures.first { throw BenchError("cannot load \(c.tapPath): \(failure)") }
+        let clip = try engine.clip(named: "tap")
+        let runs = c.count(200, smoke: 5)
+        var micros: [Double] = [], allocations: [Double] = [], notPaused = 0
+        for _ in 0..<(runs + 1) {
+            let deadline = Clock.now() + 2_000_000_000
+            while !engine.isOutputPaused && Clock.now() < deadline { Clock.sleep(seconds: 0.001) }
+            if !engine.isOutputPaused { notPaused += 1 }
+            Clock.sleep(seconds: 0.002)
+            let a0 = bench_thread_allocations()
+            let t0 = Clock.now()
+            _ = try engine.play(clip)
+            let t1 = Clock.now()
+            let a1 = bench_thread_allocations()
+            if engine.idlePauses > 1 {  // the first resume is a warm-up
+                micros.append(Double(t1 - t0) / 1000)
+                allocations.append(Double(a1 - a0))
+            }
+        }
+        c.report.add("3", "call: AudioEngine.play(clip), first after an idle pause (resumes the device)", unit: "µs", micros)
+        c.report.add("3", "allocations: AudioEngine.play(clip), first after an idle pause", unit: "allocs", allocations)
+        if notPaused > 0 {
+            c.report.problems.append("figure 3: the device had not paused within 2 s before \(notPaused) of \(runs + 1) after-pause plays")
+        }
     }
 
     /// The median cost of two back-to-back clock reads, in nanoseconds.
