@@ -28,17 +28,7 @@ public struct StateDirectory: Sendable, Equatable, CustomStringConvertible {
     /// Picks the directory as DESIGN.md says, without touching the file system
     /// beyond checking whether `/run/user/<uid>` exists.
     public static func resolve(explicit: String? = nil, environment: [String: String] = Environment.current) -> StateDirectory {
-        if let explicit, !explicit.isEmpty { return StateDirectory(path: explicit) }
-        if let chosen = environment["SYSOUND_STATE_DIR"], !chosen.isEmpty { return StateDirectory(path: chosen) }
-        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
-            return StateDirectory(path: runtime + "/sysound")
-        }
-        let uid = getuid()
-        var st = stat()
-        if stat("/run/user/\(uid)", &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
-            return StateDirectory(path: "/run/user/\(uid)/sysound")
-        }
-        return StateDirectory(path: "/tmp/sysound-\(uid)")
+        StateDirectory(path: StateDirectoryLocation.path(explicit: explicit) { environment[$0] })
     }
 
     /// Creates the directory (mode 0700, parents as needed) if it is missing and

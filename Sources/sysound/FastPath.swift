@@ -17,7 +17,7 @@ enum FastPath {
               let nameArgument = argv[2], nameArgument[0] != CChar(UInt8(ascii: "-"))
         else { return nil }
         let name = String(cString: nameArgument)
-        let socket = SocketLocation.path(stateDirectory: count == 5 ? argv[4].map { String(cString: $0) } : nil)
+        let socket = StateDirectoryLocation.path(explicit: count == 5 ? argv[4].map { String(cString: $0) } : nil) + "/socket"
         let reply: Reply
         do {
             reply = try DaemonClient(socketPath: socket).send(.play(PlayRequest(.name(name))))
