@@ -51,7 +51,7 @@ struct PauseFunctions {
 
 /// One open ALC device with its context: a thin wrapper over alcOpenDevice /
 /// alcLoopbackOpenDeviceSOFT, alcCreateContext and alcCloseDevice. Callers hold
-/// `ALLock` around every method.
+/// `ALLock` around every method but `pause()`.
 final class ALOutput {
     let device: OpaquePointer
     let context: OpaquePointer
@@ -150,13 +150,15 @@ final class ALOutput {
         return v != 0
     }
 
-    /// Stops the device's mixing (alcDevicePauseSOFT); returns false when the
-    /// device cannot pause (loopback, or no ALC_SOFT_pause_device). Sources
-    /// keep their state; nothing is mixed until `resume()`.
-    func pause() -> Bool {
-        guard let fns = pauseFunctions else { return false }
-        fns.pause(device)
-        return true
+    /// Whether `pause()` does anything: false on loopback or without ALC_SOFT_pause_device.
+    var canPause: Bool { pauseFunctions != nil }
+
+    /// Stops the device's mixing (alcDevicePauseSOFT). Sources keep their
+    /// state; nothing is mixed until `resume()`. The one method callers may
+    /// call without `ALLock` (it touches the device, not a context, and may
+    /// wait for the sound server); the device must stay open meanwhile.
+    func pause() {
+        pauseFunctions?.pause(device)
     }
 
     /// Starts the device's mixing again after `pause()` (alcDeviceResumeSOFT).

@@ -24,6 +24,7 @@ extension AudioEngine {
                 guard let engine = self else { break }
                 let now = Self.monotonicSeconds()
                 var lost = false
+                var toPause: ALOutput?
                 let stop = engine.locked { () -> Bool in
                     if engine.closed { return true }
                     guard let out = engine.output else { lost = true; return false }
@@ -35,7 +36,7 @@ extension AudioEngine {
                         let settled = engine.duckRamp.level == engine.duckRamp.target
                             && engine.hushRamp.level == engine.hushRamp.target
                         let quiet = settled && !engine.pool.voices.contains(where: \.isActive)
-                        if quiet { engine.pauseIfIdle(now: now, busy: played) } else { engine.lastBusy = now }
+                        if quiet { toPause = engine.pauseIfIdle(now: now, busy: played) } else { engine.lastBusy = now }
                         interval = engine.outputPaused ? paused : quiet ? idle : busy
                     } else {
                         engine.logger.warning("audio device \(out.name) disconnected; voices dropped, reopening")
@@ -48,6 +49,7 @@ extension AudioEngine {
                     return false
                 }
                 if stop { break }
+                if let out = toPause { engine.pause(out) }
                 if lost && now >= nextAttempt {
                     if engine.reopen() {
                         backoff = 0.05

@@ -15,25 +15,45 @@ extension AudioEngine {
     public var idlePauses: Int { locked { pauseCount } }
 
     /// Called by the monitor with the lock held, when no voice is active and
-    /// the ramps are settled: pauses the device once it has been idle long
-    /// enough. `busy` says whether a voice played since the last check.
-    func pauseIfIdle(now: Double, busy: Bool) {
-        if busy { lastBusy = now; return }
+    /// the ramps are settled: once the device has been idle long enough,
+    /// marks it paused and returns it for `pause(_:)`, which the monitor calls
+    /// after releasing the lock. `busy` says whether a voice played since the
+    /// last check.
+    func pauseIfIdle(now: Double, busy: Bool) -> ALOutput? {
+        if busy { lastBusy = now; return nil }
         let after = settings.idlePauseMilliseconds / 1000
-        guard after > 0, !outputPaused, let out = output, now - lastBusy >= after else { return }
-        if out.pause() {
-            outputPaused = true
-            pauseCount += 1
-        } else {
+        guard after > 0, !outputPaused, !pausing, let out = output, now - lastBusy >= after else { return nil }
+        guard out.canPause else {
             // Loopback or no extension: never try again on this output.
             lastBusy = .infinity
+            return nil
+        }
+        outputPaused = true
+        pausing = true
+        pauseCount += 1
+        return out
+    }
+
+    /// Pauses the device (alcDevicePauseSOFT) without the lock: OpenAL Soft's
+    /// PulseAudio backend waits there for the server to cork the stream, and
+    /// a slow or stopped server must not hold up `play` and every other call.
+    /// A `play` meanwhile only clears `outputPaused` (resuming a device in
+    /// the middle of pausing would wait for the server too); the device is
+    /// resumed here once the pause has returned.
+    func pause(_ out: ALOutput) {
+        out.pause()
+        locked {
+            pausing = false
+            if !outputPaused && output === out { out.resume() }
+            ALLock.condition.broadcast()  // shutdown() waits for the pause to end
         }
     }
 
     /// Resumes a paused device (alcDeviceResumeSOFT) before a voice starts;
     /// lock held. OpenAL Soft starts its mixer thread and uncorks the stream.
+    /// While the monitor's pause is still in flight it resumes the device itself.
     func resumeOutput(_ out: ALOutput) {
-        out.resume()
         outputPaused = false
+        if !pausing { out.resume() }
     }
 }

@@ -32,6 +32,8 @@ public final class AudioEngine: @unchecked Sendable {
     var reopenCount = 0
     /// The device is paused for idleness (alcDevicePauseSOFT); `play` resumes it.
     var outputPaused = false
+    /// The monitor is inside alcDevicePauseSOFT, without the lock.
+    var pausing = false
     /// A voice started since the monitor last looked (it may have ended already).
     var playedSinceCheck = false
     /// Monotonic seconds when the monitor last saw a voice or a play.
@@ -75,6 +77,8 @@ public final class AudioEngine: @unchecked Sendable {
         // The monitor thread may run the last release (and so deinit) itself:
         // it must not wait for its own end.
         let done = Thread.current === monitorThread ? nil : monitorDone
+        // The device may not close under a pause in flight (see `pause(_:)`).
+        while pausing { lock.wait() }
         detach()
         lock.broadcast()
         lock.unlock()

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import SysoundAudio
+import SysoundCore
 
 /// The engine pauses its output device after an idle time and resumes it on
 /// the next play (AudioEngine+Idle.swift), on the private PulseAudio server of
@@ -23,7 +24,7 @@ final class IdlePauseTests: XCTestCase {
         let t0 = DispatchTime.now().uptimeNanoseconds
         let v = try engine.play(clip)
         let t1 = DispatchTime.now().uptimeNanoseconds
-        XCTAssertTrue(engine.wait(for: v, timeout: 2))
+        XCTAssertTrue(engine.wait(for: v, timeout: 2), "the voice ends within 2 s")
         usleep(150_000)
         let left = Fixture.channel(try p.recorded(since: before), 0)
         guard let start = Fixture.onset(left, threshold: 0.01) else { return nil }
@@ -70,6 +71,61 @@ final class IdlePauseTests: XCTestCase {
         XCTAssertFalse(engine.isOutputPaused)
         XCTAssertEqual(engine.idlePauses, 0)
         XCTAssertEqual(try corked(p), false)
+    }
+
+    /// Plays at random moments around the pause: a voice started just as the
+    /// monitor pauses must still play to its end (the device is never left
+    /// paused under a voice), from several threads at once.
+    func testPlaysRacingThePauseAllEnd() throws {
+        _ = try PulseFixture.require()
+        let short = Fixture.tone(frequency: 1_000, seconds: 0.02, amplitude: 0.2)
+        let (engine, clip) = try deviceEngine(try Fixture.directory(self), samples: short) { $0.idlePauseMilliseconds = 20 }
+        let ended = Locked(0), attempts = 3 * 15
+        DispatchQueue.concurrentPerform(iterations: 3) { worker in
+            var seed = UInt32(worker + 1) &* 2_654_435_761
+            for _ in 0..<15 {
+                seed = seed &* 1_664_525 &+ 1_013_904_223
+                usleep(20_000 + (seed >> 16) % 40_000)  // 20–60 ms: before, at and after the 20 ms idle time
+                guard let v = try? engine.play(clip) else { continue }
+                if engine.wait(for: v, timeout: 2) { ended.withLock { $0 += 1 } }
+            }
+        }
+        XCTAssertEqual(ended.withLock { $0 }, attempts, "every voice ended, none stuck on a paused device")
+        XCTAssertGreaterThan(engine.idlePauses, 3, "the device paused between the plays")
+    }
+
+    /// OpenAL Soft waits inside alcDevicePauseSOFT until the server has
+    /// corked the stream. With the server stopped (SIGSTOP: hung, swapped out)
+    /// that wait must not hold the engine: `play` still returns at once, and
+    /// the sound comes once the server runs again.
+    func testAStoppedServerDuringThePauseDoesNotHoldUpPlay() throws {
+        let p = try PulseFixture.require()
+        let pidText = try String(contentsOfFile: p.directory + "/pulse.pid", encoding: .utf8)
+        let server = try XCTUnwrap(pid_t(pidText.trimmingCharacters(in: .whitespacesAndNewlines)), "pulse.pid: \(pidText)")
+        let (engine, clip) = try deviceEngine(try Fixture.directory(self)) { $0.idlePauseMilliseconds = Self.idle }
+        XCTAssertEqual(kill(server, SIGSTOP), 0, "SIGSTOP PulseAudio (\(server))")
+        var continued = false
+        defer { if !continued { kill(server, SIGCONT) } }
+        // The monitor starts its pause now and waits for the stopped server.
+        XCTAssertTrue(until(2) { engine.isOutputPaused }, "the pause begins")
+        usleep(100_000)
+        let returned = DispatchSemaphore(value: 0)
+        let started = Date()
+        Thread.detachNewThread {
+            _ = try? engine.play(clip)
+            returned.signal()
+        }
+        let prompt = returned.wait(timeout: .now() + 1) == .success
+        XCTAssertTrue(prompt, "play() returns while the server is stopped in the middle of a pause")
+        print(String(format: "idle pause: play() during a pause held by a stopped server took %.2f ms", Date().timeIntervalSince(started) * 1000))
+        XCTAssertFalse(engine.isOutputPaused, "the play cleared the pause")
+        kill(server, SIGCONT)
+        continued = true
+        if !prompt { _ = returned.wait(timeout: .now() + 5) }
+        // Once the pause returns the monitor resumes the device; then it pauses again when idle.
+        XCTAssertTrue(until(3) { engine.idlePauses >= 2 }, "paused again after the resume")
+        let t = try take(engine, clip, p)
+        XCTAssertEqual(t.map { Fixture.peak($0.left) } ?? 0, 0.5, accuracy: 0.01, "plays after the server continues")
     }
 
     /// Deterministic white noise at up to −6 dBFS, faded in and out over 5 ms.
@@ -163,7 +219,7 @@ final class IdlePauseTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(starts(resumedDamage), starts(warmDamage) - 2, "after a pause the clip starts at its first sample as often as warm")
         XCTAssertGreaterThanOrEqual(whole(resumedDamage), min(whole(warmDamage), 3) - 2, "after a pause takes arrive sample for sample as often as warm")
         XCTAssertGreaterThan(whole(resumedDamage) + whole(warmDamage), 0, "no take arrived whole: is the machine overloaded?")
-        func median(_ x: [Double]) -> Double { x.sorted()[x.count / 2] * 1000 }
+        func median(_ x: [Double]) -> Double { x.isEmpty ? .nan : x.sorted()[x.count / 2] * 1000 }
         print(String(format: "idle pause: onset warm %.2f ms, after pause %.2f ms (medians, incl. recorder); play() warm %.3f ms, after pause %.3f ms",
                      median(warm.map(\.onset)), median(resumed.map(\.onset)), median(warm.map(\.call)), median(resumed.map(\.call))))
         // Generous: the bench measures it (figure 2); this catches a resume that waits for the server.

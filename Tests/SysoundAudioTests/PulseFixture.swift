@@ -7,17 +7,20 @@ import XCTest
 struct PulseFixture {
     let monitor: String
     let ctl: String
+    /// The fixture's temp directory (pulse.pid and parec.pid are there).
+    let directory: String
 
     /// The fixture, or a skip (a failure with SYSOUND_REQUIRE_PULSE=1).
     static func require() throws -> PulseFixture {
         let env = ProcessInfo.processInfo.environment
-        guard env["PULSE_SERVER"] != nil, let monitor = env["SYSOUND_MONITOR_FILE"], let ctl = env["SYSOUND_PULSE_CTL"] else {
+        guard env["PULSE_SERVER"] != nil, let monitor = env["SYSOUND_MONITOR_FILE"], let ctl = env["SYSOUND_PULSE_CTL"],
+              let directory = env["SYSOUND_FIXTURE_DIR"] else {
             if env["SYSOUND_REQUIRE_PULSE"] == "1" {
                 XCTFail("SYSOUND_REQUIRE_PULSE=1 but PULSE_SERVER is unset: run under Tests/fixture/with-pulse.sh")
             }
             throw XCTSkip("no PulseAudio fixture: run under Tests/fixture/with-pulse.sh")
         }
-        return PulseFixture(monitor: monitor, ctl: ctl)
+        return PulseFixture(monitor: monitor, ctl: ctl, directory: directory)
     }
 
     /// Bytes recorded from the monitor so far.
