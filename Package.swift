@@ -135,10 +135,15 @@ let package = Package(
         .testTarget(name: "SysoundAudioTests", dependencies: ["SysoundAudio", "SysoundConfig"]),
         .testTarget(name: "SysoundHapticsTests", dependencies: ["SysoundHaptics"]),
         .testTarget(name: "SysoundServerTests", dependencies: ["SysoundServer", "SysoundClient", "Sysound"]),
+        // The subprocess and PulseAudio fixtures the two suites below share.
+        // A plain `swift build` builds it too: XCTest only where it imports.
+        .target(name: "SysoundTestSupport", dependencies: ["SysoundClient", "SysoundCore"], path: "Tests/SysoundTestSupport"),
         // Real sound through a real PulseAudio server (Tests/fixture/with-pulse.sh).
-        .testTarget(name: "EndToEndTests", dependencies: ["COpenAL", "CSndfile"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["SysoundTestSupport", "COpenAL", "CSndfile"]),
         // Hostile files, faults, load, access against a real daemon (Tests/ReliabilityTests; issue 9).
-        .testTarget(name: "ReliabilityTests", dependencies: ["SysoundClient", "SysoundCore", "SysoundConfig", "SysoundServer"]),
+        .testTarget(
+            name: "ReliabilityTests",
+            dependencies: ["SysoundTestSupport", "SysoundClient", "SysoundCore", "SysoundConfig", "SysoundServer"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import SysoundTestSupport
 import XCTest
 
 /// The real CLI on the real PulseAudio fixture: what the user's settings let
@@ -6,15 +7,17 @@ import XCTest
 final class CLIPolicyTests: XCTestCase {
     var cli: CLI!
 
-    override func setUpWithError() throws { cli = try CLI() }
-    override func tearDown() { cli.cleanUp() }
+    override func setUpWithError() throws {
+        try Pulse.require()  // here, not only in recordedPeak: a skip thrown inside an XCTAssert counts as a failure
+        cli = try CLI()
+    }
+    override func tearDown() { cli?.cleanUp() }
 
     /// Plays with the CLI and returns the recording's peak over the clip's time.
-    func recordedPeak(_ arguments: [String], seconds: Double = 0.6) throws -> (peak: Float, result: CLI.Result) {
-        let recording = try MonitorRecording()
-        let result = try cli.run(arguments)
-        let samples = try recording.samples(atLeast: seconds)
-        return (Signal.peak(samples), result)
+    func recordedPeak(_ arguments: [String], seconds: Double = 0.6) throws -> (peak: Float, result: Spawned.Result) {
+        var result: Spawned.Result?
+        let peak = try Pulse.peak(seconds) { result = try cli.run(arguments) }
+        return (peak, result!)
     }
 
     func testTapIsHeard() throws {
@@ -63,7 +66,7 @@ final class CLIRenderTests: XCTestCase {
         let result = try cli.run(["play", "tap", "--to", out])
         XCTAssertEqual(result.status, 0, result.stderr)
         let rendered = try readSamples(out)
-        let source = try readSamples(CLI.packageRoot + "/Sounds/tap.wav")
+        let source = try readSamples(TestPaths.packageRoot + "/Sounds/tap.wav")
         XCTAssertEqual(rendered.rate, 48_000)
         XCTAssertEqual(source.channels, 1)
         let left = stride(from: 0, to: rendered.samples.count, by: rendered.channels).map { rendered.samples[$0] }

@@ -1,4 +1,5 @@
 import Foundation
+import SysoundTestSupport
 import XCTest
 
 /// The real daemon, driven by the real CLI, on the PulseAudio fixture.
@@ -7,23 +8,19 @@ final class DaemonTests: XCTestCase {
     var cli: CLI { daemon.cli }
 
     override func setUpWithError() throws {
-        _ = try MonitorRecording()  // skips (or fails in CI) without the fixture
+        try Pulse.require()  // skips (or fails in CI) without the fixture
         daemon = try DaemonProcess()
     }
 
     override func tearDown() {
-        XCTAssertEqual(daemon?.stop(), 0, "sysound serve did not exit 0 on SIGTERM")
-    }
-
-    func peak(_ seconds: Double, during action: () throws -> Void) throws -> Float {
-        let recording = try MonitorRecording()
-        try action()
-        return Signal.peak(try recording.samples(atLeast: seconds))
+        // Nothing to stop when setUp skipped the test.
+        guard let daemon else { return }
+        XCTAssertEqual(daemon.stop(), 0, "sysound serve did not exit 0 on SIGTERM")
     }
 
     func testPlayGoesThroughTheDaemonAndReachesTheSink() throws {
-        var result: CLI.Result!
-        let p = try peak(0.5) { result = try cli.run(["play", "tap", "--verbose"]) }
+        var result: Spawned.Result!
+        let p = try Pulse.peak(0.5) { result = try cli.run(["play", "tap", "--verbose"]) }
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.contains("via the daemon"), result.stdout)
         XCTAssertGreaterThan(p, 0.05)
@@ -44,58 +41,58 @@ final class DaemonTests: XCTestCase {
     func testSilentModeStopsAmbientNowAndKeepsPlayback() throws {
         // An ambient loop stops the moment silent mode turns on (the theatre case).
         XCTAssertEqual(try cli.run(["play", "ringtone", "--loop", "--category", "ambient"]).status, 0)
-        XCTAssertGreaterThan(try peak(0.3) {}, 0.05, "the ambient loop never started")
+        XCTAssertGreaterThan(try Pulse.peak(0.3) {}, 0.05, "the ambient loop never started")
         XCTAssertEqual(try cli.run(["silent", "on"]).status, 0)
         usleep(100_000)
-        XCTAssertLessThan(try peak(0.5) {}, 1e-4, "an ambient voice kept playing in silent mode")
+        XCTAssertLessThan(try Pulse.peak(0.5) {}, 1e-4, "an ambient voice kept playing in silent mode")
         // A playback loop started before silent mode keeps going through it.
         XCTAssertEqual(try cli.run(["silent", "off"]).status, 0)
         XCTAssertEqual(try cli.run(["play", "alarm", "--loop"]).status, 0)  // playback by the theme
         XCTAssertEqual(try cli.run(["silent", "on"]).status, 0)
         usleep(100_000)
-        XCTAssertGreaterThan(try peak(1.0) {}, 0.05, "playback stopped by silent mode")
+        XCTAssertGreaterThan(try Pulse.peak(1.0) {}, 0.05, "playback stopped by silent mode")
         XCTAssertEqual(try cli.run(["stop"]).status, 0)
         usleep(100_000)
-        XCTAssertLessThan(try peak(0.3) {}, 1e-4, "stop left something playing")
+        XCTAssertLessThan(try Pulse.peak(0.3) {}, 1e-4, "stop left something playing")
     }
 
     func testInterruptionPausesPlaybackAndAResumableEndResumesIt() throws {
         XCTAssertEqual(try cli.run(["play", "alarm", "--loop"]).status, 0)
         XCTAssertEqual(try cli.run(["interrupt", "begin"]).status, 0)
         usleep(100_000)
-        XCTAssertLessThan(try peak(0.3) {}, 1e-4, "playback went on during the interruption")
-        XCTAssertLessThan(try peak(0.4) { try cli.run(["play", "tap"]) }, 1e-4, "a UI sound started during the interruption")
+        XCTAssertLessThan(try Pulse.peak(0.3) {}, 1e-4, "playback went on during the interruption")
+        XCTAssertLessThan(try Pulse.peak(0.4) { try cli.run(["play", "tap"]) }, 1e-4, "a UI sound started during the interruption")
         XCTAssertEqual(try cli.run(["interrupt", "end", "--resumable"]).status, 0)
-        XCTAssertGreaterThan(try peak(1.0) {}, 0.05, "playback did not resume after a resumable end")
+        XCTAssertGreaterThan(try Pulse.peak(1.0) {}, 0.05, "playback did not resume after a resumable end")
         XCTAssertEqual(try cli.run(["interrupt", "begin"]).status, 0)
         XCTAssertEqual(try cli.run(["interrupt", "end"]).status, 0)
         usleep(100_000)
-        XCTAssertLessThan(try peak(0.4) {}, 1e-4, "playback resumed after a non-resumable end")
+        XCTAssertLessThan(try Pulse.peak(0.4) {}, 1e-4, "playback resumed after a non-resumable end")
     }
 
     func testASoundWhoseClientHungUpStillPlays() throws {
-        let p = try peak(0.6) { try daemon.sendAndHangUp("sysound/1 play alarm") }
+        let p = try Pulse.peak(0.6) { try daemon.sendAndHangUp("sysound/1 play alarm") }
         XCTAssertGreaterThan(p, 0.05)
     }
 
     func testSecondDaemonOnTheSameDirectoryRefusesNamingTheFirst() throws {
         let second = try cli.run(["serve"])
         XCTAssertNotEqual(second.status, 0)
-        XCTAssertTrue(second.stderr.contains("PID \(daemon.process.pid)"), second.stderr)
+        XCTAssertTrue(second.stderr.contains("PID \(daemon.pid)"), second.stderr)
     }
 
     func testSighupWithABrokenConfigKeepsServing() throws {
         daemon.stop()
         let config = NSTemporaryDirectory() + "sysound-hup-\(UUID().uuidString).toml"
-        try FileManager.default.copyItem(atPath: CLI.packageRoot + "/config/sysound.toml", toPath: config)
+        try FileManager.default.copyItem(atPath: TestPaths.packageRoot + "/config/sysound.toml", toPath: config)
         defer { try? FileManager.default.removeItem(atPath: config) }
-        daemon = try DaemonProcess(extraArguments: ["--config", config])
+        daemon = try DaemonProcess(arguments: ["--config", config])
         try "[audio]\nvoices = \"many\"\n".write(toFile: config, atomically: true, encoding: .utf8)
         daemon.signal(SIGHUP)
         usleep(300_000)
-        XCTAssertTrue(daemon.process.isRunning)
-        XCTAssertTrue(daemon.log.contains("keeping the running one"), daemon.log)
-        XCTAssertGreaterThan(try peak(0.5) { XCTAssertEqual(try cli.run(["play", "tap"]).status, 0) }, 0.05)
+        XCTAssertTrue(daemon.isRunning)
+        XCTAssertTrue(daemon.log().contains("keeping the running one"), daemon.log())
+        XCTAssertGreaterThan(try Pulse.peak(0.5) { XCTAssertEqual(try cli.run(["play", "tap"]).status, 0) }, 0.05)
     }
 
     func testSigtermRemovesTheSocket() throws {

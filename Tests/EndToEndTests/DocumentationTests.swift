@@ -1,17 +1,18 @@
 import Foundation
+import SysoundTestSupport
 import XCTest
 
 /// What the README shows works: its socat examples against a real daemon,
 /// and `sysound play` on every name of the theme (index names and aliases).
 final class DocumentationTests: XCTestCase {
     func testEverySocatExampleOfTheReadmeGetsTheReplyItShows() throws {
-        _ = try MonitorRecording()
+        try Pulse.require()
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/socat") else {
             throw FixtureError("socat is missing; make test installs it")
         }
         let daemon = try DaemonProcess()
         defer { XCTAssertEqual(daemon.stop(), 0) }
-        let readme = try String(contentsOfFile: CLI.packageRoot + "/README.md", encoding: .utf8)
+        let readme = try String(contentsOfFile: TestPaths.packageRoot + "/README.md", encoding: .utf8)
         let lines = readme.split(separator: "\n").map(String.init)
         // Each example is `echo 'REQUEST' | socat [-t N] - $S`, maybe followed by `# REPLY`.
         var checked = 0

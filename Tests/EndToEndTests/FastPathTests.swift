@@ -1,4 +1,5 @@
 import Foundation
+import SysoundTestSupport
 import XCTest
 
 /// `sysound play NAME` with a daemon up is answered by `sysound` itself; every
@@ -11,26 +12,26 @@ final class FastPathTests: XCTestCase {
     let missingCLI = "/nonexistent/sysound-cli"
 
     override func setUpWithError() throws {
-        _ = try MonitorRecording()  // skips (or fails in CI) without the fixture
+        try Pulse.require()  // skips (or fails in CI) without the fixture
         daemon = try DaemonProcess()
     }
 
     override func tearDown() {
-        XCTAssertEqual(daemon?.stop(), 0, "sysound serve did not exit 0 on SIGTERM")
+        // Nothing to stop when setUp skipped the test.
+        guard let daemon else { return }
+        XCTAssertEqual(daemon.stop(), 0, "sysound serve did not exit 0 on SIGTERM")
     }
 
     /// Runs `sysound ARGS` through env(1): the state-directory variables
     /// unset unless `environment` sets them, SYSOUND_CLI as given.
-    func sysound(_ arguments: [String], environment: [String: String] = [:], binary: String? = nil) throws -> CLI.Result {
+    func sysound(_ arguments: [String], environment: [String: String] = [:], binary: String? = nil) throws -> Spawned.Result {
         var env = ["-u", "SYSOUND_STATE_DIR", "-u", "XDG_RUNTIME_DIR", "-u", "SYSOUND_CLI"]
         env += environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        let child = try Spawned("/usr/bin/env", env + [try binary ?? CLI.binary] + arguments)
-        let status = child.wait()
-        return CLI.Result(status: status, stdout: child.stdout, stderr: child.stderr)
+        return try Spawned.run("/usr/bin/env", env + [try binary ?? TestPaths.sysound] + arguments)
     }
 
     var fullCLI: String {
-        get throws { URL(fileURLWithPath: try CLI.binary).deletingLastPathComponent().appendingPathComponent("sysound-cli").path }
+        get throws { try TestPaths.executable("sysound-cli") }
     }
 
     func testPlayByNameWithADaemonUpNeedsNoFullCLI() throws {

@@ -1,5 +1,6 @@
 import COpenAL
 import Foundation
+import SysoundTestSupport
 import XCTest
 
 /// The foundation's proof that the sound path is real: a tone played through

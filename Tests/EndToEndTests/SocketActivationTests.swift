@@ -1,11 +1,12 @@
 import Foundation
+import SysoundTestSupport
 import XCTest
 
 /// The daemon started by systemd's socket activation (LISTEN_FDS), as the
 /// units in config/ set it up: the first request starts it and is answered.
 final class SocketActivationTests: XCTestCase {
     func testFirstRequestStartsTheDaemonOnThePassedSocket() throws {
-        _ = try MonitorRecording()
+        try Pulse.require()
         let activator = "/usr/bin/systemd-socket-activate"
         guard FileManager.default.isExecutableFile(atPath: activator) else {
             throw FixtureError("systemd-socket-activate is missing; make test installs systemd")
@@ -16,7 +17,7 @@ final class SocketActivationTests: XCTestCase {
         // The activator clears the environment but for what -E passes on: the fixture's sound server.
         let passed = ["PULSE_SERVER", "PULSE_RUNTIME_PATH", "PULSE_CLIENTCONFIG", "ALSOFT_DRIVERS"].flatMap { ["-E", $0] }
         let process = try Spawned(activator, ["--seqpacket", "-l", socket] + passed + [
-            try CLI.binary, "serve", "--state-dir", cli.stateDir, "--input-dir", cli.stateDir + "/no-input"])
+            try TestPaths.sysound, "serve", "--state-dir", cli.stateDir, "--input-dir", cli.stateDir + "/no-input"])
         defer {
             process.signal(SIGTERM)
             process.wait()

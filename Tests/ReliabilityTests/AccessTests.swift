@@ -1,6 +1,7 @@
 import Foundation
 import SysoundClient
 import SysoundCore
+import SysoundTestSupport
 import XCTest
 
 /// Who may use the daemon, what the state directory and socket look like,
@@ -24,43 +25,43 @@ final class AccessTests: XCTestCase {
     }
 
     func testPrivateByDefaultAndAnotherUserIsRefused() throws {
-        let daemon = try Daemon()
+        let daemon = try DaemonProcess()
         defer { XCTAssertEqual(daemon.stop(), 0) }
         XCTAssertEqual(mode(daemon.stateDir).mode, 0o700)
         XCTAssertEqual(mode(daemon.socketPath).mode, 0o600)
-        let refused = try daemon.cli(["play", "tap"], as: .nobody)
+        let refused = try daemon.cli.run(["play", "tap"], as: .nobody)
         XCTAssertNotEqual(refused.status, 0, refused.output)
         // Loosen the directory and the socket as a careless admin might: the
         // daemon's own check (SO_PEERCRED) still refuses, and says why.
         chmod(daemon.stateDir, 0o711)
         chmod(daemon.socketPath, 0o666)
-        let denied = try daemon.cli(["play", "tap"], as: .nobody)
+        let denied = try daemon.cli.run(["play", "tap"], as: .nobody)
         XCTAssertNotEqual(denied.status, 0, denied.output)
         XCTAssertTrue(denied.output.contains("uid 65534 may not use this daemon"), denied.output)
         XCTAssertTrue(daemon.isRunning)
     }
 
     func testTheSocketGroupIsLetInAndOthersAreNot() throws {
-        let daemon = try Daemon(config: Configs.theme(server: "socket_group = \"\(Self.groupName)\""))
+        let daemon = try DaemonProcess(config: Configs.theme(server: "socket_group = \"\(Self.groupName)\""))
         defer { XCTAssertEqual(daemon.stop(), 0) }
         XCTAssertEqual(mode(daemon.stateDir).mode, 0o710, "the state directory is not searchable by the group")
         XCTAssertEqual(mode(daemon.stateDir).gid, groupID)
         XCTAssertEqual(mode(daemon.socketPath).mode, 0o660)
         XCTAssertEqual(mode(daemon.socketPath).gid, groupID)
         // A member (supplementary group, read with SO_PEERGROUPS) plays.
-        var result: Run.Result!
-        let p = try Pulse.peak(0.5) { result = try daemon.cli(["play", "tap"], as: .nobody(inGroup: groupID)) }
+        var result: Spawned.Result!
+        let p = try Pulse.peak(0.5) { result = try daemon.cli.run(["play", "tap"], as: .nobody(inGroup: groupID)) }
         XCTAssertEqual(result.status, 0, result.output)
         XCTAssertGreaterThan(p, 0.05, "the group member's sound did not reach the sink")
         // A member by primary group too.
-        let primary = try daemon.cli(["status"], as: User(gid: groupID))
+        let primary = try daemon.cli.run(["status"], as: User(gid: groupID))
         XCTAssertEqual(primary.status, 0, primary.output)
         // Not a member: refused.
-        XCTAssertNotEqual(try daemon.cli(["play", "tap"], as: .nobody).status, 0)
+        XCTAssertNotEqual(try daemon.cli.run(["play", "tap"], as: .nobody).status, 0)
     }
 
     func testAnotherUsersPlayFileStaysInsideTheSoundDirectories() throws {
-        let daemon = try Daemon(config: Configs.theme("@ROOT@/theme", server: "socket_group = \"\(Self.groupName)\""), start: false)
+        let daemon = try DaemonProcess(config: Configs.theme("@ROOT@/theme", server: "socket_group = \"\(Self.groupName)\""), start: false)
         defer { XCTAssertEqual(daemon.stop(), 0) }
         let theme = daemon.root + "/theme"
         try HostileFiles.write(into: theme)
@@ -73,33 +74,33 @@ final class AccessTests: XCTestCase {
         try daemon.start()
         let member = User.nobody(inGroup: groupID)
         for path in [secret, theme + "/link.wav", theme + "/../secret.wav", "/etc/passwd"] {
-            let r = try daemon.cli(["play", "--file", path], as: member)
+            let r = try daemon.cli.run(["play", "--file", path], as: member)
             XCTAssertNotEqual(r.status, 0, "\(path) was played for another user: \(r.output)")
             XCTAssertTrue(r.output.contains(path), "the refusal does not name \(path): \(r.output)")
         }
-        XCTAssertTrue(try daemon.cli(["play", "--file", secret], as: member).output.contains("outside the sound directories"))
+        XCTAssertTrue(try daemon.cli.run(["play", "--file", secret], as: member).output.contains("outside the sound directories"))
         // Inside the theme: plays. The daemon's own user: anything.
-        XCTAssertEqual(try daemon.cli(["play", "--file", theme + "/good.wav"], as: member).status, 0)
-        XCTAssertEqual(try daemon.cli(["play", "--file", secret]).status, 0)
+        XCTAssertEqual(try daemon.cli.run(["play", "--file", theme + "/good.wav"], as: member).status, 0)
+        XCTAssertEqual(try daemon.cli.run(["play", "--file", secret]).status, 0)
     }
 
     func testOthersMayPlayAnyFileWhenTheConfigSaysSo() throws {
-        let daemon = try Daemon(config: Configs.theme(
+        let daemon = try DaemonProcess(config: Configs.theme(
             server: "socket_group = \"\(Self.groupName)\"\nothers_may_play_any_file = true"), start: false)
         defer { XCTAssertEqual(daemon.stop(), 0) }
         try HostileFiles.write(into: daemon.root + "/elsewhere")
         try daemon.start()
         let member = User.nobody(inGroup: groupID)
-        let r = try daemon.cli(["play", "--file", daemon.root + "/elsewhere/good.wav"], as: member)
+        let r = try daemon.cli.run(["play", "--file", daemon.root + "/elsewhere/good.wav"], as: member)
         XCTAssertEqual(r.status, 0, r.output)
         // Still never a FIFO or a device.
-        let fifo = try daemon.cli(["play", "--file", daemon.root + "/elsewhere/fifo.wav"], as: member)
+        let fifo = try daemon.cli.run(["play", "--file", daemon.root + "/elsewhere/fifo.wav"], as: member)
         XCTAssertNotEqual(fifo.status, 0, fifo.output)
         XCTAssertTrue(fifo.output.contains("not a regular"), fifo.output)
     }
 
     func testAStateDirectoryWritableByOthersIsRefusedAtStart() throws {
-        let daemon = try Daemon(start: false)
+        let daemon = try DaemonProcess(start: false)
         defer { daemon.stop() }
         XCTAssertEqual(mkdir(daemon.stateDir, 0o777), 0)
         chmod(daemon.stateDir, 0o777)
@@ -115,11 +116,11 @@ final class AccessTests: XCTestCase {
     /// directory holds only control files, and no file appeared elsewhere
     /// under the fixture's directory.
     func testNoRequestWritesAFile() throws {
-        let daemon = try Daemon()
+        let daemon = try DaemonProcess()
         defer { XCTAssertEqual(daemon.stop(), 0) }
         let before = Set(try FileManager.default.subpathsOfDirectory(atPath: daemon.root)).subtracting(["daemon.log"])
-        let seeds = try FileManager.default.contentsOfDirectory(atPath: Run.packageRoot + "/Tests/fuzz/corpus/WireRequest")
-            .compactMap { FileManager.default.contents(atPath: Run.packageRoot + "/Tests/fuzz/corpus/WireRequest/" + $0) }
+        let seeds = try FileManager.default.contentsOfDirectory(atPath: TestPaths.packageRoot + "/Tests/fuzz/corpus/WireRequest")
+            .compactMap { FileManager.default.contents(atPath: TestPaths.packageRoot + "/Tests/fuzz/corpus/WireRequest/" + $0) }
             .map { Array($0) }
         XCTAssertGreaterThan(seeds.count, 10)
         var generator = SystemRandomNumberGenerator()

@@ -1,6 +1,7 @@
 import Foundation
 import SysoundClient
 import SysoundCore
+import SysoundTestSupport
 import XCTest
 
 /// Faults around a running daemon: the sound server, the state directory, the
@@ -8,15 +9,17 @@ import XCTest
 /// daemon keeps serving without a restart. (A haptic device removed in the
 /// middle of a pattern is covered by the real-kernel test, Tests/kernel/run.sh.)
 final class FaultTests: XCTestCase {
-    var daemon: Daemon!
+    var daemon: DaemonProcess!
 
     override func setUpWithError() throws {
         try Pulse.require()
-        daemon = try Daemon()
+        daemon = try DaemonProcess()
     }
 
     override func tearDown() {
-        XCTAssertEqual(daemon?.stop(), 0, "the daemon did not exit 0: \(daemon?.log(tail: 20) ?? "")")
+        // Nothing to stop when setUp skipped the test.
+        guard let daemon else { return }
+        XCTAssertEqual(daemon.stop(), 0, "the daemon did not exit 0: \(daemon.log(tail: 20))")
     }
 
     func playsNow(_ name: String = "tap") throws -> Bool {
@@ -56,18 +59,18 @@ final class FaultTests: XCTestCase {
         try fm.removeItem(atPath: daemon.stateDir)
         try fm.createDirectory(atPath: daemon.stateDir, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         // The socket comes back (or the daemon says in its log that it cannot).
-        XCTAssertTrue(Daemon.eventually(5) { (try? daemon.client.send(.ping))?.isOK == true },
+        XCTAssertTrue(eventually(5) { (try? daemon.client.send(.ping))?.isOK == true },
                       "the socket did not come back: \(daemon.log(tail: 20))")
         // The instance lock too: a second daemon on this directory is still refused.
-        XCTAssertTrue(Daemon.eventually(5) { self.lockHeld(by: daemon.pid) },
+        XCTAssertTrue(eventually(5) { self.lockHeld(by: daemon.pid) },
                       "daemon.lock was not taken again: \(daemon.log(tail: 20))")
         // And the watches: a control file written by hand takes effect.
         try "1\n".write(toFile: daemon.stateDir + "/silent", atomically: false, encoding: .utf8)
-        XCTAssertTrue(Daemon.eventually(3) { self.stateValue("silent") == "1" },
+        XCTAssertTrue(eventually(3) { self.stateValue("silent") == "1" },
                       "silent written into the new directory was not seen: \(daemon.log(tail: 20))")
         XCTAssertFalse(try playsNow(), "an ambient sound played in silent mode")
         try "0\n".write(toFile: daemon.stateDir + "/silent", atomically: false, encoding: .utf8)
-        XCTAssertTrue(Daemon.eventually(3) { self.stateValue("silent") == "0" })
+        XCTAssertTrue(eventually(3) { self.stateValue("silent") == "0" })
         XCTAssertTrue(try playsNow())
     }
 
@@ -83,7 +86,7 @@ final class FaultTests: XCTestCase {
 
     func testLockFileDeleted() throws {
         try FileManager.default.removeItem(atPath: daemon.stateDir + "/daemon.lock")
-        XCTAssertTrue(Daemon.eventually(5) { self.lockHeld(by: daemon.pid) },
+        XCTAssertTrue(eventually(5) { self.lockHeld(by: daemon.pid) },
                       "daemon.lock was not taken again: \(daemon.log(tail: 20))")
         XCTAssertTrue(daemon.log().contains("locked it again"), daemon.log(tail: 20))
         XCTAssertTrue(try daemon.client.send(.ping).isOK)
@@ -96,13 +99,13 @@ final class FaultTests: XCTestCase {
 
     func testSocketFileDeleted() throws {
         try FileManager.default.removeItem(atPath: daemon.socketPath)
-        let recreated = Daemon.eventually(5) { (try? daemon.client.send(.ping))?.isOK == true }
+        let recreated = eventually(5) { (try? daemon.client.send(.ping))?.isOK == true }
         XCTAssertTrue(recreated || daemon.log().contains("socket"), "neither re-created nor logged: \(daemon.log(tail: 20))")
         XCTAssertTrue(recreated, "the socket was not re-created within 5 s")
     }
 
     func testAControlFileReplacedByADirectory() throws {
-        XCTAssertEqual(try daemon.cli(["volume", "0.5"]).status, 0)
+        XCTAssertEqual(try daemon.cli.run(["volume", "0.5"]).status, 0)
         let volume = daemon.stateDir + "/volume"
         try FileManager.default.removeItem(atPath: volume)
         try FileManager.default.createDirectory(atPath: volume, withIntermediateDirectories: false)
@@ -114,12 +117,12 @@ final class FaultTests: XCTestCase {
         XCTAssertTrue(v == 0.5 || v == 1, "volume became \(v)")
         XCTAssertTrue(try playsNow())
         // Setting it now is refused with a message naming the file, not a crash.
-        let set = try daemon.cli(["volume", "0.7"])
+        let set = try daemon.cli.run(["volume", "0.7"])
         XCTAssertNotEqual(set.status, 0, set.output)
         XCTAssertTrue(set.output.contains("volume"), set.output)
         try FileManager.default.removeItem(atPath: volume)
-        XCTAssertEqual(try daemon.cli(["volume", "0.7"]).status, 0)
-        XCTAssertTrue(Daemon.eventually(3) { self.stateValue("volume") == "0.7" })
+        XCTAssertEqual(try daemon.cli.run(["volume", "0.7"]).status, 0)
+        XCTAssertTrue(eventually(3) { self.stateValue("volume") == "0.7" })
     }
 
     /// `sysound silent on` into a full file system: the command fails and
@@ -128,11 +131,11 @@ final class FaultTests: XCTestCase {
     func testDiskFullWhenTheCLIWritesAControlFile() throws {
         let mnt = daemon.root + "/full"
         try FileManager.default.createDirectory(atPath: mnt, withIntermediateDirectories: false)
-        let mount = try Run.command("/bin/mount", ["-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", mnt])
+        let mount = try Spawned.run("/bin/mount", ["-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", mnt])
         guard mount.status == 0 else { throw XCTSkip("cannot mount a tmpfs here: \(mount.stderr)") }
-        defer { _ = try? Run.command("/bin/umount", [mnt]) }
+        defer { _ = try? Spawned.run("/bin/umount", [mnt]) }
         let state = mnt + "/state"
-        XCTAssertEqual(try daemon.cli(["volume", "0.25"]).status, 0)  // the daemon's own dir: fine
+        XCTAssertEqual(try daemon.cli.run(["volume", "0.25"]).status, 0)  // the daemon's own dir: fine
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         try "0.25\n".write(toFile: state + "/volume", atomically: false, encoding: .utf8)
         // Fill the file system.
@@ -141,7 +144,7 @@ final class FaultTests: XCTestCase {
         while (try? filler.write(contentsOf: block)) != nil {}
         try? filler.close()
         // The CLI, without a daemon on that directory, writes the file itself.
-        let r = try Run.command(try Run.sysound, ["volume", "0.75", "--state-dir", state])
+        let r = try CLI(stateDir: state).run(["volume", "0.75"])
         XCTAssertNotEqual(r.status, 0, "a write into a full file system succeeded: \(r.output)")
         XCTAssertTrue(r.output.contains("volume"), "the error does not name the file: \(r.output)")
         XCTAssertEqual(try String(contentsOfFile: state + "/volume", encoding: .utf8), "0.25\n", "the old file did not stay whole")

@@ -1,6 +1,7 @@
 import Foundation
 import SysoundClient
 import SysoundCore
+import SysoundTestSupport
 import XCTest
 
 /// Hostile sound files through the real daemon: each is refused with an error
@@ -12,7 +13,7 @@ import XCTest
 final class HostileFileTests: XCTestCase {
     func testPlayFileRefusesEveryHostileFileByNameAndOthersStillPlay() throws {
         try Pulse.require()
-        let daemon = try Daemon(withoutFileOverride: true)
+        let daemon = try DaemonProcess(withoutFileOverride: true)
         defer { XCTAssertEqual(daemon.stop(), 0, "the daemon did not exit 0: \(daemon.log(tail: 20))") }
         let dir = daemon.root + "/hostile"
         try HostileFiles.write(into: dir)
@@ -32,20 +33,20 @@ final class HostileFileTests: XCTestCase {
                 XCTAssertTrue(message.lowercased().contains(word), "\(c.name): the error does not say \"\(word)\": \(message)")
             }
             // The CLI passes it on and fails.
-            let cli = try daemon.cli(["play", "--file", path])
+            let cli = try daemon.cli.run(["play", "--file", path])
             XCTAssertNotEqual(cli.status, 0, "\(c.name): the CLI succeeded: \(cli.output)")
             XCTAssertTrue(cli.stderr.contains(path), "\(c.name): the CLI's error does not name the file: \(cli.stderr)")
             XCTAssertTrue(daemon.isRunning, "the daemon died on \(c.name): \(daemon.log(tail: 30))")
         }
-        XCTAssertGreaterThan(try Pulse.peak(0.5) { XCTAssertEqual(try daemon.cli(["play", "tap"]).status, 0) }, 0.05,
+        XCTAssertGreaterThan(try Pulse.peak(0.5) { XCTAssertEqual(try daemon.cli.run(["play", "tap"]).status, 0) }, 0.05,
                              "a theme sound no longer plays")
-        XCTAssertGreaterThan(try Pulse.peak(0.5) { XCTAssertEqual(try daemon.cli(["play", "--file", dir + "/good.wav"]).status, 0) }, 0.01,
+        XCTAssertGreaterThan(try Pulse.peak(0.5) { XCTAssertEqual(try daemon.cli.run(["play", "--file", dir + "/good.wav"]).status, 0) }, 0.01,
                              "a good file no longer plays")
     }
 
     func testHostileFilesInTheThemeAreReportedAndTheRestPlays() throws {
         try Pulse.require()
-        let daemon = try Daemon(config: Configs.theme("@ROOT@/theme"), start: false, withoutFileOverride: true)
+        let daemon = try DaemonProcess(config: Configs.theme("@ROOT@/theme"), start: false, withoutFileOverride: true)
         defer { XCTAssertEqual(daemon.stop(), 0, "the daemon did not exit 0: \(daemon.log(tail: 20))") }
         let dir = daemon.root + "/theme"
         try HostileFiles.write(into: dir)

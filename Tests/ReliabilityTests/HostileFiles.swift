@@ -1,4 +1,5 @@
 import Foundation
+import SysoundTestSupport
 
 /// Sound files made to hurt a decoder or a daemon, written into a directory.
 /// Each one's expected refusal is a phrase the error must contain (besides the path).

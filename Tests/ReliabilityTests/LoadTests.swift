@@ -1,6 +1,7 @@
 import Foundation
 import SysoundClient
 import SysoundCore
+import SysoundTestSupport
 import XCTest
 
 /// Many clients at once, and many requests over time, against a real daemon.
@@ -42,7 +43,7 @@ final class LoadTests: XCTestCase {
     }
 
     /// `clients` threads, each with its own connection, each sending `perClient` requests.
-    static func hammer(_ daemon: Daemon, clients: Int, perClient: Int, offset: Int = 0) -> (Tally, Double) {
+    static func hammer(_ daemon: DaemonProcess, clients: Int, perClient: Int, offset: Int = 0) -> (Tally, Double) {
         let tally = Tally()
         let start = Date()
         let socketPath = daemon.socketPath
@@ -64,14 +65,14 @@ final class LoadTests: XCTestCase {
     }
 
     /// The pool's size (`voices` of `status`).
-    func voices(_ daemon: Daemon) -> Int? {
+    func voices(_ daemon: DaemonProcess) -> Int? {
         guard case .ok(let fields, _)? = try? daemon.client.send(.status) else { return nil }
         return fields["voices"].flatMap(Int.init)
     }
 
     func testConcurrentClientsAreAllAnsweredAndVoicesReclaimed() throws {
         try Pulse.require()
-        let daemon = try Daemon()
+        let daemon = try DaemonProcess()
         defer { XCTAssertEqual(daemon.stop(), 0, "the daemon did not exit 0: \(daemon.log(tail: 20))") }
         let clients = Self.setting("SYSOUND_LOAD_CLIENTS", 100)
         let perClient = Self.setting("SYSOUND_LOAD_REQUESTS", 100)
@@ -102,7 +103,7 @@ final class LoadTests: XCTestCase {
     }
 
     /// One thread per client (Thread, not a pool), all started before any sends.
-    static func threads(_ daemon: Daemon, clients: Int, perClient: Int) -> (Tally, Double) {
+    static func threads(_ daemon: DaemonProcess, clients: Int, perClient: Int) -> (Tally, Double) {
         let tally = Tally()
         let socketPath = daemon.socketPath
         let group = DispatchGroup()
@@ -140,7 +141,7 @@ final class LoadTests: XCTestCase {
         try XCTSkipIf(ProcessInfo.processInfo.environment["SYSOUND_SANITIZER"] != nil,
                       "memory growth is measured in the plain build (make test, Tests/reliability/soak.sh)")
         try Pulse.require()
-        let daemon = try Daemon()
+        let daemon = try DaemonProcess()
         defer { XCTAssertEqual(daemon.stop(), 0) }
         let total = Self.setting("SYSOUND_SOAK_REQUESTS", 20_000)
         let clients = Self.setting("SYSOUND_SOAK_CLIENTS", 8)

@@ -1,0 +1,133 @@
+import Foundation
+import SysoundClient
+import SysoundCore
+
+/// A real `sysound serve` in a subprocess with its own private directory
+/// (`<tmp>/sysound-rel-*`: the state directory `state`, the log `daemon.log`,
+/// optionally the configuration `sysound.toml`).
+public final class DaemonProcess {
+    public let root: String
+    public let stateDir: String
+    public let logPath: String
+    public let configPath: String?
+    /// More options for `serve`, after the fixture's own.
+    public let arguments: [String]
+    /// Run the daemon (root here) without CAP_DAC_OVERRIDE and
+    /// CAP_DAC_READ_SEARCH (setpriv's bounding set), so that a mode-000 file
+    /// is unreadable to it as to any user.
+    public let withoutFileOverride: Bool
+    public private(set) var process: Spawned?
+
+    /// - Parameter config: TOML text for `--config`; `@ROOT@` is replaced by
+    ///   this fixture's private directory and `@SOUNDS@` by the package's Sounds/.
+    /// - Parameter start: start now and wait until it answers (else call `start()`).
+    public init(config: String? = nil, arguments: [String] = [], start: Bool = true, withoutFileOverride: Bool = false) throws {
+        self.arguments = arguments
+        self.withoutFileOverride = withoutFileOverride
+        root = NSTemporaryDirectory() + "sysound-rel-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        stateDir = root + "/state"
+        logPath = root + "/daemon.log"
+        if let config {
+            let path = root + "/sysound.toml"
+            let text = config.replacingOccurrences(of: "@ROOT@", with: root)
+                .replacingOccurrences(of: "@SOUNDS@", with: TestPaths.packageRoot + "/Sounds")
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            configPath = path
+        } else {
+            configPath = nil
+        }
+        guard start else { return }
+        do { try self.start() } catch {
+            stop()  // a daemon that never answered, and the directory, must not outlive the test
+            throw error
+        }
+    }
+
+    /// Starts `sysound serve` (output appended to the log) and waits up to 15 s
+    /// for it to answer a ping; throws with the log's tail if it exits or does not.
+    public func start() throws {
+        var command = [try TestPaths.sysound, "serve", "--state-dir", stateDir, "--input-dir", root + "/no-input"]
+        if let configPath { command += ["--config", configPath] }
+        command += arguments
+        if withoutFileOverride && getuid() == 0 {
+            command = ["/usr/bin/setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"] + command
+        }
+        let process = try Spawned(command[0], Array(command.dropFirst()), output: .append(to: logPath))
+        self.process = process
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline {
+            if !process.isRunning { throw FixtureError("sysound serve exited \(process.wait()): \(log(tail: 20))") }
+            if (try? client.send(.ping))?.isOK == true { return }
+            usleep(20_000)
+        }
+        let tail = log(tail: 20)
+        process.signal(SIGKILL)
+        process.wait()
+        throw FixtureError("sysound serve did not answer within 15 s: \(tail)")
+    }
+
+    public var client: DaemonClient { DaemonClient(stateDirectory: stateDir, timeoutMilliseconds: 5000) }
+    /// The CLI on this daemon's state directory.
+    public var cli: CLI { CLI(stateDir: stateDir) }
+    public var socketPath: String { stateDir + "/socket" }
+    public var pid: pid_t { process?.pid ?? 0 }
+    public var isRunning: Bool { process?.isRunning ?? false }
+
+    public func signal(_ sig: Int32) { process?.signal(sig) }
+
+    /// The log's last `lines` lines.
+    public func log(tail lines: Int = 1000) -> String {
+        let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").suffix(lines).joined(separator: "\n")
+    }
+
+    /// The daemon's resident set size in KiB (/proc/PID/status VmRSS).
+    public func rssKiB() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
+        }
+        return nil
+    }
+
+    /// SIGTERM, wait (SIGKILL after 10 s), remove the private directory unless
+    /// SYSOUND_KEEP_LOGS is set; returns the exit status (0 if never started).
+    @discardableResult
+    public func stop() -> Int32 {
+        guard let process else { return removeRoot(0) }
+        process.signal(SIGTERM)
+        let status = process.wait(timeout: 10, then: SIGKILL)
+        // A sanitizer build exits non-zero after a report; keep what it said.
+        if status != 0 {
+            print("sysound serve exited \(status); its log:\n\(log(tail: 400))")
+        }
+        return removeRoot(status)
+    }
+
+    private func removeRoot(_ status: Int32) -> Int32 {
+        if ProcessInfo.processInfo.environment["SYSOUND_KEEP_LOGS"] == nil {
+            try? FileManager.default.removeItem(atPath: root)
+        }
+        return status
+    }
+
+    /// Sends one raw datagram on a fresh SOCK_SEQPACKET connection (socket,
+    /// connect, send) and closes it at once without reading the reply.
+    public func sendAndHangUp(_ text: String) throws {
+        let fd = socket(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0)
+        guard fd >= 0 else { throw FixtureError("socket failed: errno \(errno)") }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let path = socketPath
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: Array(path.utf8).prefix(raw.count - 1))
+        }
+        let ok = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard ok == 0 else { throw FixtureError("connect to \(path) failed: errno \(errno)") }
+        _ = text.utf8CString.withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count - 1, 0) }
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+// Only for XCTSkip. Guarded so that a plain `swift build`, which builds this
+// target too, does not need XCTest (the test targets that use it do).
+#if canImport(XCTest)
+import XCTest
+#endif
+
+/// The private PulseAudio server of Tests/fixture/with-pulse.sh: a 48 kHz
+/// null sink whose monitor is recorded to `SYSOUND_MONITOR_FILE`, and
+/// `SYSOUND_PULSE_CTL` to stop and restart the server.
+public enum Pulse {
+    static var environment: [String: String] { ProcessInfo.processInfo.environment }
+
+    /// Skips the test when there is no fixture, unless SYSOUND_REQUIRE_PULSE=1
+    /// (CI), where that is a failure. Returns the monitor recording's path.
+    @discardableResult
+    public static func require() throws -> String {
+        let env = environment
+        guard let monitor = env["SYSOUND_MONITOR_FILE"], env["PULSE_SERVER"] != nil else {
+            if env["SYSOUND_REQUIRE_PULSE"] == "1" {
+                throw FixtureError("SYSOUND_REQUIRE_PULSE=1 but no PulseAudio fixture: run under Tests/fixture/with-pulse.sh")
+            }
+            #if canImport(XCTest)
+            throw XCTSkip("no PulseAudio fixture; run under Tests/fixture/with-pulse.sh")
+            #else
+            throw FixtureError("no PulseAudio fixture; run under Tests/fixture/with-pulse.sh")
+            #endif
+        }
+        return monitor
+    }
+
+    /// `$SYSOUND_PULSE_CTL stop|start`: the server goes away / comes back at
+    /// the same address. Its output goes to /dev/null: the server and the
+    /// recorder it starts in the background outlive it.
+    public static func control(_ verb: String) throws {
+        guard let ctl = environment["SYSOUND_PULSE_CTL"] else { throw FixtureError("SYSOUND_PULSE_CTL is not set") }
+        let status = try Spawned(ctl, [verb], output: .discard).wait()
+        guard status == 0 else { throw FixtureError("pulse-ctl \(verb) failed (exit status \(status))") }
+    }
+
+    /// The loudest left-channel sample the sink's monitor recorded while
+    /// `action` ran and `seconds` after it started.
+    public static func peak(_ seconds: Double, during action: () throws -> Void = {}) throws -> Float {
+        let recording = try MonitorRecording()
+        try action()
+        return Signal.peak(try recording.samples(atLeast: seconds, timeout: seconds + 10))
+    }
+}
+
+/// A mark in the monitor recording (raw float32 stereo at 48 kHz, appended
+/// continuously): make a sound after `init()`, then `samples(atLeast:)`
+/// returns the left channel recorded since the mark.
+public struct MonitorRecording {
+    public static let sampleRate = 48_000.0
+    public static let channels = 2
+
+    public let url: URL
+    public let startOffset: UInt64
+
+    /// Marks the current end of the recording; skips or fails as `Pulse.require()`.
+    public init() throws {
+        url = URL(fileURLWithPath: try Pulse.require())
+        startOffset = try Self.size(of: url)
+    }
+
+    static func size(of url: URL) throws -> UInt64 {
+        (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.uint64Value ?? 0
+    }
+
+    /// The left channel recorded since the mark, waiting until at least
+    /// `seconds` of audio have arrived (the recorder delivers in small blocks).
+    public func samples(atLeast seconds: Double, timeout: Double = 10) throws -> [Float] {
+        let frameBytes = UInt64(MemoryLayout<Float>.size * Self.channels)
+        let wanted = UInt64(seconds * Self.sampleRate) * frameBytes
+        let deadline = Date().addingTimeInterval(timeout)
+        while try Self.size(of: url) - startOffset < wanted {
+            guard Date() < deadline else { throw FixtureError("the monitor recorder delivered too little audio within \(timeout) s") }
+            usleep(5_000)
+        }
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        try handle.seek(toOffset: startOffset)
+        let data = handle.readData(ofLength: Int(wanted))
+        let frames = data.count / Int(frameBytes)
+        return data.withUnsafeBytes { raw in
+            let floats = raw.bindMemory(to: Float.self)
+            return (0..<frames).map { floats[$0 * Self.channels] }
+        }
+    }
+}
