@@ -3,20 +3,8 @@ import SysoundTestSupport
 import XCTest
 
 /// The real daemon, driven by the real CLI, on the PulseAudio fixture.
-final class DaemonTests: XCTestCase {
-    var daemon: DaemonProcess!
+final class DaemonTests: DaemonTestCase {
     var cli: CLI { daemon.cli }
-
-    override func setUpWithError() throws {
-        try Pulse.require()  // skips (or fails in CI) without the fixture
-        daemon = try DaemonProcess()
-    }
-
-    override func tearDown() {
-        // Nothing to stop when setUp skipped the test.
-        guard let daemon else { return }
-        XCTAssertEqual(daemon.stop(), 0, "sysound serve did not exit 0 on SIGTERM")
-    }
 
     func testPlayGoesThroughTheDaemonAndReachesTheSink() throws {
         var result: Spawned.Result!
@@ -96,8 +84,10 @@ final class DaemonTests: XCTestCase {
     }
 
     func testSigtermRemovesTheSocket() throws {
-        XCTAssertEqual(daemon.stop(), 0)
+        // terminate, not stop: stop removes the whole directory, socket or not.
+        XCTAssertEqual(daemon.terminate(), 0)
         XCTAssertFalse(FileManager.default.fileExists(atPath: daemon.socketPath))
+        daemon.stop()
         daemon = try DaemonProcess()  // for tearDown
     }
 }

@@ -6,21 +6,9 @@ import XCTest
 /// other command, and every case without a daemon, by `sysound-cli`, which
 /// `sysound` becomes with execv. These tests point SYSOUND_CLI at a missing
 /// file, so that any hand-over shows as exit 70 "cannot start".
-final class FastPathTests: XCTestCase {
-    var daemon: DaemonProcess!
-    var stateDir: String { daemon.cli.stateDir }
+final class FastPathTests: DaemonTestCase {
+    var stateDir: String { daemon.stateDir }
     let missingCLI = "/nonexistent/sysound-cli"
-
-    override func setUpWithError() throws {
-        try Pulse.require()  // skips (or fails in CI) without the fixture
-        daemon = try DaemonProcess()
-    }
-
-    override func tearDown() {
-        // Nothing to stop when setUp skipped the test.
-        guard let daemon else { return }
-        XCTAssertEqual(daemon.stop(), 0, "sysound serve did not exit 0 on SIGTERM")
-    }
 
     /// Runs `sysound ARGS` through env(1): the state-directory variables
     /// unset unless `environment` sets them, SYSOUND_CLI as given.

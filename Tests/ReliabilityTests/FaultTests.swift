@@ -8,20 +8,7 @@ import XCTest
 /// socket and the control files go away or turn into something else; the
 /// daemon keeps serving without a restart. (A haptic device removed in the
 /// middle of a pattern is covered by the real-kernel test, Tests/kernel/run.sh.)
-final class FaultTests: XCTestCase {
-    var daemon: DaemonProcess!
-
-    override func setUpWithError() throws {
-        try Pulse.require()
-        daemon = try DaemonProcess()
-    }
-
-    override func tearDown() {
-        // Nothing to stop when setUp skipped the test.
-        guard let daemon else { return }
-        XCTAssertEqual(daemon.stop(), 0, "the daemon did not exit 0: \(daemon.log(tail: 20))")
-    }
-
+final class FaultTests: DaemonTestCase {
     func playsNow(_ name: String = "tap") throws -> Bool {
         try Pulse.peak(0.4) { _ = try daemon.client.send(.play(PlayRequest(.name(name)))) } > 0.05
     }

@@ -91,21 +91,24 @@ public final class DaemonProcess {
         return nil
     }
 
-    /// SIGTERM, wait (SIGKILL after 10 s), remove the private directory unless
-    /// SYSOUND_KEEP_LOGS is set; returns the exit status (0 if never started).
+    /// SIGTERM and wait (SIGKILL after 10 s); the private directory stays.
+    /// Returns the exit status (0 if never started).
+    @discardableResult
+    public func terminate() -> Int32 {
+        guard let process else { return 0 }
+        process.signal(SIGTERM)
+        return process.wait(timeout: 10, then: SIGKILL)
+    }
+
+    /// `terminate()`, then remove the private directory unless SYSOUND_KEEP_LOGS
+    /// is set; returns the exit status.
     @discardableResult
     public func stop() -> Int32 {
-        guard let process else { return removeRoot(0) }
-        process.signal(SIGTERM)
-        let status = process.wait(timeout: 10, then: SIGKILL)
+        let status = terminate()
         // A sanitizer build exits non-zero after a report; keep what it said.
         if status != 0 {
             print("sysound serve exited \(status); its log:\n\(log(tail: 400))")
         }
-        return removeRoot(status)
-    }
-
-    private func removeRoot(_ status: Int32) -> Int32 {
         if ProcessInfo.processInfo.environment["SYSOUND_KEEP_LOGS"] == nil {
             try? FileManager.default.removeItem(atPath: root)
         }
