@@ -129,7 +129,8 @@ public final class Spawned: @unchecked Sendable {
     @discardableResult
     public func wait(timeout: Double? = nil, then signal: Int32 = SIGTERM) -> Int32 {
         let timer = timeout.map { seconds in
-            let item = DispatchWorkItem { [self] in
+            let item = DispatchWorkItem { [weak self] in
+                guard let self else { return }
                 lock.withLock {
                     guard status == nil else { return }
                     timedOut = true
