@@ -20,8 +20,8 @@ extension AudioEngine {
             var nextAttempt = 0.0
             var interval = busy
             while true {
-                Thread.sleep(forTimeInterval: interval)
                 guard let engine = self else { break }
+                engine.waitForTick(interval)
                 let now = Self.monotonicSeconds()
                 var lost = false
                 var toPause: ALOutput?
@@ -64,6 +64,17 @@ extension AudioEngine {
         thread.name = "sysound-audio-monitor"
         monitorThread = thread
         thread.start()
+    }
+
+    /// Waits `seconds` on the lock's condition, or less when a play resumed
+    /// a paused device (`monitorKick`: after the long paused interval its
+    /// voice's end and ramps would be noticed late) or the engine closed.
+    func waitForTick(_ seconds: Double) {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        locked {
+            while !monitorKick && !closed && ALLock.condition.wait(until: deadline) {}
+            monitorKick = false
+        }
     }
 
     /// Tries to open the default device again; on success re-uploads every

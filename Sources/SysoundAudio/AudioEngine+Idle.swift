@@ -55,5 +55,7 @@ extension AudioEngine {
     func resumeOutput(_ out: ALOutput) {
         outputPaused = false
         if !pausing { out.resume() }
+        monitorKick = true
+        ALLock.condition.broadcast()
     }
 }

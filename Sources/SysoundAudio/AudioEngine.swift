@@ -34,6 +34,8 @@ public final class AudioEngine: @unchecked Sendable {
     var outputPaused = false
     /// The monitor is inside alcDevicePauseSOFT, without the lock.
     var pausing = false
+    /// A play resumed the device: the monitor's next tick is due now.
+    var monitorKick = false
     /// A voice started since the monitor last looked (it may have ended already).
     var playedSinceCheck = false
     /// Monotonic seconds when the monitor last saw a voice or a play.

@@ -128,6 +128,25 @@ final class IdlePauseTests: XCTestCase {
         XCTAssertEqual(t.map { Fixture.peak($0.left) } ?? 0, 0.5, accuracy: 0.01, "plays after the server continues")
     }
 
+    /// A play that resumes the device wakes the monitor, which sleeps long
+    /// while paused: the voice's end is noticed when it ends, not at the end
+    /// of the paused interval.
+    func testTheEndOfTheFirstVoiceAfterAPauseIsNoticedPromptly() throws {
+        _ = try PulseFixture.require()
+        let (engine, clip) = try deviceEngine(try Fixture.directory(self)) {
+            $0.idlePauseMilliseconds = Self.idle
+            $0.pausedMonitorIntervalMilliseconds = 1_000
+        }
+        XCTAssertTrue(until(2) { engine.isOutputPaused })
+        usleep(20_000)  // the monitor is now in its 1 s paused sleep
+        let started = Date()
+        let v = try engine.play(clip)
+        XCTAssertTrue(engine.wait(for: v, timeout: 2))
+        let waited = Date().timeIntervalSince(started)
+        XCTAssertLessThan(waited, 0.4, "the 150 ms voice's end was noticed after \(waited) s")
+        XCTAssertGreaterThanOrEqual(waited, 0.14, "the voice played to its end")
+    }
+
     /// Deterministic white noise at up to −6 dBFS, faded in and out over 5 ms.
     static func noise(seconds: Double) -> [Float] {
         let frames = Int(seconds * 48_000), fade = 240
