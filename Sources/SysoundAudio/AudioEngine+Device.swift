@@ -15,13 +15,18 @@ extension AudioEngine {
         let idle = max(busy, settings.idleMonitorIntervalMilliseconds / 1000)
         let paused = max(idle, settings.pausedMonitorIntervalMilliseconds / 1000)
         lastBusy = lastTick
+        let wake = monitorWake
         let thread = Thread { [weak self] in
             var backoff = 0.05
             var nextAttempt = 0.0
             var interval = busy
             while true {
+                // A play that resumes a paused device signals `wake`: after the
+                // long paused interval its voice's end and ramps would be
+                // noticed late. (A semaphore's timeout is monotonic; the lock's
+                // condition waits on the wall clock, which can jump.)
+                _ = wake.wait(timeout: .now() + interval)
                 guard let engine = self else { break }
-                engine.waitForTick(interval)
                 let now = Self.monotonicSeconds()
                 var lost = false
                 var toPause: ALOutput?
@@ -64,17 +69,6 @@ extension AudioEngine {
         thread.name = "sysound-audio-monitor"
         monitorThread = thread
         thread.start()
-    }
-
-    /// Waits `seconds` on the lock's condition, or less when a play resumed
-    /// a paused device (`monitorKick`: after the long paused interval its
-    /// voice's end and ramps would be noticed late) or the engine closed.
-    func waitForTick(_ seconds: Double) {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        locked {
-            while !monitorKick && !closed && ALLock.condition.wait(until: deadline) {}
-            monitorKick = false
-        }
     }
 
     /// Tries to open the default device again; on success re-uploads every

@@ -55,7 +55,6 @@ extension AudioEngine {
     func resumeOutput(_ out: ALOutput) {
         outputPaused = false
         if !pausing { out.resume() }
-        monitorKick = true
-        ALLock.condition.broadcast()
+        monitorWake.signal()  // the monitor's next tick is due now
     }
 }

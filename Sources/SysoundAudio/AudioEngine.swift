@@ -34,8 +34,8 @@ public final class AudioEngine: @unchecked Sendable {
     var outputPaused = false
     /// The monitor is inside alcDevicePauseSOFT, without the lock.
     var pausing = false
-    /// A play resumed the device: the monitor's next tick is due now.
-    var monitorKick = false
+    /// Wakes the monitor before its interval ends (a resume, shutdown).
+    let monitorWake = DispatchSemaphore(value: 0)
     /// A voice started since the monitor last looked (it may have ended already).
     var playedSinceCheck = false
     /// Monotonic seconds when the monitor last saw a voice or a play.
@@ -84,6 +84,7 @@ public final class AudioEngine: @unchecked Sendable {
         detach()
         lock.broadcast()
         lock.unlock()
+        monitorWake.signal()
         done?.wait()
     }
 
