@@ -132,7 +132,7 @@ let package = Package(
         .testTarget(name: "SysoundConfigTests", dependencies: ["SysoundConfig"]),
         .testTarget(name: "SoundThemeTests", dependencies: ["SysoundConfig", "CSndfile"]),
         .testTarget(name: "SysoundStateTests", dependencies: ["SysoundState"]),
-        .testTarget(name: "SysoundAudioTests", dependencies: ["SysoundAudio", "SysoundConfig"]),
+        .testTarget(name: "SysoundAudioTests", dependencies: ["SysoundAudio", "SysoundConfig", "SysoundTestSupport"]),
         .testTarget(name: "SysoundHapticsTests", dependencies: ["SysoundHaptics"]),
         .testTarget(name: "SysoundServerTests", dependencies: ["SysoundServer", "SysoundClient", "Sysound"]),
         // The subprocess and PulseAudio fixtures the two suites below share.

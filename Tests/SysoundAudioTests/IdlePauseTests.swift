@@ -1,4 +1,5 @@
 import Foundation
+import SysoundTestSupport
 import XCTest
 @testable import SysoundAudio
 import SysoundCore
@@ -41,7 +42,7 @@ final class IdlePauseTests: XCTestCase {
     func testIdleDevicePausesAfterTheIdleTimeAndCorksItsStream() throws {
         let p = try PulseFixture.require()
         let (engine, clip) = try deviceEngine(try Fixture.directory(self)) { $0.idlePauseMilliseconds = Self.idle }
-        XCTAssertTrue(until(1) { (try? self.corked(p)) == false }, "the stream runs after the device opens")
+        XCTAssertTrue(eventually(1) { (try? self.corked(p)) == false }, "the stream runs after the device opens")
         XCTAssertFalse(engine.isOutputPaused)
 
         // A voice longer than the idle time keeps the device running.
@@ -52,15 +53,15 @@ final class IdlePauseTests: XCTestCase {
         // The idle time counts from the last voice, not from the device's opening.
         usleep(UInt32(Self.idle * 500))
         XCTAssertFalse(engine.isOutputPaused, "paused before the idle time passed")
-        XCTAssertTrue(until(2) { engine.isOutputPaused }, "paused after \(Self.idle) ms idle")
+        XCTAssertTrue(eventually(2) { engine.isOutputPaused }, "paused after \(Self.idle) ms idle")
         XCTAssertEqual(engine.idlePauses, 1)
-        XCTAssertTrue(until(1) { (try? self.corked(p)) == true }, "the server no longer mixes the paused stream: \((try? p.sinkInputs()) ?? "")")
+        XCTAssertTrue(eventually(1) { (try? self.corked(p)) == true }, "the server no longer mixes the paused stream: \((try? p.sinkInputs()) ?? "")")
 
         let v = try engine.play(clip)
         XCTAssertFalse(engine.isOutputPaused, "play resumes the device")
         XCTAssertEqual(try corked(p), false, "the stream runs again")
         XCTAssertTrue(engine.wait(for: v, timeout: 2))
-        XCTAssertTrue(until(2) { engine.isOutputPaused }, "paused again after the next idle time")
+        XCTAssertTrue(eventually(2) { engine.isOutputPaused }, "paused again after the next idle time")
         XCTAssertEqual(engine.idlePauses, 2)
     }
 
@@ -107,7 +108,7 @@ final class IdlePauseTests: XCTestCase {
         var continued = false
         defer { if !continued { kill(server, SIGCONT) } }
         // The monitor starts its pause now and waits for the stopped server.
-        XCTAssertTrue(until(2) { engine.isOutputPaused }, "the pause begins")
+        XCTAssertTrue(eventually(2) { engine.isOutputPaused }, "the pause begins")
         usleep(100_000)
         let returned = DispatchSemaphore(value: 0)
         let started = Date()
@@ -123,7 +124,7 @@ final class IdlePauseTests: XCTestCase {
         continued = true
         if !prompt { _ = returned.wait(timeout: .now() + 5) }
         // Once the pause returns the monitor resumes the device; then it pauses again when idle.
-        XCTAssertTrue(until(3) { engine.idlePauses >= 2 }, "paused again after the resume")
+        XCTAssertTrue(eventually(3) { engine.idlePauses >= 2 }, "paused again after the resume")
         let t = try take(engine, clip, p)
         XCTAssertEqual(t.map { Fixture.peak($0.left) } ?? 0, 0.5, accuracy: 0.01, "plays after the server continues")
     }
@@ -137,7 +138,7 @@ final class IdlePauseTests: XCTestCase {
             $0.idlePauseMilliseconds = Self.idle
             $0.pausedMonitorIntervalMilliseconds = 1_000
         }
-        XCTAssertTrue(until(2) { engine.isOutputPaused })
+        XCTAssertTrue(eventually(2) { engine.isOutputPaused })
         usleep(20_000)  // the monitor is now in its 1 s paused sleep
         let started = Date()
         let v = try engine.play(clip)
@@ -218,7 +219,7 @@ final class IdlePauseTests: XCTestCase {
         let (engine, clip) = try deviceEngine(dir, samples: ideal) { $0.idlePauseMilliseconds = Self.idle }
         var warm: [Take] = [], resumed: [Take] = []
         for _ in 0..<7 {
-            XCTAssertTrue(until(2) { engine.isOutputPaused })
+            XCTAssertTrue(eventually(2) { engine.isOutputPaused })
             usleep(50_000)
             resumed += try take(engine, clip, p).map { [$0] } ?? []
             // Within the idle time of the last play: the device still runs.
@@ -250,17 +251,17 @@ final class IdlePauseTests: XCTestCase {
     func testDeviceLossWhilePausedIsNoticedAndTheReturnPlays() throws {
         let p = try PulseFixture.require()
         let (engine, clip) = try deviceEngine(try Fixture.directory(self)) { $0.idlePauseMilliseconds = Self.idle }
-        XCTAssertTrue(until(2) { engine.isOutputPaused })
+        XCTAssertTrue(eventually(2) { engine.isOutputPaused })
         try p.control("stop")
-        XCTAssertTrue(until(3) { !engine.isConnected }, "a loss is noticed while paused")
+        XCTAssertTrue(eventually(3) { !engine.isConnected }, "a loss is noticed while paused")
         XCTAssertFalse(engine.isOutputPaused, "a closed device is not paused")
         XCTAssertThrowsError(try engine.play(clip)) { XCTAssertEqual($0 as? AudioError, .deviceUnavailable) }
         try p.control("start")
-        XCTAssertTrue(until(10) { engine.isConnected }, "the engine reopens the device when the server returns")
+        XCTAssertTrue(eventually(10) { engine.isConnected }, "the engine reopens the device when the server returns")
         XCTAssertEqual(engine.reconnections, 1)
         let t = try take(engine, clip, p)
         XCTAssertEqual(t.map { Fixture.peak($0.left) } ?? 0, 0.5, accuracy: 0.01, "plays on the reopened device")
-        XCTAssertTrue(until(2) { engine.isOutputPaused }, "the reopened device pauses when idle too")
+        XCTAssertTrue(eventually(2) { engine.isOutputPaused }, "the reopened device pauses when idle too")
         XCTAssertNotNil(try take(engine, clip, p), "and resumes")
     }
 }

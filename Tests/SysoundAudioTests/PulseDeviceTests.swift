@@ -1,4 +1,5 @@
 import Foundation
+import SysoundTestSupport
 import XCTest
 @testable import SysoundAudio
 
@@ -37,10 +38,10 @@ final class PulseDeviceTests: XCTestCase {
         let (engine, clip) = try deviceEngine(try Fixture.directory(self))
         let long = try engine.play(clip, category: .playback, loop: true)
         try p.control("stop")
-        XCTAssertTrue(until(3) { !engine.isConnected }, "the loss is noticed")
+        XCTAssertTrue(eventually(3) { !engine.isConnected }, "the loss is noticed")
         XCTAssertThrowsError(try engine.play(clip)) { XCTAssertEqual($0 as? AudioError, .deviceUnavailable) }
         try p.control("start")
-        XCTAssertTrue(until(10) { engine.isConnected }, "the engine reopens the device when the server returns")
+        XCTAssertTrue(eventually(10) { engine.isConnected }, "the engine reopens the device when the server returns")
         XCTAssertEqual(engine.reconnections, 1)
         XCTAssertFalse(engine.isPlaying(long), "a playback voice is not restarted on the new device")
         let r = try playAndRecord(engine, clip, p)
