@@ -45,7 +45,7 @@ final class FastPathTests: DaemonTestCase {
         XCTAssertTrue(result.stderr.contains("cannot start \(missingCLI)"), result.stderr)
     }
 
-    /// The fast path restates StateDirectory.resolve with getenv: both must find the same daemon.
+    /// The fast path reads the environment with getenv, the full CLI from a dictionary: both must find the same daemon.
     func testTheStateDirectoryComesFromTheEnvironmentAsForTheFullCLI() throws {
         let runtime = stateDir + "-runtime"
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
