@@ -19,6 +19,19 @@ final class SpawnedTests: XCTestCase {
         XCTAssertEqual(try Spawned.run("/bin/cat", [], timeout: 5).stdout, "")
     }
 
+    /// A descriptor this process holds without CLOEXEC (as a sanitizer's
+    /// symbolizer pipe is) does not reach the child: a background process the
+    /// child leaves behind must not keep the test runner's pipes open.
+    func testOnlyStandardDescriptorsAreInherited() throws {
+        // A number ls's own directory descriptor cannot take by chance.
+        let held: Int32 = 240
+        XCTAssertEqual(dup2(2, held), held)  // dup2 leaves CLOEXEC off
+        defer { close(held) }
+        let listed = try Spawned.run("/bin/ls", ["/proc/self/fd"]).stdout.split(separator: "\n").compactMap { Int32($0) }
+        XCTAssertFalse(listed.contains(held), "descriptor \(held) was inherited: \(listed)")
+        XCTAssertTrue(Set([0, 1, 2]).isSubset(of: Set(listed)), "\(listed)")
+    }
+
     func testAChildThatOutlivesItsTimeoutIsTerminated() throws {
         let start = Date()
         let r = try Spawned.run("/bin/sleep", ["30"], timeout: 0.3)

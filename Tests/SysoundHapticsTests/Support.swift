@@ -1,5 +1,4 @@
 import Logging
-import Synchronization
 import SysoundCore
 import XCTest
 @testable import SysoundHaptics
@@ -14,7 +13,7 @@ final class FakeDeviceRegistry: Sendable {
         var denied: Set<String> = []
         var opens: [String] = []
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func add(_ device: FakeForceFeedbackDevice) { state.withLock { $0.devices[device.path] = device } }
     func deny(_ path: String, _ denied: Bool = true) {

@@ -34,7 +34,7 @@ final class StateWatcherTests: XCTestCase {
 
     func testAtomicWriteAndPlainWriteAreSeen() throws {
         let watcher = try StateWatcher(directory: dir)
-        let seen = Mutex<[SystemState]>([])
+        let seen = Locked<[SystemState]>([])
         watcher.onChange { _, new in seen.withLock { $0.append(new) } }
         watcher.start()
         defer { watcher.stop() }

@@ -67,6 +67,12 @@ public final class Spawned: @unchecked Sendable {
         } else {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         }
+        // Only 0, 1 and 2 go to the child. Anything else this process holds
+        // without CLOEXEC (a sanitizer's symbolizer pipes, its report file)
+        // would live on in what the child leaves running (pulse-ctl's new
+        // PulseAudio and recorder), and `swift test` would wait forever for
+        // the end of the test runner's output.
+        guard Self.closeFrom(&actions, 3) == 0 else { throw FixtureError("posix_spawn_file_actions_addclosefrom_np failed") }
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid = pid_t()
@@ -115,6 +121,15 @@ public final class Spawned: @unchecked Sendable {
     }
 
     /// Whether the child has not exited yet (reaps it if it has: waitpid WNOHANG).
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), which the
+    /// Swift Glibc module does not declare: looked up with `dlsym`.
+    private static let closeFrom: @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32 = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+            fatalError("glibc 2.34 or later is needed (posix_spawn_file_actions_addclosefrom_np)")
+        }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
+
     public var isRunning: Bool {
         lock.withLock {
             if status != nil { return false }

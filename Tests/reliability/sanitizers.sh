@@ -44,8 +44,10 @@ for kind in "${kinds[@]}"; do
     ASAN_OPTIONS="halt_on_error=1:exitcode=66:log_path=$reports_dir/report:detect_leaks=1:detect_stack_use_after_return=0" \
     LSAN_OPTIONS="suppressions=$root/Tests/reliability/lsan.supp:print_suppressions=0" \
     SYSOUND_REQUIRE_PULSE=1 SYSOUND_SANITIZER=$kind \
+        timeout --kill-after=30 1800 \
         Tests/fixture/with-pulse.sh swift test --skip-build --sanitize="$kind" --scratch-path "$scratch" "${filter[@]}" >>"$log" 2>&1
     status=$?
+    [ "$status" -ne 124 ] || echo "$kind: the run did not end within 30 minutes (stopped)"
     # XCTest's last line: "Executed N tests, with [K tests skipped and] M failures".
     summary=$(grep -E "Test Suite '(All|Selected) tests' (passed|failed)" -A1 "$log" | grep -E 'Executed [0-9]+ tests?' | tail -1)
     n=$(grep -oE 'Executed [0-9]+' <<<"$summary" | grep -oE '[0-9]+' || echo 0)
