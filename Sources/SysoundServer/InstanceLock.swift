@@ -42,7 +42,7 @@ final class InstanceLock: Sendable {
     /// one is held.
     func reclaimIfRemoved() -> Check {
         fd.withLock { fd in
-            if let mine = FileIdentity(fd: fd), FileIdentity(path: path) == mine { return .intact }
+            if Self.names(path, fd) { return .intact }
             do throws(DaemonError) {
                 let fresh = try Self.acquire(path: path, socketPath: socketPath)
                 UnixSocket.close(fd)
@@ -62,7 +62,7 @@ final class InstanceLock: Sendable {
     func release() {
         fd.withLock { fd in
             // Only our own file: one that replaced it may be another daemon's.
-            if let mine = FileIdentity(fd: fd), FileIdentity(path: path) == mine { unlink(path) }
+            if Self.names(path, fd) { unlink(path) }
             UnixSocket.close(fd)
         }
     }
@@ -82,7 +82,7 @@ final class InstanceLock: Sendable {
             }
             // Locked; but if the previous holder unlinked it meanwhile, this
             // file is no longer the one others will open.
-            guard let mine = FileIdentity(fd: fd), FileIdentity(path: path) == mine else {
+            guard names(path, fd) else {
                 UnixSocket.close(fd)
                 continue
             }
@@ -91,6 +91,12 @@ final class InstanceLock: Sendable {
             _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
             return fd
         }
+    }
+
+    /// Whether `path` still names the file open as `fd` (`fstat`/`stat` identity).
+    private static func names(_ path: String, _ fd: Int32) -> Bool {
+        guard let open = FileIdentity(fd: fd) else { return false }
+        return FileIdentity(path: path) == open
     }
 
     private static func readPID(_ fd: Int32) -> pid_t? {
