@@ -6,7 +6,7 @@ SHELL := /bin/bash
 .ONESHELL:
 .SHELLFLAGS := -euo pipefail -c
 
-RUN_PACKAGES := pkg-config libopenal-dev libopenal1 libsndfile1-dev libevdev-dev libpulse0
+RUN_PACKAGES := pkg-config libopenal-dev libopenal1 libsndfile1-dev libevdev-dev libsystemd-dev libpulse0
 TEST_PACKAGES := $(RUN_PACKAGES) pulseaudio pulseaudio-utils sox sound-theme-freedesktop socat util-linux systemd \
 	qemu-system-x86 busybox-static cpio xz-utils gcc libc6-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

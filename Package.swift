@@ -30,6 +30,9 @@ let package = Package(
         .systemLibrary(
             name: "CEvdev", pkgConfig: "libevdev",
             providers: [.apt(["libevdev-dev"])]),
+        .systemLibrary(
+            name: "CSystemd", pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]),
         // What Swift cannot import: ioctl request macros, variadic ioctl, ucred.
         .target(name: "CSysoundShims"),
 

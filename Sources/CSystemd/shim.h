@@ -1,0 +1,5 @@
+// libsystemd (Debian libsystemd-dev): sd-event is the daemon's loop, sd-bus its
+// D-Bus face, sd-daemon its readiness and watchdog protocol with the service manager.
+#include <systemd/sd-bus.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
