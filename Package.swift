@@ -77,6 +77,14 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // The D-Bus face: feedbackd's org.sigxcpu.Feedback, translated into the manager's requests.
+        .target(
+            name: "SysoundDBus",
+            dependencies: [
+                "SysoundBus", "SysoundServer", "SysoundCore", "SysoundConfig", "SysoundState", "SysoundAudio", "CSysoundShims",
+                "CSystemd",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(
             name: "Sysound",
             dependencies: [
@@ -109,7 +117,7 @@ let package = Package(
             name: "sysound-engine",
             dependencies: [
                 "Sysound", "SysoundServer", "SysoundClient", "SysoundConfig", "SysoundState",
-                "SysoundAudio", "SysoundHaptics", "SysoundCLIOptions",
+                "SysoundAudio", "SysoundHaptics", "SysoundCLIOptions", "SysoundDBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

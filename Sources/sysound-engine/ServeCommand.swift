@@ -5,6 +5,7 @@ import SysoundAudio
 import SysoundCLIOptions
 import SysoundClient
 import SysoundConfig
+import SysoundDBus
 import SysoundHaptics
 import SysoundServer
 import SysoundState
@@ -74,6 +75,9 @@ struct ServeCommand: ParsableCommand {
             throw ExitCode(Exit.busy)
         }
         logger.info("serving \(daemon.socketPath) (audio: \(manager.audio?.deviceName ?? "none yet"), haptic devices: \(haptics?.devices.count ?? 0))")
+        // The D-Bus face (feedbackd's interface) beside the socket, on its own loop thread.
+        let bus = FeedbackBusService.start(manager: manager, watcher: watcher, logger: Logger(label: "sysound.dbus"))
+        defer { bus?.stop() }
         daemon.run()
         logger.info("stopped")
     }
