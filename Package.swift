@@ -40,6 +40,8 @@ let package = Package(
         .target(name: "SysoundCore"),
 
         // MARK: Layers with I/O
+        // The daemon's one loop (sd-event), its worker pool, and sd-daemon.
+        .target(name: "SysoundEventLoop", dependencies: ["CSystemd", "CSysoundShims", "SysoundCore"]),
         .target(
             name: "SysoundConfig",
             dependencies: ["SysoundCore", "CSndfile", .product(name: "TOMLKit", package: "TOMLKit")]),
@@ -139,6 +141,7 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "SysoundCoreTests", dependencies: ["SysoundCore"]),
+        .testTarget(name: "SysoundEventLoopTests", dependencies: ["SysoundEventLoop", "SysoundCore"]),
         .testTarget(name: "SysoundConfigTests", dependencies: ["SysoundConfig", "SysoundCore"]),
         .testTarget(name: "SoundThemeTests", dependencies: ["SysoundConfig", "CSndfile"]),
         .testTarget(
