@@ -1,6 +1,7 @@
 import SysoundAudio
 import SysoundBus
 import SysoundCore
+import SysoundFeedback
 import SysoundServer
 
 /// Why feedback ended: feedbackd's FbdEventEndReason, as FeedbackEnded sends it.

@@ -2,6 +2,7 @@ import Glibc
 import SysoundBus
 import SysoundConfig
 import SysoundCore
+import SysoundFeedback
 import SysoundServer
 
 /// The two interfaces, declared once, as feedbackd 0.8's introspection XML

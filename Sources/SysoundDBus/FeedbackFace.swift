@@ -2,6 +2,7 @@ import Logging
 import SysoundBus
 import SysoundConfig
 import SysoundCore
+import SysoundFeedback
 import SysoundServer
 import SysoundState
 
