@@ -61,7 +61,7 @@ let package = Package(
         .target(
             name: "SysoundHaptics",
             dependencies: [
-                "SysoundCore", "CEvdev", "CSysoundShims",
+                "SysoundCore", "CEvdev", "CSysoundShims", "SysoundEventLoop",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The daemon's client side, light enough for the CLI's fast path (no OpenAL, no Foundation).
@@ -150,7 +150,7 @@ let package = Package(
         .testTarget(name: "SysoundAudioTests", dependencies: ["SysoundAudio", "SysoundCore", "SysoundTestSupport"]),
         .testTarget(
             name: "SysoundHapticsTests",
-            dependencies: ["SysoundHaptics", "SysoundCore", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["SysoundHaptics", "SysoundCore", "SysoundEventLoop", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "SysoundServerTests",
             dependencies: [

@@ -19,6 +19,11 @@ public struct HapticPreset: Sendable, Hashable, ExpressibleByStringLiteral, Cust
     public static let error: HapticPreset = "error"
     public static let tap: HapticPreset = "tap"
     public static let alarm: HapticPreset = "alarm"
+    public static let alert: HapticPreset = "alert"
+
+    /// Every built-in preset, from the one list (`HapticPresets`); a
+    /// configuration may add more.
+    public static var builtIn: [HapticPreset] { HapticPresets.names.map { HapticPreset($0) } }
 }
 
 /// What the service did with a play request.
