@@ -128,7 +128,7 @@ final class LibraryTests: XCTestCase {
         let sound = sound
         XCTAssertTrue(sound.isUsingDaemon)
         let tap = try sound.play("tap")
-        XCTAssertEqual(tap.outcome, "play-and-vibrate")  // tap has a paired haptic
+        XCTAssertEqual(tap.outcome, .playAndVibrate)  // tap has a paired haptic
         XCTAssertNotNil(tap.voiceID)
         XCTAssertTrue(manager.audio?.hasActiveVoices ?? false)
 
@@ -143,7 +143,7 @@ final class LibraryTests: XCTestCase {
         XCTAssertEqual(silenced.reason, .silent)
         XCTAssertNil(silenced.voiceID)
         let alert = try sound.play("notification")
-        XCTAssertEqual(alert.outcome, "vibrate-instead")
+        XCTAssertEqual(alert.outcome, .vibrateInstead)
         XCTAssertEqual(alert.fields["haptic"], "alert")
     }
 
@@ -162,10 +162,10 @@ final class LibraryTests: XCTestCase {
     func testStopAndInterruptions() throws {
         let sound = sound
         let alarm = try sound.play("alarm", loop: true)
-        XCTAssertEqual(alarm.outcome, "play-and-vibrate")
+        XCTAssertEqual(alarm.outcome, .playAndVibrate)
         try sound.beginInterruption()
         XCTAssertEqual(try sound.play("tap").reason, .interrupted)
-        XCTAssertEqual(try sound.play("notification").outcome, "deferred")
+        XCTAssertEqual(try sound.play("notification").outcome, .deferred)
         try sound.endInterruption(resumable: true)
         XCTAssertTrue(manager.audio?.hasActiveVoices ?? false)
         XCTAssertGreaterThan(Int(try sound.perform(.status)["playing"] ?? "") ?? 0, 0)
