@@ -2,43 +2,40 @@ import Glibc
 import Sysound
 import SysoundAudio
 
-/// Figure 2: launch → first sample at the sink, for the CLI (daemon up), the
-/// library's `play()` in-process (embedded engine, device open and clip
-/// loaded before timing; once with the device running, once paused for
-/// idleness so every play resumes it) and `pactl play-sample`. Tools in
-/// shuffled order, about 350 ms apart; the monitor is recorded all along
-/// (MonitorRecorder).
+/// Figure 2: launch → the clip's first sample at the sink, for the CLI
+/// (daemon up), the library's `play()` in-process (embedded engine, device
+/// open and clip loaded before timing; once with the device running, once
+/// paused for idleness so every play resumes it), `pactl play-sample`, and the
+/// meter's own reference tone, whose latency is known to be tiny and so
+/// checks the method in every run (SinkOnsetMeter, SinkOnsets). Every tool
+/// plays the same clip; tools in shuffled order, ≥ 350 ms apart.
 enum OnsetFigure {
     enum Tool: Int, CaseIterable {
-        case cli, library, libraryAfterPause, pactl
+        case cli, library, libraryAfterPause, pactl, reference
         var label: String {
             switch self {
             case .cli: "launch → sink: sysound play tap (daemon up)"
             case .library: "launch → sink: library play() in-process"
             case .libraryAfterPause: "launch → sink: library play() in-process, first after an idle pause"
             case .pactl: "launch → sink: pactl play-sample"
+            case .reference: "reference: write → sink on the bench's own stream"
             }
         }
     }
 
-    /// −24 dBFS.
-    static let threshold = 0.0631
     static let spacing = 0.35
     /// The paused library's idle time: well inside `spacing` after the tap ends,
     /// so each of its plays finds the device paused.
     static let shortIdlePauseMs = 100
+    /// What the reference must read for the run to count (ms): a full run, and
+    /// the looser bound of the smoke run in CI.
+    static let referenceValid = 0.05...0.3
+    static let referenceSmoke = 0.0...0.4
 
     static func run(_ c: BenchContext) throws {
         guard let daemon = c.daemon else { throw BenchError("no daemon") }
         try CLIProcessFigure.uploadSample(c)
-        let clip = try SoundDecoder().decode(path: c.tapPath)
-        // The tone crosses the threshold this many frames after its first sample.
-        let loud = clip.samples.firstIndex { abs(Double($0)) > threshold }
-        guard let loud else {
-            throw BenchError("\(c.tapPath) never exceeds −24 dBFS; the onset method needs a louder clip")
-        }
-        let clipOnset = loud / max(clip.channels, 1)
-        let clipFrames = clip.frames
+        let clip = try monoClip(c.tapPath)
         mkdir(c.work + "/state-library", 0o700)
         // The warm library never pauses; the other pauses 100 ms after each tap.
         let warmConfig = try IdleFigure.setIdlePause(0, in: try c.writeConfig(name: "onset"))
@@ -50,12 +47,13 @@ enum OnsetFigure {
         _ = try library.play("tap")
         _ = try pausing.play("tap")
 
-        let recorder = try MonitorRecorder(sink: c.sink)
-        defer { recorder.stop() }
+        let meter = try SinkOnsetMeter(sink: c.sink, referenceClip: clip)
+        defer { meter.stop() }
         Clock.sleep(seconds: 0.5)
-        guard recorder.frameCount > 0 else { throw BenchError("parec on \(c.sink).monitor delivered nothing in 0.5 s") }
+        guard meter.frameCount > 0 else { throw BenchError("the record stream on \(c.sink).monitor delivered nothing in 0.5 s") }
+        let server = PulseServerInfo.describe(sink: c.sink)
 
-        let perTool = c.count(40, smoke: 4)
+        let perTool = c.count(80, smoke: 4)
         var order = Tool.allCases.flatMap { [Tool](repeating: $0, count: perTool) }
         order.shuffle()
         var launches: [(Tool, UInt64)] = []
@@ -79,61 +77,81 @@ enum OnsetFigure {
             case .libraryAfterPause:
                 _ = try pausing.play("tap")
                 launches.append((tool, start))
+            case .reference:
+                launches.append((tool, meter.playReference()))
             }
         }
         Clock.sleep(seconds: 0.5)
-        let (reads, levels) = recorder.snapshot()
-        analyze(c, launches, reads: reads, levels: levels, clipOnset: clipOnset, clipFrames: clipFrames)
+        meter.stop()
+        if let failure = meter.failure { throw BenchError("the onset meter stopped: \(failure)") }
+        let onsets = try SinkOnsets(meter.snapshot(), clip: clip)
+        c.report.notes += server.map { "figure 2: \($0)" }
+        try analyze(c, launches, onsets)
     }
 
-    static func analyze(_ c: BenchContext, _ launches: [(Tool, UInt64)], reads: [MonitorRecorder.Read], levels: [Int16],
-                        clipOnset: Int, clipFrames: Int) {
-        let rate = MonitorRecorder.rate
-        let level = Int16(threshold * 32768)
-        let window: UInt64 = 150_000_000
+    /// The clip as the sink gets it from every tool: mono float, ±1.
+    static func monoClip(_ path: String) throws -> [Float] {
+        let decoded = try SoundDecoder().decode(path: path)
+        let ch = max(decoded.channels, 1)
+        return stride(from: 0, to: decoded.samples.count - ch + 1, by: ch).map { i in
+            decoded.samples[i..<(i + ch)].reduce(0, +) / Float(ch)
+        }
+    }
+
+    static func analyze(_ c: BenchContext, _ launches: [(Tool, UInt64)], _ onsets: SinkOnsets) throws {
         var latencies = [[Double]](repeating: [], count: Tool.allCases.count)
-        var missed = 0, overlapping = 0, early = 0
-        var blocks: [Double] = [], drift = [[Double]](repeating: [], count: Tool.allCases.count)
-        for i in 1..<reads.count { blocks.append(Double(reads[i].frames - reads[i - 1].frames) / rate * 1000) }
+        var found: [SinkOnsets.Onset] = []
+        var misses: [String: Int] = [:]
+        var broken = [Int](repeating: 0, count: Tool.allCases.count)
         for (tool, t0) in launches {
-            // S: the lowest arrival − k/48000 in the 150 ms after the launch, where the
-            // onset lies. Kept local because the frame count runs ahead of the clock
-            // by the frames PulseAudio rewinds and the monitor delivers again (up to
-            // ~2 ms/s with several streams open); the 150 ms before give the error bar.
-            var before = Double.infinity, after = Double.infinity
-            for r in reads where r.time + window >= t0 && r.time <= t0 + window {
-                let s = Double(r.time) - Double(r.frames) / rate * 1e9
-                if r.time < t0 { before = min(before, s) } else { after = min(after, s) }
+            switch onsets.onset(after: t0) {
+            case .success(let o):
+                latencies[tool.rawValue].append(o.latency)
+                found.append(o)
+                if !o.isWhole { broken[tool.rawValue] += 1 }
+            case .failure(let miss):
+                misses["\(tool) \(miss)", default: 0] += 1
             }
-            let s = after
-            guard s.isFinite else { missed += 1; continue }
-            if before.isFinite && after.isFinite { drift[tool.rawValue].append((before - after) / 1e6) }
-            let k0 = Int(((Double(t0) - s) / 1e9 * rate).rounded())
-            let quiet = max(0, k0 - Int(0.1 * rate))
-            let end = min(levels.count, k0 + Int(0.3 * rate))
-            guard k0 > 0, end > k0 else { missed += 1; continue }
-            if levels[quiet..<k0].contains(where: { $0 > level }) { overlapping += 1; continue }
-            guard let onset = (k0..<end).first(where: { levels[$0] > level }) else { missed += 1; continue }
-            // Another tone after this one ends, before the next launch: a duplicate or a late one.
-            let tail = onset + clipFrames + Int(0.02 * rate)
-            if tail < end, levels[tail..<end].contains(where: { $0 > level }) { overlapping += 1 }
-            let ms = Double(onset - clipOnset - k0) / rate * 1000
-            if ms < 0 { early += 1 }
-            latencies[tool.rawValue].append(ms)
         }
-        for tool in Tool.allCases { c.report.add("2", tool.label, unit: "ms", latencies[tool.rawValue]) }
-        let medians = Tool.allCases.map { Summary(latencies[$0.rawValue])?.median ?? .nan }
-        c.report.add("2", "ratio CLI / pactl (medians)", unit: "×", value: medians[Tool.cli.rawValue] / medians[Tool.pactl.rawValue])
-        c.report.add("2", "error bar: monitor block per read", unit: "ms", blocks,
-                     note: "frames arrive in blocks this long; the sink time of a frame is known to about one block")
+        for tool in Tool.allCases { c.report.addWithCI("2", tool.label, unit: "ms", latencies[tool.rawValue]) }
+        func median(_ t: Tool) -> Double { Summary(latencies[t.rawValue])?.median ?? .nan }
+        let cli = latencies[Tool.cli.rawValue], pactl = latencies[Tool.pactl.rawValue]
+        c.report.add("2", "ratio CLI / pactl (medians)", unit: "×", value: median(.cli) / median(.pactl),
+                     ci95: Bootstrap.ratioCI(cli, pactl))
+        c.report.add("2", "first after an idle pause − warm (library, medians)", unit: "ms",
+                     value: median(.libraryAfterPause) - median(.library),
+                     ci95: Bootstrap.differenceCI(latencies[Tool.libraryAfterPause.rawValue], latencies[Tool.library.rawValue]))
+        let rec = onsets.recording
+        c.report.add("2", "method: timing replies per line fit (±50 ms)", unit: "replies", found.map { Double($0.replies) })
+        c.report.add("2", "method: replies left out of the line", unit: "replies", found.map { Double($0.dropped) },
+                     note: "further than 3 × the median distance (≥ 20 µs) from a first fit: late replies of a preempted server thread")
+        c.report.add("2", "method: worst reply off its line", unit: "ms", found.map(\.lineError),
+                     note: "how far one timing reply sits from the straight line through its neighbours: the mapping's noise")
+        c.report.add("2", "method: recorded frames per sink second", unit: "frames/s", found.map(\.framesPerSecond),
+                     note: "the line's slope: above 48000 when the monitor's frame count runs ahead of the sink's clock")
+        c.report.add("2", "method: clip fit residual", unit: "share", found.map(\.residual),
+                     note: "energy the fitted clip (free gain) leaves unexplained over its first 10 ms and the 0.5 ms before")
+        c.report.add("2", "method: fitted clip gain", unit: "×", found.map(\.gain))
         for tool in Tool.allCases {
-            c.report.add("2", "sink clock: S before − S after, \(tool.label.dropFirst("launch → sink: ".count))", unit: "ms", drift[tool.rawValue],
-                         note: tool == .cli ? "S from the 150 ms before vs after each launch: the error of the sink-clock estimate; positive = the frame count ran ahead (rewound frames delivered again)" : nil)
+            c.report.add("2", "clips not whole at the sink: \(tool.label.split(separator: ":").last!.dropFirst())", unit: "clips",
+                         value: Double(broken[tool.rawValue]),
+                         note: tool == .cli ? "the fitted clip leaves > 5 % of the recorded energy over its whole length: a gap (underrun) or another sound" : nil)
         }
-        if missed + overlapping + early > 0 {
-            c.report.problems.append("figure 2: \(missed) tones missed, \(overlapping) overlapping or duplicated, \(early) onsets before their launch (of \(launches.count))")
+        let drift = (rec.realtimeOffsets.end - rec.realtimeOffsets.start) / 1e6
+        c.report.notes.append(String(format: "figure 2: %d timing replies (%d dropped: clocks not synchronized); client and server frame counts differed by at most %.0f frames; CLOCK_REALTIME − CLOCK_MONOTONIC moved %.3f ms during the run",
+                                     rec.replies.count, rec.unsynchronized, rec.indexMismatch, drift))
+        c.report.notes.append("figure 2: the library plays twice: with idle_pause_ms = 0 (device always running) and with \(shortIdlePauseMs) ms (each play, ≥ \(spacing) s after the last, resumes a paused device); the CLI's daemon runs the shipped config, so its plays resume a paused device")
+        c.report.notes.append("figure 2: \(launches.count) launches, \(launches.count - found.count) not measured" +
+                              (misses.isEmpty ? "" : ": " + misses.sorted { $0.key < $1.key }.map { "\($0.value) × \($0.key)" }.joined(separator: ", ")))
+        if !misses.isEmpty {
+            c.report.problems.append("figure 2: \(launches.count - found.count) of \(launches.count) onsets not measured (see the notes)")
         }
-        c.report.notes.append("figure 2: the library plays twice: with idle_pause_ms = 0 (device always running) and with \(shortIdlePauseMs) ms (each play, ≥ \(spacing) s after the last, resumes a paused device); the CLI's daemon runs the shipped config, so some of its plays resume a paused device")
-        c.report.notes.append("figure 2: onset = first frame above −24 dBFS minus the clip's own \(clipOnset) frames before it crosses; \(launches.count) launches, \(missed) missed, \(overlapping) overlapping")
+        // The reference decides whether the run counts.
+        let bounds = c.smoke ? referenceSmoke : referenceValid
+        let reference = Summary(latencies[Tool.reference.rawValue])?.median
+        guard let reference, bounds.contains(reference) else {
+            let read = reference.map { fmt($0) + " ms" } ?? "nothing"
+            throw BenchError("figure 2 INVALID: the reference tone read \(read) (median), outside \(bounds.lowerBound)–\(bounds.upperBound) ms: the frame → sink-clock mapping is wrong, so no onset of this run counts")
+        }
     }
 }
