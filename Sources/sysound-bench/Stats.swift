@@ -62,7 +62,7 @@ struct Report: Codable, Sendable {
     }
 
     mutating func add(_ figure: String, _ name: String, unit: String, value: Double, note: String? = nil) {
-        rows.append(Row(figure: figure, name: name, unit: unit, summary: nil, value: value, note: note))
+        rows.append(Row(figure: figure, name: name, unit: unit, summary: nil, value: value.isFinite ? value : nil, note: note))
     }
 
     /// A distribution with the bootstrap 95 % interval of its median.
@@ -73,7 +73,8 @@ struct Report: Codable, Sendable {
 
     /// A derived value with its interval.
     mutating func add(_ figure: String, _ name: String, unit: String, value: Double, ci95: [Double]?, note: String? = nil) {
-        rows.append(Row(figure: figure, name: name, unit: unit, summary: nil, value: value, ci95: ci95, note: note))
+        rows.append(Row(figure: figure, name: name, unit: unit, summary: nil, value: value.isFinite ? value : nil,
+                        ci95: ci95?.allSatisfy(\.isFinite) == true ? ci95 : nil, note: note))
     }
 
     func row(_ figure: String, _ name: String) -> Row? { rows.first { $0.figure == figure && $0.name == name } }
