@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 
 /// Figure 9: the levers on launch → sink (issue 18), each a `sysound serve`
@@ -21,6 +22,13 @@ enum LeverFigure {
         var idlePause = false
         /// No ALSOFT_CONF: exactly what ships.
         var shipped = false
+        /// Every thread of the daemon SCHED_RR 1 (`chrt -a`), OpenAL Soft's
+        /// mixer and libpulse's mainloop thread included; threads started
+        /// later inherit it.
+        var wholeDaemonRealtime = false
+        /// The sound server's threads SCHED_RR 5 for the run, as PulseAudio
+        /// and PipeWire run on desktops (rtkit); the fixture's server is not.
+        var serverRealtime = false
     }
 
     static let levers = [
@@ -31,6 +39,14 @@ enum LeverFigure {
         Lever(label: "128 × 2, rt-prio 1", rtPrio: 1),
         Lever(label: "64 × 2, rt-prio 1", period: 64, rtPrio: 1),
         Lever(label: "128 × 2, fix-rate", fixRate: true),
+        Lever(label: "128 × 3", periods: 3),
+        Lever(label: "256 × 2", period: 256),
+        Lever(label: "128 × 2, every daemon thread SCHED_RR", wholeDaemonRealtime: true),
+        Lever(label: "64 × 2, every daemon thread SCHED_RR", period: 64, wholeDaemonRealtime: true),
+        Lever(label: "128 × 2 (shipped period), device running, server SCHED_RR", shipped: true, serverRealtime: true),
+        Lever(label: "128 × 2, shipped idle pause, server SCHED_RR", idlePause: true, shipped: true, serverRealtime: true),
+        Lever(label: "64 × 2, server SCHED_RR", period: 64, serverRealtime: true),
+        Lever(label: "64 × 2, rt-prio 1, server SCHED_RR", period: 64, rtPrio: 1, serverRealtime: true),
     ]
 
     static func run(_ c: BenchContext) throws {
@@ -42,9 +58,9 @@ enum LeverFigure {
             return start
         }
         // The smoke run keeps the shipped rows only.
-        let chosen = c.smoke ? Array(levers.prefix(2)) : levers
+        let chosen = c.levers.map { $0.map { levers[$0] } } ?? (c.smoke ? Array(levers.prefix(2)) : levers)
         var invalid: [String] = []
-        for loaded in [false, true] {
+        for loaded in c.leversLoadedOnly ? [true] : [false, true] {
             let condition = loaded ? " (both cores loaded)" : ""
             for (i, lever) in chosen.enumerated() {
                 let run = try measure(c, lever, index: i, loaded: loaded, pactl: pactl, clip: clip)
@@ -74,6 +90,14 @@ enum LeverFigure {
         let name = "lever-\(index)-\(loaded ? "loaded" : "idle")"
         let daemon = try BenchDaemon(binary: c.sysound, config: config, workDirectory: c.work, name: name, environment: env)
         defer { daemon.stop() }
+        if lever.wholeDaemonRealtime {
+            try chrt(["-a", "-r", "-p", "1", "\(daemon.pid)"])
+        }
+        if lever.serverRealtime {
+            guard let server = serverPid() else { throw BenchError("no pulse.pid in the fixture directory: cannot make the server real-time") }
+            try chrt(["-a", "-r", "-p", "5", "\(server)"])
+        }
+        defer { if lever.serverRealtime, let server = serverPid() { try? chrt(["-a", "-o", "-p", "0", "\(server)"]) } }
         let play = ["play", "tap", "--state-dir", daemon.stateDirectory]
         // The daemon opens its device and loads the clip before timing.
         Children.wait(try Children.spawn(c.sysound, play))
@@ -87,6 +111,16 @@ enum LeverFigure {
         var run = try OnsetRun.measure(c, [cli, pactl], perTool: c.count(24, smoke: 3), clip: clip)
         run.load = SysoundBench.loadAverage()
         return run
+    }
+
+    static func chrt(_ args: [String]) throws {
+        let (status, output) = try runCapturing("/usr/bin/chrt", args)
+        guard exitCode(status) == 0 else { throw BenchError("chrt \(args.joined(separator: " ")) failed: \(output)") }
+    }
+
+    static func serverPid() -> pid_t? {
+        readTextFile((currentEnvironment()["SYSOUND_FIXTURE_DIR"] ?? "") + "/pulse.pid")
+            .flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
     /// An OpenAL Soft config for one lever, in the bench's temp directory.

@@ -31,7 +31,16 @@ struct SysoundBench: ParsableCommand {
     @Option(help: ArgumentHelp("Only these figures, comma-separated (e.g. 1,5; 9 is the latency levers).", valueName: "list"))
     var figures: String?
 
+    @Option(help: ArgumentHelp("Figure 9: only these levers (0-based indices, comma-separated).", valueName: "list"))
+    var levers: String?
+
+    @Flag(help: "Figure 9: only the run with both cores loaded.")
+    var leversLoadedOnly = false
+
     func validate() throws {
+        if let levers, levers.split(separator: ",").contains(where: { Int($0).map { !LeverFigure.levers.indices.contains($0) } ?? true }) {
+            throw ValidationError("--levers \(levers): give lever indices 0–\(LeverFigure.levers.count - 1) separated by commas")
+        }
         if let figures, figures.split(separator: ",").contains(where: { Int($0).map { !(1...9).contains($0) } ?? true }) {
             throw ValidationError("--figures \(figures): give numbers 1–9 separated by commas, e.g. --figures 1,5")
         }
@@ -55,6 +64,8 @@ struct SysoundBench: ParsableCommand {
         let wanted = Set((figures ?? "1,2,3,4,5,6,7,8,9").split(separator: ",").compactMap { Int($0) })
         let report = Report(date: Self.today(), machine: Self.machine(), mode: smoke ? "smoke" : "full")
         let context = try BenchContext(smoke: smoke, root: root, sysound: binary, sink: env["SYSOUND_SINK"] ?? "sysound_test", report: report)
+        context.levers = levers.map { $0.split(separator: ",").compactMap { Int($0) } }
+        context.leversLoadedOnly = leversLoadedOnly
         let started = Clock.now()
         let loadStart = Self.loadAverage()
         var failed = false
