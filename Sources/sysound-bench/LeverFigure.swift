@@ -40,6 +40,7 @@ enum LeverFigure {
         Lever(label: "64 × 2, rt-prio 1", period: 64, rtPrio: 1),
         Lever(label: "128 × 2, fix-rate", fixRate: true),
         Lever(label: "128 × 3", periods: 3),
+        Lever(label: "64 × 4", period: 64, periods: 4),
         Lever(label: "256 × 2", period: 256),
         Lever(label: "128 × 2, every daemon thread SCHED_RR", wholeDaemonRealtime: true),
         Lever(label: "64 × 2, every daemon thread SCHED_RR", period: 64, wholeDaemonRealtime: true),
