@@ -63,6 +63,13 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // The desktop's own state: the screen lock from logind and the screensavers.
+        .target(
+            name: "SysoundSession",
+            dependencies: [
+                "SysoundCore", "SysoundState",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // The daemon's client side, light enough for the CLI's fast path (no OpenAL, no Foundation).
         .target(name: "SysoundClient", dependencies: ["SysoundCore", "CSysoundShims"]),
         .target(
@@ -135,6 +142,7 @@ let package = Package(
         .testTarget(name: "SysoundConfigTests", dependencies: ["SysoundConfig"]),
         .testTarget(name: "SoundThemeTests", dependencies: ["SysoundConfig", "CSndfile"]),
         .testTarget(name: "SysoundStateTests", dependencies: ["SysoundState"]),
+        .testTarget(name: "SysoundSessionTests", dependencies: ["SysoundSession", "SysoundCore"]),
         .testTarget(name: "SysoundAudioTests", dependencies: ["SysoundAudio", "SysoundConfig", "SysoundTestSupport"]),
         .testTarget(name: "SysoundHapticsTests", dependencies: ["SysoundHaptics"]),
         .testTarget(name: "SysoundServerTests", dependencies: ["SysoundServer", "SysoundClient", "Sysound"]),

@@ -93,6 +93,9 @@ public struct SysoundConfiguration: Sendable, Equatable {
     public var othersMayPlayAnyFile = false
     /// Extra names (`[aliases]`): alias → target (a sound or another alias).
     public var aliases: [String: String] = [:]
+    /// The desktop services whose screen lock the daemon follows (`[session]
+    /// lock_sources`); empty: the `locked` control file alone.
+    public var lockSources: [LockSource] = LockSource.allCases
 
     /// The defaults, with the default theme of `dataDirectory`.
     public init(dataDirectory: String) {
