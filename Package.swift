@@ -40,6 +40,8 @@ let package = Package(
         .target(name: "SysoundCore"),
 
         // MARK: Layers with I/O
+        // The daemon's one loop (sd-event), its worker pool, and sd-daemon.
+        .target(name: "SysoundEventLoop", dependencies: ["CSystemd", "CSysoundShims", "SysoundCore"]),
         .target(
             name: "SysoundConfig",
             dependencies: ["SysoundCore", "CSndfile", .product(name: "TOMLKit", package: "TOMLKit")]),
@@ -60,7 +62,6 @@ let package = Package(
             name: "SysoundHaptics",
             dependencies: [
                 "SysoundCore", "CEvdev", "CSysoundShims",
-                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The desktop's own state: the screen lock from logind and the screensavers.
@@ -71,19 +72,27 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The daemon's client side, light enough for the CLI's fast path (no OpenAL, no Foundation).
-        .target(name: "SysoundClient", dependencies: ["SysoundCore", "CSysoundShims"]),
+        .target(name: "SysoundClient", dependencies: ["SysoundCore"]),
+        // The manager that decides (policy) and the engines it drives: what
+        // the daemon serves and what the library embeds without a daemon.
+        .target(
+            name: "SysoundFeedback",
+            dependencies: [
+                "SysoundCore", "SysoundConfig", "SysoundState", "SysoundAudio", "SysoundHaptics",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // The daemon's machinery: socket, access control, lifecycle.
         .target(
             name: "SysoundServer",
             dependencies: [
-                "SysoundCore", "SysoundConfig", "SysoundState", "SysoundAudio", "SysoundHaptics",
-                "SysoundClient", "CSysoundShims",
-                .product(name: "SystemPackage", package: "swift-system"),
+                "SysoundCore", "SysoundConfig", "SysoundState", "SysoundFeedback", "SysoundClient", "CSysoundShims",
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // The app library: the daemon's client, or the manager embedded; never the daemon.
         .target(
             name: "Sysound",
             dependencies: [
-                "SysoundCore", "SysoundClient", "SysoundState", "SysoundServer",
+                "SysoundCore", "SysoundClient", "SysoundConfig", "SysoundState", "SysoundAudio", "SysoundFeedback",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
@@ -111,8 +120,8 @@ let package = Package(
         .executableTarget(
             name: "sysound-engine",
             dependencies: [
-                "Sysound", "SysoundServer", "SysoundClient", "SysoundConfig", "SysoundState",
-                "SysoundAudio", "SysoundHaptics", "SysoundCLIOptions",
+                "Sysound", "SysoundServer", "SysoundFeedback", "SysoundClient", "SysoundConfig", "SysoundState",
+                "SysoundCore", "SysoundAudio", "SysoundHaptics", "SysoundCLIOptions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -131,7 +140,7 @@ let package = Package(
         .executableTarget(
             name: "sysound-bench",
             dependencies: [
-                "Sysound", "SysoundServer", "SysoundAudio", "SysoundHaptics", "SysoundState", "SysoundClient",
+                "Sysound", "SysoundFeedback", "SysoundAudio", "SysoundHaptics", "SysoundState", "SysoundClient",
                 "SysoundConfig", "SysoundCore", "CBenchMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -139,13 +148,23 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "SysoundCoreTests", dependencies: ["SysoundCore"]),
-        .testTarget(name: "SysoundConfigTests", dependencies: ["SysoundConfig"]),
+        .testTarget(name: "SysoundEventLoopTests", dependencies: ["SysoundEventLoop", "SysoundCore"]),
+        .testTarget(name: "SysoundConfigTests", dependencies: ["SysoundConfig", "SysoundCore"]),
         .testTarget(name: "SoundThemeTests", dependencies: ["SysoundConfig", "CSndfile"]),
-        .testTarget(name: "SysoundStateTests", dependencies: ["SysoundState"]),
+        .testTarget(
+            name: "SysoundStateTests",
+            dependencies: ["SysoundState", "SysoundCore", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SysoundSessionTests", dependencies: ["SysoundSession", "SysoundCore"]),
-        .testTarget(name: "SysoundAudioTests", dependencies: ["SysoundAudio", "SysoundConfig", "SysoundTestSupport"]),
-        .testTarget(name: "SysoundHapticsTests", dependencies: ["SysoundHaptics"]),
-        .testTarget(name: "SysoundServerTests", dependencies: ["SysoundServer", "SysoundClient", "Sysound"]),
+        .testTarget(name: "SysoundAudioTests", dependencies: ["SysoundAudio", "SysoundCore", "SysoundTestSupport"]),
+        .testTarget(
+            name: "SysoundHapticsTests",
+            dependencies: ["SysoundHaptics", "SysoundCore", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(
+            name: "SysoundServerTests",
+            dependencies: [
+                "SysoundServer", "SysoundFeedback", "SysoundClient", "Sysound", "SysoundAudio", "SysoundConfig",
+                "SysoundCore", "SysoundHaptics", "SysoundState", .product(name: "Logging", package: "swift-log"),
+            ]),
         // The subprocess and PulseAudio fixtures the two suites below share.
         // A plain `swift build` builds it too: XCTest only where it imports.
         .target(name: "SysoundTestSupport", dependencies: ["SysoundClient", "SysoundCore"], path: "Tests/SysoundTestSupport"),
@@ -154,7 +173,7 @@ let package = Package(
         // Hostile files, faults, load, access against a real daemon (Tests/ReliabilityTests; issue 9).
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["SysoundTestSupport", "SysoundClient", "SysoundCore", "SysoundConfig", "SysoundServer"]),
+            dependencies: ["SysoundTestSupport", "SysoundClient", "SysoundCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

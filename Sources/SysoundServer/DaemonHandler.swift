@@ -1,4 +1,5 @@
 import SysoundConfig
+import SysoundFeedback
 import SysoundCore
 
 /// The daemon's `RequestHandler`: the feedback manager, plus what a reload

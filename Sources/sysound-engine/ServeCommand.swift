@@ -6,6 +6,7 @@ import SysoundCLIOptions
 import SysoundClient
 import SysoundConfig
 import SysoundHaptics
+import SysoundFeedback
 import SysoundServer
 import SysoundState
 
