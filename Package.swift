@@ -34,6 +34,8 @@ let package = Package(
             name: "CSystemd", pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]),
         // What Swift cannot import: ioctl request macros, variadic ioctl, ucred.
+        // sd-bus vtables, built at run time: the SD_BUS_* macros do not import.
+        .target(name: "CSysoundBus", dependencies: ["CSystemd"]),
         .target(name: "CSysoundShims"),
 
         // MARK: Core model: pure Swift, no C, no I/O
@@ -71,6 +73,8 @@ let package = Package(
                 "SysoundCore", "SysoundState",
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // sd-bus for Swift: connections, messages, exported interfaces, names, matches, reconnection.
+        .target(name: "SysoundBus", dependencies: ["CSystemd", "CSysoundBus"]),
         // The daemon's client side, light enough for the CLI's fast path (no OpenAL, no Foundation).
         .target(name: "SysoundClient", dependencies: ["SysoundCore"]),
         // The manager that decides (policy) and the engines it drives: what
@@ -159,6 +163,8 @@ let package = Package(
         .testTarget(
             name: "SysoundHapticsTests",
             dependencies: ["SysoundHaptics", "SysoundCore", .product(name: "Logging", package: "swift-log")]),
+        // Needs a private session bus (Tests/fixture/with-dbus.sh); skips without one.
+        .testTarget(name: "SysoundBusTests", dependencies: ["SysoundBus", "CSystemd", "SysoundTestSupport"]),
         .testTarget(
             name: "SysoundServerTests",
             dependencies: [
