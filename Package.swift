@@ -70,7 +70,7 @@ let package = Package(
         .target(
             name: "SysoundSession",
             dependencies: [
-                "SysoundCore", "SysoundState",
+                "SysoundCore", "SysoundState", "SysoundBus", "SysoundEventLoop",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // sd-bus for Swift: connections, messages, exported interfaces, names, matches, reconnection.
@@ -125,7 +125,7 @@ let package = Package(
             name: "sysound-engine",
             dependencies: [
                 "Sysound", "SysoundServer", "SysoundFeedback", "SysoundClient", "SysoundConfig", "SysoundState",
-                "SysoundCore", "SysoundAudio", "SysoundHaptics", "SysoundCLIOptions",
+                "SysoundCore", "SysoundAudio", "SysoundHaptics", "SysoundCLIOptions", "SysoundSession",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -145,7 +145,7 @@ let package = Package(
             name: "sysound-bench",
             dependencies: [
                 "Sysound", "SysoundFeedback", "SysoundAudio", "SysoundHaptics", "SysoundState", "SysoundClient",
-                "SysoundConfig", "SysoundCore", "CBenchMalloc",
+                "SysoundConfig", "SysoundCore", "CBenchMalloc", "SysoundBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

@@ -5,9 +5,11 @@ import SysoundAudio
 import SysoundCLIOptions
 import SysoundClient
 import SysoundConfig
+import SysoundCore
 import SysoundHaptics
 import SysoundFeedback
 import SysoundServer
+import SysoundSession
 import SysoundState
 
 struct ServeCommand: ParsableCommand {
@@ -74,9 +76,22 @@ struct ServeCommand: ParsableCommand {
             printError("sysound serve: \(error)")
             throw ExitCode(Exit.busy)
         }
+        let sessionLock = followSessionLock(configuration.lockSources, manager: manager, files: ControlFiles(directory: directory))
+        defer { sessionLock?.stop() }
         logger.info("serving \(daemon.socketPath) (audio: \(manager.audio?.deviceName ?? "none yet"), haptic devices: \(haptics?.devices.count ?? 0))")
         daemon.run()
         logger.info("stopped")
+    }
+
+    /// Follows the desktop's screen lock (logind, the screensavers): a change
+    /// is set through the manager exactly as `sysound lock on|off` sets it.
+    func followSessionLock(_ sources: [LockSource], manager: FeedbackManager, files: ControlFiles) -> SessionLockThread? {
+        let write = SessionLock.writer(files: files) { locked in
+            if case .error(_, let message) = manager.handle(.stateSet(try StateChange(.locked, parsing: locked ? "1" : "0"))) {
+                throw LockWriteRefused(message)
+            }
+        }
+        return SessionLockThread.start(sources: sources, logger: Logger(label: "sysound.session"), write: write)
     }
 
     /// The manager with the audio device open now; with no device the daemon
