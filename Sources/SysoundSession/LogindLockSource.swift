@@ -159,22 +159,16 @@ public final class LogindLockSource {
                 answer(.failed(Self.brief(error)))
             }
         }
-        switch request.query {
-        case .sessionByPID(let pid):
-            call(bus, "GetSessionByPID", { m throws(BusError) in try m.append(pid) }) { result in
+        /// GetSessionByPID and GetSession both answer an object path.
+        func path(_ member: String, _ build: @escaping (BusMessage) throws(BusError) -> Void) {
+            call(bus, member, build) { result in
                 switch result {
-                case .success(let m): answer((try? m.readObjectPath()).map { .path($0) } ?? .failed("GetSessionByPID answered \(m.signature)"))
+                case .success(let m): answer((try? m.readObjectPath()).map { .path($0) } ?? .failed("\(member) answered \(m.signature)"))
                 case .failure(let e): failed(e)
                 }
             }
-        case .sessionPath(let id):
-            call(bus, "GetSession", { m throws(BusError) in try m.append(id) }) { result in
-                switch result {
-                case .success(let m): answer((try? m.readObjectPath()).map { .path($0) } ?? .failed("GetSession answered \(m.signature)"))
-                case .failure(let e): failed(e)
-                }
-            }
-        case .sessionID(let path):
+        }
+        func id(of path: String) {
             property(bus, path, Self.session, "Id") { result in
                 switch result {
                 case .success(.string(let id)): answer(.id(id))
@@ -182,14 +176,12 @@ public final class LogindLockSource {
                 case .failure(let e): failed(e)
                 }
             }
-        case .autoSessionID:
-            property(bus, Self.root + "/session/auto", Self.session, "Id") { result in
-                switch result {
-                case .success(.string(let id)): answer(.id(id))
-                case .success(let v): answer(.failed("Id is \(v)"))
-                case .failure(let e): failed(e)
-                }
-            }
+        }
+        switch request.query {
+        case .sessionByPID(let pid): path("GetSessionByPID") { m throws(BusError) in try m.append(pid) }
+        case .sessionPath(let id): path("GetSession") { m throws(BusError) in try m.append(id) }
+        case .sessionID(let path): id(of: path)
+        case .autoSessionID: id(of: Self.root + "/session/auto")
         case .userDisplay:
             property(bus, Self.root + "/user/self", Self.user, "Display") { result in
                 switch result {

@@ -43,7 +43,7 @@ public enum SessionMock {
         try run("/usr/bin/python3", [fixture + "/session-mock.py"] + arguments)
     }
 
-    /// `$SYSOUND_DBUS_CTL start|stop system|session`.
+    /// `$SYSOUND_DBUS_CTL start|stop system|session` (starting one that runs does nothing).
     public static func bus(_ verb: String, _ bus: String) throws {
         guard let ctl = environment["SYSOUND_DBUS_CTL"] else { throw FixtureError("SYSOUND_DBUS_CTL is not set") }
         try run(ctl, [verb, bus])
