@@ -50,7 +50,7 @@ let package = Package(
         .target(
             name: "SysoundState",
             dependencies: [
-                "SysoundCore", "CSysoundShims",
+                "SysoundCore", "SysoundEventLoop",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -70,7 +70,7 @@ let package = Package(
         .target(
             name: "SysoundSession",
             dependencies: [
-                "SysoundCore", "SysoundState", "SysoundBus", "SysoundEventLoop",
+                "SysoundCore", "SysoundState", "SysoundBus",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // sd-bus for Swift: connections, messages, exported interfaces, names, matches, reconnection.
@@ -89,8 +89,8 @@ let package = Package(
         .target(
             name: "SysoundServer",
             dependencies: [
-                "SysoundCore", "SysoundConfig", "SysoundState", "SysoundFeedback", "SysoundClient", "CSysoundShims",
-                .product(name: "Logging", package: "swift-log"),
+                "SysoundCore", "SysoundConfig", "SysoundState", "SysoundFeedback", "SysoundEventLoop", "SysoundClient",
+                "CSysoundShims", .product(name: "Logging", package: "swift-log"),
             ]),
         // The app library: the daemon's client, or the manager embedded; never the daemon.
         .target(
@@ -124,7 +124,7 @@ let package = Package(
         .executableTarget(
             name: "sysound-engine",
             dependencies: [
-                "Sysound", "SysoundServer", "SysoundFeedback", "SysoundClient", "SysoundConfig", "SysoundState",
+                "Sysound", "SysoundServer", "SysoundFeedback", "SysoundEventLoop", "SysoundClient", "SysoundConfig", "SysoundState",
                 "SysoundCore", "SysoundAudio", "SysoundHaptics", "SysoundCLIOptions", "SysoundSession",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -168,7 +168,7 @@ let package = Package(
         .testTarget(
             name: "SysoundServerTests",
             dependencies: [
-                "SysoundServer", "SysoundFeedback", "SysoundClient", "Sysound", "SysoundAudio", "SysoundConfig",
+                "SysoundServer", "SysoundFeedback", "SysoundEventLoop", "SysoundClient", "Sysound", "SysoundAudio", "SysoundConfig",
                 "SysoundCore", "SysoundHaptics", "SysoundState", .product(name: "Logging", package: "swift-log"),
             ]),
         // The subprocess and PulseAudio fixtures the two suites below share.

@@ -6,6 +6,7 @@ import SysoundCLIOptions
 import SysoundClient
 import SysoundConfig
 import SysoundCore
+import SysoundEventLoop
 import SysoundHaptics
 import SysoundFeedback
 import SysoundServer
@@ -22,6 +23,10 @@ struct ServeCommand: ParsableCommand {
     var inputDir: String { options.inputDir }
 
     func run() throws {
+        // Before any thread starts (OpenAL's, PulseAudio's, the workers), so
+        // that every thread inherits the mask and these signals reach only
+        // the loop's signalfd.
+        EventLoop.blockSignals([SIGTERM, SIGINT, SIGHUP])
         let logger = Logger(label: "sysound.daemon")
         let (configuration, theme, problems): (SysoundConfiguration, Theme, [Diagnostic])
         do {
@@ -48,9 +53,12 @@ struct ServeCommand: ParsableCommand {
             throw ExitCode(Exit.busy)
         }
 
-        let watcher: StateWatcher
+        // One loop serves every descriptor; blocking work goes to the workers.
+        let loop: EventLoop, workers: WorkerPool, watcher: StateWatcher
         do {
-            watcher = try StateWatcher(directory: directory, logger: Logger(label: "sysound.state"))
+            loop = try EventLoop()
+            workers = try WorkerPool(size: Daemon.defaultWorkerCount, name: "sysound-worker", loop: loop)
+            watcher = try StateWatcher(directory: directory, loop: loop, logger: Logger(label: "sysound.state"))
         } catch {
             printError("sysound serve: \(error)")
             throw ExitCode(Exit.software)
@@ -60,9 +68,7 @@ struct ServeCommand: ParsableCommand {
         if let report = manager.preloadTheme() {
             logger.info("preloaded \(report.loaded.count) sounds, \(report.failures.count) failed")
         }
-        watcher.start()
         defer {
-            watcher.stop()
             haptics?.shutdown()
             manager.audio?.shutdown()
         }
@@ -71,27 +77,38 @@ struct ServeCommand: ParsableCommand {
         options.handleSignals = true
         let daemon: Daemon
         do {
-            daemon = try Daemon(options: options, handler: DaemonHandler(manager: manager, configPath: config), logger: logger)
+            daemon = try Daemon(
+                options: options, handler: DaemonHandler(manager: manager, configPath: config), loop: loop, workers: workers,
+                logger: logger)
         } catch {
             printError("sysound serve: \(error)")
             throw ExitCode(Exit.busy)
         }
-        let sessionLock = followSessionLock(configuration.lockSources, manager: manager, files: ControlFiles(directory: directory))
+        let sessionLock = followSessionLock(configuration.lockSources, manager: manager, files: ControlFiles(directory: directory), loop: loop)
         defer { sessionLock?.stop() }
         logger.info("serving \(daemon.socketPath) (audio: \(manager.audio?.deviceName ?? "none yet"), haptic devices: \(haptics?.devices.count ?? 0))")
         daemon.run()
         logger.info("stopped")
     }
 
-    /// Follows the desktop's screen lock (logind, the screensavers): a change
-    /// is set through the manager exactly as `sysound lock on|off` sets it.
-    func followSessionLock(_ sources: [LockSource], manager: FeedbackManager, files: ControlFiles) -> SessionLockThread? {
+    /// Follows the desktop's screen lock (logind, the screensavers) on the
+    /// daemon's loop: a change is set through the manager exactly as a
+    /// socket's `state set locked` (`sysound lock on|off`) sets it.
+    func followSessionLock(_ sources: [LockSource], manager: FeedbackManager, files: ControlFiles, loop: EventLoop) -> SessionLock? {
+        let logger = Logger(label: "sysound.session")
+        guard !sources.isEmpty else {
+            logger.info("lock sources: none ([session] lock_sources = []); the locked file alone decides")
+            return nil
+        }
         let write = SessionLock.writer(files: files) { locked in
             if case .error(_, let message) = manager.handle(.stateSet(try StateChange(.locked, parsing: locked ? "1" : "0"))) {
                 throw LockWriteRefused(message)
             }
         }
-        return SessionLockThread.start(sources: sources, logger: Logger(label: "sysound.session"), write: write)
+        // Made before the loop runs, on the thread that will run it.
+        let lock = SessionLock(sources: sources, event: loop.event, logger: logger, write: write)
+        lock.start()
+        return lock
     }
 
     /// The manager with the audio device open now; with no device the daemon
