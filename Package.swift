@@ -92,6 +92,14 @@ let package = Package(
                 "SysoundCore", "SysoundConfig", "SysoundState", "SysoundFeedback", "SysoundEventLoop", "SysoundClient",
                 "CSysoundShims", .product(name: "Logging", package: "swift-log"),
             ]),
+        // The D-Bus face: feedbackd's org.sigxcpu.Feedback, translated into the manager's requests.
+        .target(
+            name: "SysoundDBus",
+            dependencies: [
+                "SysoundBus", "SysoundServer", "SysoundFeedback", "SysoundEventLoop", "SysoundCore", "SysoundConfig",
+                "SysoundState", "SysoundAudio", "CSystemd",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // The app library: the daemon's client, or the manager embedded; never the daemon.
         .target(
             name: "Sysound",
@@ -125,7 +133,7 @@ let package = Package(
             name: "sysound-engine",
             dependencies: [
                 "Sysound", "SysoundServer", "SysoundFeedback", "SysoundEventLoop", "SysoundClient", "SysoundConfig", "SysoundState",
-                "SysoundCore", "SysoundAudio", "SysoundHaptics", "SysoundCLIOptions", "SysoundSession",
+                "SysoundCore", "SysoundAudio", "SysoundHaptics", "SysoundCLIOptions", "SysoundDBus", "SysoundSession",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

@@ -37,6 +37,16 @@ public final class BusMessage: @unchecked Sendable {
         return BusError(error, returned: sd_bus_message_get_errno(pointer))
     }
 
+    /// The sender's effective uid, asked of the bus (sd_bus_query_sender_creds);
+    /// nil when the bus cannot tell.
+    public func senderUID() -> uid_t? {
+        var creds: OpaquePointer? = nil
+        guard sd_bus_query_sender_creds(pointer, UInt64(SD_BUS_CREDS_EUID), &creds) >= 0, let creds else { return nil }
+        defer { sd_bus_creds_unref(creds) }
+        var uid: uid_t = 0
+        return sd_bus_creds_get_euid(creds, &uid) >= 0 ? uid : nil
+    }
+
     public func isSignal(interface: String, member: String) -> Bool {
         sd_bus_message_is_signal(pointer, interface, member) > 0
     }

@@ -6,6 +6,7 @@ import SysoundCLIOptions
 import SysoundClient
 import SysoundConfig
 import SysoundCore
+import SysoundDBus
 import SysoundEventLoop
 import SysoundHaptics
 import SysoundFeedback
@@ -87,6 +88,9 @@ struct ServeCommand: ParsableCommand {
         let sessionLock = followSessionLock(configuration.lockSources, manager: manager, files: ControlFiles(directory: directory), loop: loop)
         defer { sessionLock?.stop() }
         logger.info("serving \(daemon.socketPath) (audio: \(manager.audio?.deviceName ?? "none yet"), haptic devices: \(haptics?.devices.count ?? 0))")
+        // The D-Bus face (feedbackd's interface): one more source on the loop.
+        let bus = FeedbackBusService.start(manager: manager, loop: loop, watcher: watcher, logger: Logger(label: "sysound.dbus"))
+        defer { bus?.stop() }
         daemon.run()
         logger.info("stopped")
     }
