@@ -3,7 +3,7 @@ import SysoundBus
 import SysoundClient
 import SysoundCore
 
-/// Figure 9: logind's `LockedHint` → the daemon's state. A private system
+/// Figure 10: logind's `LockedHint` → the daemon's state. A private system
 /// bus (Tests/fixture/dbus-ctl.sh) carries python-dbusmock's logind
 /// (mock-ctl.sh, shaped by session-mock.py) and a daemon following its
 /// session. The clock starts just before the bench's own `SetLockedHint`
@@ -73,9 +73,9 @@ enum LockedHintFigure {
             }
             Clock.sleep(seconds: 0.01)
         }
-        c.report.add("9", "SetLockedHint → daemon state", unit: "µs", micros)
-        c.report.add("9", "of which the call to the mock logind (Python)", unit: "µs", calls)
-        if timeouts > 0 { c.report.problems.append("figure 9: \(timeouts) of \(runs) LockedHint changes not seen within 1 s") }
+        c.report.add("10", "SetLockedHint → daemon state", unit: "µs", micros)
+        c.report.add("10", "of which the call to the mock logind (Python)", unit: "µs", calls)
+        if timeouts > 0 { c.report.problems.append("figure 10: \(timeouts) of \(runs) LockedHint changes not seen within 1 s") }
     }
 
     /// Runs a fixture script to its end; its output goes to the bench's stderr.
