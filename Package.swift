@@ -63,7 +63,7 @@ let package = Package(
         .target(
             name: "SysoundHaptics",
             dependencies: [
-                "SysoundCore", "CEvdev", "CSysoundShims",
+                "SysoundCore", "CEvdev", "CSysoundShims", "SysoundEventLoop",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The desktop's own state: the screen lock from logind and the screensavers.
@@ -170,7 +170,7 @@ let package = Package(
         .testTarget(name: "SysoundAudioTests", dependencies: ["SysoundAudio", "SysoundCore", "SysoundTestSupport"]),
         .testTarget(
             name: "SysoundHapticsTests",
-            dependencies: ["SysoundHaptics", "SysoundCore", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["SysoundHaptics", "SysoundCore", "SysoundEventLoop", .product(name: "Logging", package: "swift-log")]),
         // Needs a private session bus (Tests/fixture/with-dbus.sh); skips without one.
         .testTarget(name: "SysoundBusTests", dependencies: ["SysoundBus", "CSystemd", "SysoundTestSupport"]),
         .testTarget(
@@ -183,7 +183,7 @@ let package = Package(
         // A plain `swift build` builds it too: XCTest only where it imports.
         .target(name: "SysoundTestSupport", dependencies: ["SysoundClient", "SysoundCore"], path: "Tests/SysoundTestSupport"),
         // Real sound through a real PulseAudio server (Tests/fixture/with-pulse.sh).
-        .testTarget(name: "EndToEndTests", dependencies: ["SysoundTestSupport", "COpenAL", "CSndfile"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["SysoundTestSupport", "SysoundClient", "SysoundCore", "COpenAL", "CSndfile"]),
         // Hostile files, faults, load, access against a real daemon (Tests/ReliabilityTests; issue 9).
         .testTarget(
             name: "ReliabilityTests",

@@ -28,7 +28,7 @@ struct StatusCommand: ParsableCommand {
         // Read here, with or without a daemon: the record lives beside the file.
         fields[Self.lockedBy] = LockOrigin(files: ControlFiles(directory: backend.stateDirectory)).describe()
         if json {
-            print(JSON.object(fields))
+            print(JSON.object(fields, value: Self.jsonValue))
         } else {
             let shown = fields.filter { $0.key != Self.lockedBy }
             let width = shown.map(\.key.count).max() ?? 0
@@ -43,6 +43,23 @@ struct StatusCommand: ParsableCommand {
 
     /// Where the lock value came from (`logind session 3`, `control file`, `default`).
     static let lockedBy = "locked-by"
+
+    /// Counts and the volume as numbers, the switches as booleans: typed
+    /// for programs, whatever the wire carried them as.
+    static func jsonValue(_ key: String, _ value: String) -> String {
+        if let control = ControlFile(rawValue: key) {
+            switch control {
+            case .volume: if let volume = Double(value) { return "\(volume)" }
+            default: if value == "1" || value == "0" { return value == "1" ? "true" : "false" }
+            }
+        } else if countFields.contains(key), let count = Int(value) {
+            return "\(count)"
+        }
+        return JSON.string(value)
+    }
+
+    /// The status fields that count something.
+    static let countFields: Set<String> = ["voices", "playing", "haptic-devices"]
 
     static func human(_ key: String, _ value: String) -> String {
         guard ControlFile(rawValue: key) != nil, key != "volume" else { return value }
@@ -73,7 +90,7 @@ struct ListCommand: ParsableCommand {
             throw fail("cannot list \(kind.rawValue)", error)
         }
         if json {
-            print("[" + records.map(JSON.object).joined(separator: ",\n ") + "]")
+            print("[" + records.map { JSON.object($0) }.joined(separator: ",\n ") + "]")
             return
         }
         let columns = kind == .sounds
@@ -113,8 +130,8 @@ struct ServeCommand: ParsableCommand {
 
 /// Just enough JSON for flat string maps.
 enum JSON {
-    static func object(_ fields: WireFields) -> String {
-        "{" + fields.map { "\(string($0.key)): \(string($0.value))" }.joined(separator: ", ") + "}"
+    static func object(_ fields: WireFields, value: (String, String) -> String = { string($1) }) -> String {
+        "{" + fields.map { "\(string($0.key)): \(value($0.key, $0.value))" }.joined(separator: ", ") + "}"
     }
 
     static func string(_ s: String) -> String {
