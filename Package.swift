@@ -146,7 +146,7 @@ let package = Package(
             name: "sysound-bench",
             dependencies: [
                 "Sysound", "SysoundFeedback", "SysoundAudio", "SysoundHaptics", "SysoundState", "SysoundClient",
-                "SysoundConfig", "SysoundCore", "CBenchMalloc",
+                "SysoundConfig", "SysoundCore", "CBenchMalloc", "SysoundBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

@@ -32,8 +32,8 @@ struct SysoundBench: ParsableCommand {
     var figures: String?
 
     func validate() throws {
-        if let figures, figures.split(separator: ",").contains(where: { Int($0).map { !(1...8).contains($0) } ?? true }) {
-            throw ValidationError("--figures \(figures): give numbers 1–8 separated by commas, e.g. --figures 1,5")
+        if let figures, figures.split(separator: ",").contains(where: { Int($0).map { !(1...9).contains($0) } ?? true }) {
+            throw ValidationError("--figures \(figures): give numbers 1–9 separated by commas, e.g. --figures 1,5")
         }
     }
 
@@ -52,7 +52,7 @@ struct SysoundBench: ParsableCommand {
         guard bench_malloc_interposed() != 0 else {
             throw BenchError("the counting allocator is not in use (malloc was not interposed); allocation counts would be wrong")
         }
-        let wanted = Set((figures ?? "1,2,3,4,5,6,7,8").split(separator: ",").compactMap { Int($0) })
+        let wanted = Set((figures ?? "1,2,3,4,5,6,7,8,9").split(separator: ",").compactMap { Int($0) })
         let report = Report(date: Self.today(), machine: Self.machine(), mode: smoke ? "smoke" : "full")
         let context = try BenchContext(smoke: smoke, root: root, sysound: binary, sink: env["SYSOUND_SINK"] ?? "sysound_test", report: report)
         let started = Clock.now()
@@ -93,6 +93,7 @@ struct SysoundBench: ParsableCommand {
         context.daemon = nil
         figure(7, StartupFigure.run)
         figure(8, IdleFigure.run)
+        figure(9, DBusFigure.run)
         context.report.notes.append("load average (1, 5, 15 min) at the start: \(loadStart); at the end: \(Self.loadAverage()) — the 2 cores may be shared")
         Targets.judge(&context.report)
         context.report.seconds = Clock.seconds(since: started)
