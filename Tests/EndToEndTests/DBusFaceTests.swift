@@ -125,6 +125,13 @@ final class DBusFaceTests: XCTestCase {
         XCTAssertEqual(set.status, 0, set.output)
         XCTAssertEqual(try cli.run(["silent"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("off"), true)
         XCTAssertTrue(eventually(5) { monitor.stdout.contains("'Profile': <'full'>") }, monitor.stdout)
+        // full → silent writes two control files; clients see one change, never the quiet in between.
+        func count(_ text: String) -> Int { monitor.stdout.components(separatedBy: text).count - 1 }
+        let quietBefore = count("'Profile': <'quiet'>"), silentBefore = count("'Profile': <'silent'>")
+        XCTAssertEqual(try busctl(["set-property", "org.sigxcpu.Feedback", "/org/sigxcpu/Feedback", "org.sigxcpu.Feedback", "Profile", "s", "silent"]).status, 0)
+        XCTAssertTrue(eventually(5) { count("'Profile': <'silent'>") == silentBefore + 1 }, monitor.stdout)
+        usleep(200_000)
+        XCTAssertEqual(count("'Profile': <'quiet'>"), quietBefore, monitor.stdout)
         let bad = try busctl(["set-property", "org.sigxcpu.Feedback", "/org/sigxcpu/Feedback", "org.sigxcpu.Feedback", "Profile", "s", "loud"])
         XCTAssertNotEqual(bad.status, 0)
         XCTAssertTrue(bad.stderr.contains("loud"), bad.stderr)
