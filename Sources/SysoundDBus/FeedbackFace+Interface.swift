@@ -82,7 +82,7 @@ extension FeedbackFace {
             return true
         }
         switch manager.handle(.vibrate(VibrateRequest(.pattern(pattern), app: app))) {
-        case .ok(let fields, _): return fields["outcome"] == "vibrate"
+        case .ok(let fields, _): return fields["outcome"] == FeedbackOutcome.vibrate.rawValue
         case .error(let code, let message):
             if code == .noDevice { return false }
             throw BusError(name: code == .badValue ? BusError.invalidArgs : BusError.failed, message: message)

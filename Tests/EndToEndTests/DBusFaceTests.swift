@@ -62,9 +62,10 @@ final class DBusFaceTests: XCTestCase {
     }
 
     /// `fbcli -E EVENT`: it ends the feedback when its standard input closes,
-    /// so the input stays open a second (a user who does not press RETURN).
+    /// so the input stays open 3 s (a user who does not press RETURN; on a
+    /// loaded machine fbcli itself can take a second to start).
     func fbcli(_ event: String) throws -> Spawned.Result {
-        try run("sh", ["-c", "sleep 1 | fbcli -E \"$0\"", event])
+        try run("sh", ["-c", "sleep 3 | fbcli -E \"$0\"", event])
     }
 
     func busctl(_ arguments: [String]) throws -> Spawned.Result {
