@@ -97,10 +97,10 @@ enum ConfigurationParser {
             config.dbus.enabled = dbus.bool("enabled", default: true)
             config.dbus.replace = dbus.bool("replace", default: false)
             let allowed = dbus.strings("allow_important", default: [], expected: "an array of app ids")
-            for app in allowed where !Self.isAppID(app) {
+            for app in allowed where !PlayRequest.isValidApp(app) {
                 document.report(.invalidValue, key: "dbus.allow_important", "\"\(app)\" is not an app id; expected e.g. \"org.gnome.clocks\"")
             }
-            config.policy.allowImportant = Set(allowed.filter(Self.isAppID))
+            config.policy.allowImportant = Set(allowed.filter(PlayRequest.isValidApp))
             dbus.reportUnknownKeys(known: ["enabled", "replace", "allow_important"])
         }
 
@@ -114,7 +114,7 @@ enum ConfigurationParser {
     private static func parseApps(_ apps: TableReader, into levels: inout [String: AppLevel]) {
         for id in apps.keys {
             guard let app = apps.table(id) else { continue }
-            guard isAppID(id) else {
+            guard PlayRequest.isValidApp(id) else {
                 apps.document.report(.invalidValue, key: apps.keyPath(id), "\"\(id)\" is not an app id; expected e.g. [apps.\"org.example.App\"]")
                 continue
             }
@@ -130,13 +130,6 @@ enum ConfigurationParser {
             app.reportUnknownKeys(known: ["profile", "gain"])
             levels[id] = level
         }
-    }
-
-    /// An app id as feedbackd and the socket accept it: non-empty, at most
-    /// 255 bytes, no control characters.
-    static func isAppID(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= PlayRequest.maximumAppLength
-            && !id.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
     private static func parseAudio(_ audio: TableReader, into settings: inout AudioSettings) {

@@ -93,6 +93,7 @@ struct SysoundBench: ParsableCommand {
         context.daemon = nil
         figure(7, StartupFigure.run)
         figure(8, IdleFigure.run)
+        figure(9, DBusFigure.run)
         figure(10, LockedHintFigure.run)
         context.report.notes.append("load average (1, 5, 15 min) at the start: \(loadStart); at the end: \(Self.loadAverage()) — the 2 cores may be shared")
         Targets.judge(&context.report)
