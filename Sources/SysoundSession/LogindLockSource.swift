@@ -67,9 +67,6 @@ public final class LogindLockSource {
         connection.stop()
     }
 
-    /// The session followed now, if any (for tests and logs).
-    public var session: SessionResolver.Session? { resolver.session }
-
     private func dropSubscriptions() {
         busSlots = []
         userSlot = nil
