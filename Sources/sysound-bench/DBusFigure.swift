@@ -1,5 +1,4 @@
 import Glibc
-import SysoundAudio
 import SysoundBus
 
 /// Figure 9 (issue 14): TriggerFeedback → first frame at the sink, and the
@@ -30,13 +29,13 @@ enum DBusFigure {
         let address = "unix:path=\(dir)/session.sock"
         let client = try Bus.open(.address(address))
 
-        let freedesktop = "/usr/share/sounds/freedesktop/stereo/message-new-instant.oga"
-        let clipOnsets: [Server: Int] = [
-            .sysound: try onsetFrames(of: c.themeDirectory + "/notification.wav"),
-            .feedbackd: try onsetFrames(of: freedesktop),
+        // Each server plays its own theme's sound for the event, so each run
+        // fits its own clip; the reference tone checks every run.
+        let clips: [Server: String] = [
+            .sysound: c.themeDirectory + "/notification.wav",
+            .feedbackd: "/usr/share/sounds/freedesktop/stereo/message-new-instant.oga",
         ]
-        var onsets: [Server: [Double]] = [:], trips: [Server: [Double]] = [:]
-        var missed = 0
+        var trips: [Server: [Double]] = [:], medians: [Server: Double] = [:]
         for server in Server.allCases {
             let pid = try start(server, c, address: address, env: env)
             defer { Children.stop(pid) }
@@ -45,27 +44,16 @@ enum DBusFigure {
             _ = try trigger(client, "button-pressed")
             Clock.sleep(seconds: spacing)
 
-            let recorder = try MonitorRecorder(sink: c.sink)
-            defer { recorder.stop() }
-            Clock.sleep(seconds: 0.5)
-            var launches: [UInt64] = []
-            var next = Clock.now()
-            for _ in 0..<c.count(30, smoke: 3) {
-                Clock.sleep(until: next)
+            let tool = OnsetRun.Tool(label: "TriggerFeedback → sink: \(server.rawValue)") {
                 let start = Clock.now()
-                next = start + UInt64(spacing * 1e9)
                 _ = try trigger(client, event)
-                launches.append(start)
+                return start
             }
-            Clock.sleep(seconds: 0.5)
-            let (reads, levels) = recorder.snapshot()
-            for t0 in launches {
-                if let ms = onsetMs(t0, reads: reads, levels: levels, clipOnset: clipOnsets[server]!) {
-                    onsets[server, default: []].append(ms)
-                } else {
-                    missed += 1
-                }
-            }
+            let run = try OnsetRun.measure(c, [tool], perTool: c.count(30, smoke: 3),
+                                           clip: try OnsetFigure.monoClip(clips[server]!),
+                                           referenceClip: try OnsetFigure.monoClip(c.tapPath), spacing: spacing)
+            medians[server] = run.median(0)
+            try run.report(c, figure: "9", methodRows: false)
             // Round trips: a burst of short events, one call at a time.
             for _ in 0..<c.count(200, smoke: 10) {
                 let t0 = Clock.now()
@@ -75,16 +63,11 @@ enum DBusFigure {
             }
         }
         for server in Server.allCases {
-            c.report.add("9", "TriggerFeedback → sink: \(server.rawValue)", unit: "ms", onsets[server] ?? [])
-        }
-        for server in Server.allCases {
             c.report.add("9", "TriggerFeedback round trip: \(server.rawValue)", unit: "ms", trips[server] ?? [])
         }
-        let medians = Server.allCases.map { Summary(onsets[$0] ?? [])?.median ?? .nan }
-        c.report.add("9", "ratio sysound / feedbackd (onset medians)", unit: "×", value: medians[0] / medians[1],
-                     note: "target ≤ 0.5")
-        if missed > 0 { c.report.problems.append("figure 9: \(missed) onsets not found") }
-        c.report.notes.append("figure 9: event \(event) (sysound: notification.wav; feedbackd: freedesktop's message-new-instant.oga through libcanberra), \(spacing) s apart; one kept sd-bus connection, blocking calls; each server alone on a private session bus; round trips: button-pressed, \(roundTripSpacing) s apart")
+        c.report.add("9", "ratio sysound / feedbackd (onset medians)", unit: "×",
+                     value: (medians[.sysound] ?? .nan) / (medians[.feedbackd] ?? .nan), note: "target ≤ 0.5")
+        c.report.notes.append("figure 9: event \(event) (sysound: notification.wav; feedbackd: freedesktop's message-new-instant.oga through libcanberra), \(spacing) s apart, the reference tone interleaved; one kept sd-bus connection, blocking calls; each server alone on a private session bus; round trips: button-pressed, \(roundTripSpacing) s apart")
     }
 
     static func start(_ server: Server, _ c: BenchContext, address: String, env: [String: String]) throws -> pid_t {
@@ -94,7 +77,7 @@ enum DBusFigure {
         defer { if log >= 0 { close(log) } }
         switch server {
         case .sysound:
-            let config = try c.writeConfig(name: "dbus")
+            let config = try IdleFigure.setIdlePause(0, in: try c.writeConfig(name: "dbus"))
             let state = c.work + "/state-dbus"
             mkdir(state, 0o700)
             return try Children.spawn(c.sysound, ["serve", "--config", config, "--state-dir", state, "--input-dir", c.work + "/no-input"],
@@ -126,30 +109,5 @@ enum DBusFigure {
         try m.append(.vardict([]))
         try m.append(Int32(-1))
         return try client.call(m).readUInt32()
-    }
-
-    /// Frames from a clip's first sample to its first above the threshold.
-    static func onsetFrames(of path: String) throws -> Int {
-        let clip = try SoundDecoder().decode(path: path)
-        guard let loud = clip.samples.firstIndex(where: { abs(Double($0)) > OnsetFigure.threshold }) else {
-            throw BenchError("\(path) never exceeds −24 dBFS")
-        }
-        return loud / max(clip.channels, 1)
-    }
-
-    /// The onset in ms after `t0`, as figure 2 finds it: S (the sink clock) from
-    /// the reads in the 150 ms after t0, then the first frame above the threshold.
-    static func onsetMs(_ t0: UInt64, reads: [MonitorRecorder.Read], levels: [Int16], clipOnset: Int) -> Double? {
-        let rate = MonitorRecorder.rate, window: UInt64 = 150_000_000
-        var s = Double.infinity
-        for r in reads where r.time >= t0 && r.time <= t0 + window {
-            s = min(s, Double(r.time) - Double(r.frames) / rate * 1e9)
-        }
-        guard s.isFinite else { return nil }
-        let k0 = Int(((Double(t0) - s) / 1e9 * rate).rounded())
-        let end = min(levels.count, k0 + Int(0.5 * rate))
-        let level = Int16(OnsetFigure.threshold * 32768)
-        guard k0 > 0, end > k0, let onset = (k0..<end).first(where: { levels[$0] > level }) else { return nil }
-        return Double(onset - clipOnset - k0) / rate * 1000
     }
 }
