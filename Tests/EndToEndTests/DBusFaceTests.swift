@@ -111,6 +111,18 @@ final class DBusFaceTests: XCTestCase {
         XCTAssertEqual(unknown["reason"], "4294967295", "\(unknown)")
     }
 
+    func testSoundFileHintPlaysThatFile() throws {
+        let file = TestPaths.packageRoot + "/Sounds/success.wav"
+        var fields: [String: String] = [:]
+        // The event names nothing: the file is what plays.
+        let peak = try Pulse.peak(1.0) { fields = try client(["trigger", "org.example.Files", "no-such-event", "-1", #"{"sound-file": "\#(file)"}"#]) }
+        XCTAssertEqual(fields["reason"], "0", "\(fields)")
+        XCTAssertGreaterThan(peak, 0.05)
+        let missing = try client(["trigger", "org.example.Files", "button-pressed", "-1", #"{"sound-file": "/nonexistent/x.wav"}"#])
+        XCTAssertEqual(missing["reason"], "4294967295", "\(missing)")
+        XCTAssertTrue(daemon.log().contains("/nonexistent/x.wav"), daemon.log(tail: 5))
+    }
+
     // MARK: Profile both ways, important, per-app levels
 
     func testProfileFollowsTheControlFilesAndEmitsPropertiesChanged() throws {
