@@ -2,7 +2,7 @@ import Glibc
 import SysoundAudio
 import SysoundBus
 
-/// Figure 9 (issue 14): TriggerFeedback → first frame at the sink, and the
+/// Figure 10 (issue 14): TriggerFeedback → first frame at the sink, and the
 /// call's round trip, for sysound's D-Bus face and for Debian's feedbackd
 /// (`/usr/libexec/feedbackd`, GSETTINGS_BACKEND=memory), each alone on the
 /// same private session bus (started here) and the same null sink, driven by
@@ -31,12 +31,12 @@ enum DBusFigure {
         let client = try Bus.open(.address(address))
 
         let freedesktop = "/usr/share/sounds/freedesktop/stereo/message-new-instant.oga"
-        let clipOnsets: [Server: Int] = [
-            .sysound: try onsetFrames(of: c.themeDirectory + "/notification.wav"),
-            .feedbackd: try onsetFrames(of: freedesktop),
+        let clips: [Server: [Float]] = [
+            .sysound: try OnsetFigure.monoClip(c.themeDirectory + "/notification.wav"),
+            .feedbackd: try OnsetFigure.monoClip(freedesktop),
         ]
         var onsets: [Server: [Double]] = [:], trips: [Server: [Double]] = [:]
-        var missed = 0
+        var misses: [String: Int] = [:]
         for server in Server.allCases {
             let pid = try start(server, c, address: address, env: env)
             defer { Children.stop(pid) }
@@ -45,8 +45,10 @@ enum DBusFigure {
             _ = try trigger(client, "button-pressed")
             Clock.sleep(seconds: spacing)
 
-            let recorder = try MonitorRecorder(sink: c.sink)
-            defer { recorder.stop() }
+            // Issue 18's meter and onset finder, with this figure's own spacing
+            // (the freedesktop sound lasts a second) and no reference tone.
+            let meter = try SinkOnsetMeter(sink: c.sink, referenceClip: clips[server]!)
+            defer { meter.stop() }
             Clock.sleep(seconds: 0.5)
             var launches: [UInt64] = []
             var next = Clock.now()
@@ -58,12 +60,13 @@ enum DBusFigure {
                 launches.append(start)
             }
             Clock.sleep(seconds: 0.5)
-            let (reads, levels) = recorder.snapshot()
+            meter.stop()
+            if let failure = meter.failure { throw BenchError("the onset meter stopped: \(failure)") }
+            let finder = try SinkOnsets(meter.snapshot(), clip: clips[server]!)
             for t0 in launches {
-                if let ms = onsetMs(t0, reads: reads, levels: levels, clipOnset: clipOnsets[server]!) {
-                    onsets[server, default: []].append(ms)
-                } else {
-                    missed += 1
+                switch finder.onset(after: t0, within: 0.5) {
+                case .success(let onset): onsets[server, default: []].append(onset.latency)
+                case .failure(let miss): misses["\(server.rawValue) → \(miss)", default: 0] += 1
                 }
             }
             // Round trips: a burst of short events, one call at a time.
@@ -75,16 +78,18 @@ enum DBusFigure {
             }
         }
         for server in Server.allCases {
-            c.report.add("9", "TriggerFeedback → sink: \(server.rawValue)", unit: "ms", onsets[server] ?? [])
+            c.report.add("10", "TriggerFeedback → sink: \(server.rawValue)", unit: "ms", onsets[server] ?? [])
         }
         for server in Server.allCases {
-            c.report.add("9", "TriggerFeedback round trip: \(server.rawValue)", unit: "ms", trips[server] ?? [])
+            c.report.add("10", "TriggerFeedback round trip: \(server.rawValue)", unit: "ms", trips[server] ?? [])
         }
         let medians = Server.allCases.map { Summary(onsets[$0] ?? [])?.median ?? .nan }
-        c.report.add("9", "ratio sysound / feedbackd (onset medians)", unit: "×", value: medians[0] / medians[1],
+        c.report.add("10", "ratio sysound / feedbackd (onset medians)", unit: "×", value: medians[0] / medians[1],
                      note: "target ≤ 0.5")
-        if missed > 0 { c.report.problems.append("figure 9: \(missed) onsets not found") }
-        c.report.notes.append("figure 9: event \(event) (sysound: notification.wav; feedbackd: freedesktop's message-new-instant.oga through libcanberra), \(spacing) s apart; one kept sd-bus connection, blocking calls; each server alone on a private session bus; round trips: button-pressed, \(roundTripSpacing) s apart")
+        if !misses.isEmpty {
+            c.report.problems.append("figure 10: onsets not found: " + misses.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))
+        }
+        c.report.notes.append("figure 10: event \(event) (sysound: notification.wav; feedbackd: freedesktop's message-new-instant.oga through libcanberra), \(spacing) s apart; one kept sd-bus connection, blocking calls; each server alone on a private session bus; round trips: button-pressed, \(roundTripSpacing) s apart")
     }
 
     static func start(_ server: Server, _ c: BenchContext, address: String, env: [String: String]) throws -> pid_t {
@@ -126,30 +131,5 @@ enum DBusFigure {
         try m.append(.vardict([]))
         try m.append(Int32(-1))
         return try client.call(m).readUInt32()
-    }
-
-    /// Frames from a clip's first sample to its first above the threshold.
-    static func onsetFrames(of path: String) throws -> Int {
-        let clip = try SoundDecoder().decode(path: path)
-        guard let loud = clip.samples.firstIndex(where: { abs(Double($0)) > OnsetFigure.threshold }) else {
-            throw BenchError("\(path) never exceeds −24 dBFS")
-        }
-        return loud / max(clip.channels, 1)
-    }
-
-    /// The onset in ms after `t0`, as figure 2 finds it: S (the sink clock) from
-    /// the reads in the 150 ms after t0, then the first frame above the threshold.
-    static func onsetMs(_ t0: UInt64, reads: [MonitorRecorder.Read], levels: [Int16], clipOnset: Int) -> Double? {
-        let rate = MonitorRecorder.rate, window: UInt64 = 150_000_000
-        var s = Double.infinity
-        for r in reads where r.time >= t0 && r.time <= t0 + window {
-            s = min(s, Double(r.time) - Double(r.frames) / rate * 1e9)
-        }
-        guard s.isFinite else { return nil }
-        let k0 = Int(((Double(t0) - s) / 1e9 * rate).rounded())
-        let end = min(levels.count, k0 + Int(0.5 * rate))
-        let level = Int16(OnsetFigure.threshold * 32768)
-        guard k0 > 0, end > k0, let onset = (k0..<end).first(where: { levels[$0] > level }) else { return nil }
-        return Double(onset - clipOnset - k0) / rate * 1000
     }
 }
