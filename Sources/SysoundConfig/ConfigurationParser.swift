@@ -4,7 +4,7 @@ import SysoundCore
 /// every problem (unknown keys, wrong types, out-of-range values, presets that
 /// do not parse, references to presets that do not exist) to the document.
 enum ConfigurationParser {
-    static let sections = ["theme", "xdg", "categories", "policy", "audio", "haptics", "state", "server", "aliases", "dbus", "apps"]
+    static let sections = ["theme", "xdg", "categories", "policy", "audio", "haptics", "state", "server", "session", "aliases", "dbus", "apps"]
 
     static func parse(_ document: TOMLDocument, dataDirectory: String, environment: [String: String]) -> SysoundConfiguration {
         var config = SysoundConfiguration(dataDirectory: dataDirectory)
@@ -82,6 +82,10 @@ enum ConfigurationParser {
             server.reportUnknownKeys(known: ["socket_group", "others_may_play_any_file"])
         }
 
+        if let session = root.table("session") {
+            parseSession(session, into: &config)
+        }
+
         if let aliases = root.table("aliases") {
             for name in aliases.keys {
                 guard let target = aliases.string(name, default: nil, expected: "the name of a sound, in quotes") else { continue }
@@ -143,6 +147,24 @@ enum ConfigurationParser {
             "voices", "frequency", "period_frames", "periods", "idle_pause_ms", "duck_db", "duck_ramp_ms", "max_clip_seconds",
             "max_preload_bytes", "adhoc_cache_files",
         ])
+    }
+
+    private static func parseSession(_ session: TableReader, into config: inout SysoundConfiguration) {
+        let known = LockSource.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        if session.table.keys.contains("lock_sources") {
+            var sources: [LockSource] = []
+            for name in session.strings("lock_sources", default: config.lockSources.map(\.rawValue), expected: "an array of lock sources such as [\(known)]") {
+                guard let source = LockSource(rawValue: name) else {
+                    session.document.report(
+                        .invalidValue, key: session.keyPath("lock_sources"),
+                        "\"\(name)\" is not a lock source\(NameSuggestions.phrase(for: name, among: LockSource.allCases.map(\.rawValue))); expected \(known), or [] for the locked file alone")
+                    continue
+                }
+                if !sources.contains(source) { sources.append(source) }
+            }
+            config.lockSources = sources
+        }
+        session.reportUnknownKeys(known: ["lock_sources"])
     }
 
     private static func parseHaptics(_ haptics: TableReader, into settings: inout HapticSettings) {

@@ -2,7 +2,7 @@ import Glibc
 import SysoundAudio
 import SysoundBus
 
-/// Figure 10 (issue 14): TriggerFeedback → first frame at the sink, and the
+/// Figure 9 (issue 14): TriggerFeedback → first frame at the sink, and the
 /// call's round trip, for sysound's D-Bus face and for Debian's feedbackd
 /// (`/usr/libexec/feedbackd`, GSETTINGS_BACKEND=memory), each alone on the
 /// same private session bus (started here) and the same null sink, driven by
@@ -78,18 +78,18 @@ enum DBusFigure {
             }
         }
         for server in Server.allCases {
-            c.report.add("10", "TriggerFeedback → sink: \(server.rawValue)", unit: "ms", onsets[server] ?? [])
+            c.report.add("9", "TriggerFeedback → sink: \(server.rawValue)", unit: "ms", onsets[server] ?? [])
         }
         for server in Server.allCases {
-            c.report.add("10", "TriggerFeedback round trip: \(server.rawValue)", unit: "ms", trips[server] ?? [])
+            c.report.add("9", "TriggerFeedback round trip: \(server.rawValue)", unit: "ms", trips[server] ?? [])
         }
         let medians = Server.allCases.map { Summary(onsets[$0] ?? [])?.median ?? .nan }
-        c.report.add("10", "ratio sysound / feedbackd (onset medians)", unit: "×", value: medians[0] / medians[1],
+        c.report.add("9", "ratio sysound / feedbackd (onset medians)", unit: "×", value: medians[0] / medians[1],
                      note: "target ≤ 0.5")
         if !misses.isEmpty {
-            c.report.problems.append("figure 10: onsets not found: " + misses.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))
+            c.report.problems.append("figure 9: onsets not found: " + misses.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))
         }
-        c.report.notes.append("figure 10: event \(event) (sysound: notification.wav; feedbackd: freedesktop's message-new-instant.oga through libcanberra), \(spacing) s apart; one kept sd-bus connection, blocking calls; each server alone on a private session bus; round trips: button-pressed, \(roundTripSpacing) s apart")
+        c.report.notes.append("figure 9: event \(event) (sysound: notification.wav; feedbackd: freedesktop's message-new-instant.oga through libcanberra), \(spacing) s apart; one kept sd-bus connection, blocking calls; each server alone on a private session bus; round trips: button-pressed, \(roundTripSpacing) s apart")
     }
 
     static func start(_ server: Server, _ c: BenchContext, address: String, env: [String: String]) throws -> pid_t {
