@@ -114,12 +114,14 @@ $(GENERATE_MANUAL):
 	swift build --package-path .build/checkouts/swift-argument-parser --scratch-path .build/generate-manual --product generate-manual
 
 # The tool writes a blank line between paragraphs of a discussion, which mdoc
-# warns about on every `man sysound`; .Pp is mdoc's paragraph break.
+# warns about on every `man sysound`; .Pp is mdoc's paragraph break. It
+# writes no SEE ALSO: the page points at the hand-written one.
 $(GEN)/man/sysound.1: $(REL)/sysound-cli Makefile | $(GENERATE_MANUAL)
 	mkdir -p $(@D)
 	$(GENERATE_MANUAL) $< --date $(MAN_DATE) --output-directory $(@D)
-	sed -i 's/^$$/.Pp/' $@
 	test -s $@
+	sed -i 's/^$$/.Pp/' $@
+	grep -q '^\.Sh "\?SEE ALSO' $@ || printf '.Sh SEE ALSO\n.Xr sysound.toml 5 ,\n.Xr systemctl 1\n' >> $@
 
 GENERATED := $(GEN)/completions/sysound.bash $(GEN)/completions/sysound.zsh $(GEN)/completions/sysound.fish $(GEN)/man/sysound.1
 
