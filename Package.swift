@@ -48,7 +48,7 @@ let package = Package(
         .target(
             name: "SysoundState",
             dependencies: [
-                "SysoundCore", "CSysoundShims",
+                "SysoundCore", "SysoundEventLoop",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -78,8 +78,8 @@ let package = Package(
         .target(
             name: "SysoundServer",
             dependencies: [
-                "SysoundCore", "SysoundConfig", "SysoundState", "SysoundFeedback", "SysoundClient", "CSysoundShims",
-                .product(name: "Logging", package: "swift-log"),
+                "SysoundCore", "SysoundConfig", "SysoundState", "SysoundFeedback", "SysoundEventLoop", "SysoundClient",
+                "CSysoundShims", .product(name: "Logging", package: "swift-log"),
             ]),
         // The app library: the daemon's client, or the manager embedded; never the daemon.
         .target(
@@ -113,7 +113,7 @@ let package = Package(
         .executableTarget(
             name: "sysound-engine",
             dependencies: [
-                "Sysound", "SysoundServer", "SysoundFeedback", "SysoundClient", "SysoundConfig", "SysoundState",
+                "Sysound", "SysoundServer", "SysoundFeedback", "SysoundEventLoop", "SysoundClient", "SysoundConfig", "SysoundState",
                 "SysoundCore", "SysoundAudio", "SysoundHaptics", "SysoundCLIOptions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -154,7 +154,7 @@ let package = Package(
         .testTarget(
             name: "SysoundServerTests",
             dependencies: [
-                "SysoundServer", "SysoundFeedback", "SysoundClient", "Sysound", "SysoundAudio", "SysoundConfig",
+                "SysoundServer", "SysoundFeedback", "SysoundEventLoop", "SysoundClient", "Sysound", "SysoundAudio", "SysoundConfig",
                 "SysoundCore", "SysoundHaptics", "SysoundState", .product(name: "Logging", package: "swift-log"),
             ]),
         // The subprocess and PulseAudio fixtures the two suites below share.
