@@ -3,8 +3,9 @@
 # all: `total: N passed, N failed`. Exits non-zero if anything failed.
 #
 #  1. swift test (unit, rendering and end-to-end suites) under a private
-#     PulseAudio server (Tests/fixture/with-pulse.sh); tests that need it fail
-#     rather than skip here (SYSOUND_REQUIRE_PULSE=1).
+#     PulseAudio server (Tests/fixture/with-pulse.sh) and private session and
+#     system buses (Tests/fixture/with-dbus.sh); tests that need them fail
+#     rather than skip here (SYSOUND_REQUIRE_PULSE=1, SYSOUND_REQUIRE_DBUS=1).
 #  2. the real-kernel force-feedback test under qemu (Tests/kernel/run.sh).
 #  3. the fuzz targets, 30 s each (Tests/fuzz/run.sh 30), crash inputs of
 #     earlier runs replayed first.
@@ -34,8 +35,8 @@ if ! grep -q 'Build complete' "$logs/build.log"; then
     exit 1
 fi
 
-echo "== swift test (with a private PulseAudio server)"
-SYSOUND_REQUIRE_PULSE=1 Tests/fixture/with-pulse.sh swift test --skip-build 2>&1 | tee "$logs/swift-test.log"
+echo "== swift test (with a private PulseAudio server and private D-Bus buses)"
+SYSOUND_REQUIRE_PULSE=1 SYSOUND_REQUIRE_DBUS=1 Tests/fixture/with-dbus.sh Tests/fixture/with-pulse.sh swift test --skip-build 2>&1 | tee "$logs/swift-test.log"
 # XCTest's last line: "Executed N tests, with [K tests skipped and] M failures".
 summary=$(grep -E "Test Suite 'All tests' (passed|failed)" -A1 "$logs/swift-test.log" | grep -E 'Executed [0-9]+ tests?' | tail -1)
 if [ -n "$summary" ]; then
