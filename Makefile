@@ -221,7 +221,7 @@ deb: $(RELEASE_BINARIES) $(GENERATED) | deb-deps
 	gzip -9n < config/debian/changelog > $(DEB_ROOT)$(DEB_DOC)/changelog.gz
 	install -D -m 644 config/debian/lintian-overrides $(DEB_ROOT)/usr/share/lintian/overrides/sysound
 	install -d -m 755 $(DEB_ROOT)/DEBIAN
-	install -m 755 config/debian/postinst config/debian/postrm $(DEB_ROOT)/DEBIAN/
+	install -m 755 $(wildcard $(addprefix config/debian/,preinst postinst prerm postrm)) $(DEB_ROOT)/DEBIAN/
 	# Stripped as dh_strip would (Debian policy 10.1); the symbols stay in .build.
 	strip --remove-section=.comment --remove-section=.note $(DEB_ROOT)/usr/bin/* $(DEB_ROOT)/usr/libexec/sysound/*
 	cd $(DEB_WORK)
