@@ -63,7 +63,7 @@ let package = Package(
         .target(
             name: "SysoundHaptics",
             dependencies: [
-                "SysoundCore", "CEvdev", "CSysoundShims",
+                "SysoundCore", "CEvdev", "CSysoundShims", "SysoundEventLoop",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // sd-bus for Swift: connections, messages, exported interfaces, names, matches, reconnection.
@@ -162,7 +162,7 @@ let package = Package(
         .testTarget(name: "SysoundAudioTests", dependencies: ["SysoundAudio", "SysoundCore", "SysoundTestSupport"]),
         .testTarget(
             name: "SysoundHapticsTests",
-            dependencies: ["SysoundHaptics", "SysoundCore", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["SysoundHaptics", "SysoundCore", "SysoundEventLoop", .product(name: "Logging", package: "swift-log")]),
         // Needs a private session bus (Tests/fixture/with-dbus.sh); skips without one.
         .testTarget(name: "SysoundBusTests", dependencies: ["SysoundBus", "CSystemd", "SysoundTestSupport"]),
         .testTarget(

@@ -25,7 +25,7 @@ struct StatusCommand: ParsableCommand {
         fields["daemon"] = daemon ? "running" : "not running"
         fields["state-dir"] = backend.stateDirectory.path
         if json {
-            print(JSON.object(fields))
+            print(JSON.object(fields, value: Self.jsonValue))
         } else {
             let width = fields.map(\.key.count).max() ?? 0
             for field in fields {
@@ -34,6 +34,23 @@ struct StatusCommand: ParsableCommand {
             }
         }
     }
+
+    /// Counts and the volume as numbers, the switches as booleans: typed
+    /// for programs, whatever the wire carried them as.
+    static func jsonValue(_ key: String, _ value: String) -> String {
+        if let control = ControlFile(rawValue: key) {
+            switch control {
+            case .volume: if let volume = Double(value) { return "\(volume)" }
+            default: if value == "1" || value == "0" { return value == "1" ? "true" : "false" }
+            }
+        } else if countFields.contains(key), let count = Int(value) {
+            return "\(count)"
+        }
+        return JSON.string(value)
+    }
+
+    /// The status fields that count something.
+    static let countFields: Set<String> = ["voices", "playing", "haptic-devices"]
 
     static func human(_ key: String, _ value: String) -> String {
         guard ControlFile(rawValue: key) != nil, key != "volume" else { return value }
@@ -64,7 +81,7 @@ struct ListCommand: ParsableCommand {
             throw fail("cannot list \(kind.rawValue)", error)
         }
         if json {
-            print("[" + records.map(JSON.object).joined(separator: ",\n ") + "]")
+            print("[" + records.map { JSON.object($0) }.joined(separator: ",\n ") + "]")
             return
         }
         let columns = kind == .sounds
@@ -104,8 +121,8 @@ struct ServeCommand: ParsableCommand {
 
 /// Just enough JSON for flat string maps.
 enum JSON {
-    static func object(_ fields: WireFields) -> String {
-        "{" + fields.map { "\(string($0.key)): \(string($0.value))" }.joined(separator: ", ") + "}"
+    static func object(_ fields: WireFields, value: (String, String) -> String = { string($1) }) -> String {
+        "{" + fields.map { "\(string($0.key)): \(value($0.key, $0.value))" }.joined(separator: ", ") + "}"
     }
 
     static func string(_ s: String) -> String {

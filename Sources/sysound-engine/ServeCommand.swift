@@ -62,7 +62,8 @@ struct ServeCommand: ParsableCommand {
             printError("sysound serve: \(error)")
             throw ExitCode(Exit.software)
         }
-        let haptics = ServiceSetup.haptics(configuration.haptics, logger: Logger(label: "sysound.haptics"), directory: inputDir)
+        let haptics = ServiceSetup.haptics(
+            configuration.haptics, logger: Logger(label: "sysound.haptics"), directory: inputDir, deviceCalls: .onEngineThread)
         let manager = makeManager(configuration, theme, directory, watcher, haptics, logger)
         if let report = manager.preloadTheme() {
             logger.info("preloaded \(report.loaded.count) sounds, \(report.failures.count) failed")
