@@ -176,7 +176,7 @@ check "make uninstall leaves no file in the prefix" \
 # --- 3. The Debian package, installed for real ---------------------------------
 if [ "$(id -u)" != 0 ] || ! command -v dpkg >/dev/null; then
     echo "skip the Debian package: installing it needs root on a Debian system (CI runs as root)"
-elif dpkg -s sysound >/dev/null 2>&1; then
+elif ! [[ "$(dpkg-query -W -f='${db:Status-Status}' sysound 2>/dev/null)" =~ ^(not-installed)?$ ]]; then
     not_ok "a sysound package is installed already: purge it (dpkg -P sysound) and run again"
 else
     # Every path on the system that names sysound (or links to such a path),
