@@ -1,4 +1,4 @@
-/// The targets of issue 8, judged against a full run's rows (not in smoke mode).
+/// The targets of issues 8 and 18, judged against a full run's rows (not in smoke mode).
 enum Targets {
     static func judge(_ r: inout Report) {
         let smoke = r.mode == "smoke"
@@ -16,10 +16,22 @@ enum Targets {
         check("CLI whole process ≤ 0.4 × pactl play-sample", r.row("1", "ratio sysound / pactl (medians)")?.value,
               { "\(fmt($0)) × (medians \(fmt(median("1", "process: sysound play tap (daemon up)") ?? .nan)) vs \(fmt(median("1", "process: pactl play-sample") ?? .nan)) ms)" },
               { $0 <= 0.4 })
-        check("launch → first sample: CLI ≤ 0.7 × pactl", r.row("2", "ratio CLI / pactl (medians)")?.value,
-              { "\(fmt($0)) ×" }, { $0 <= 0.7 })
-        check("launch → first sample: library play() ≤ 3 ms median", median("2", "launch → sink: library play() in-process"),
-              { "\(fmt($0)) ms" }, { $0 <= 3 })
+        func ci(_ f: String, _ n: String) -> String {
+            r.row(f, n)?.ci95.map { " (95 % CI \(fmt($0[0]))–\(fmt($0[1])))" } ?? ""
+        }
+        check("onset method valid: reference tone 0.05–0.3 ms", median("2", OnsetRun.referenceLabel),
+              { "\(fmt($0)) ms\(ci("2", OnsetRun.referenceLabel))" }, { OnsetRun.referenceValid.contains($0) })
+        check("launch → sink: CLI ≤ 0.6 × pactl", r.row("2", "ratio CLI / pactl (medians)")?.value,
+              { "\(fmt($0)) ×\(ci("2", "ratio CLI / pactl (medians)"))" }, { $0 <= 0.6 })
+        check("launch → sink: library play() ≤ 3 ms median", median("2", "launch → sink: library play() in-process"),
+              { "\(fmt($0)) ms\(ci("2", "launch → sink: library play() in-process"))" }, { $0 <= 3 })
+        let pause = "first after an idle pause − warm (library, medians)"
+        check("first sound after an idle pause within 0.2 ms of a warm one", r.row("2", pause)?.value,
+              { "\(fmt($0)) ms\(ci("2", pause))" }, { $0 <= 0.2 })
+        let loaded = "clips not whole at the sink: " + LeverFigure.levers[0].label + " (both cores loaded)"
+        check("shipped period: no clip broken with both cores loaded", r.row("9", loaded)?.value,
+              { "\(fmt($0)) of \(r.row("9", "CLI launch → sink: " + LeverFigure.levers[0].label + " (both cores loaded)")?.summary?.n ?? 0) measured" },
+              { $0 == 0 })
         let library = "SoundService.play(\"tap\") (library, embedded)"
         check("play() call ≤ 20 µs p99 (library)", p99("3", "call: " + library), { "\(fmt($0)) µs p99" }, { $0 <= 20 })
         check("play() call ≤ 20 µs p99 (daemon's in-process path)", p99("3", "call: FeedbackManager.handle(play tap) (daemon, no socket)"),
