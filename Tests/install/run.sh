@@ -107,7 +107,8 @@ daemon=$!
 for _ in $(seq 200); do [ -S "$state/socket" ] && break; sleep 0.05; done
 via_daemon() {
     local out
-    out=$(plays installed "$sysound" play installed-theme-check --verbose --state-dir "$state") || { echo "$out"; return 1; }
+    # --wait: the reply comes when the sound has ended, not when the daemon took it.
+    out=$(plays installed "$sysound" play installed-theme-check --wait --verbose --state-dir "$state") || { echo "$out"; return 1; }
     grep -q "via the daemon" <<<"$out" || { echo "$out"; cat "$tmp/daemon.log"; return 1; }
 }
 check "installed sysound serve loads the installed theme" via_daemon
