@@ -70,6 +70,13 @@ let package = Package(
                 "SysoundCore", "CEvdev", "CSysoundShims", "SysoundEventLoop",
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // The desktop's own state: the screen lock from logind and the screensavers.
+        .target(
+            name: "SysoundSession",
+            dependencies: [
+                "SysoundCore", "SysoundState", "SysoundBus",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // sd-bus for Swift: connections, messages, exported interfaces, names, matches, reconnection.
         .target(name: "SysoundBus", dependencies: ["CSystemd", "CSysoundBus"]),
         // The daemon's client side, light enough for the CLI's fast path (no OpenAL, no Foundation).
@@ -130,7 +137,7 @@ let package = Package(
             name: "sysound-engine",
             dependencies: [
                 "Sysound", "SysoundServer", "SysoundFeedback", "SysoundEventLoop", "SysoundClient", "SysoundConfig", "SysoundState",
-                "SysoundCore", "SysoundAudio", "SysoundHaptics", "SysoundCLIOptions", "SysoundDBus",
+                "SysoundCore", "SysoundAudio", "SysoundHaptics", "SysoundCLIOptions", "SysoundDBus", "SysoundSession",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -150,7 +157,7 @@ let package = Package(
             name: "sysound-bench",
             dependencies: [
                 "Sysound", "SysoundFeedback", "SysoundAudio", "SysoundHaptics", "SysoundState", "SysoundClient",
-                "SysoundConfig", "SysoundCore", "CBenchMalloc", "CPulse",
+                "SysoundConfig", "SysoundCore", "CBenchMalloc", "CPulse", "SysoundBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -163,6 +170,7 @@ let package = Package(
         .testTarget(
             name: "SysoundStateTests",
             dependencies: ["SysoundState", "SysoundCore", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "SysoundSessionTests", dependencies: ["SysoundSession", "SysoundCore"]),
         .testTarget(name: "SysoundAudioTests", dependencies: ["SysoundAudio", "SysoundCore", "SysoundTestSupport"]),
         .testTarget(
             name: "SysoundHapticsTests",

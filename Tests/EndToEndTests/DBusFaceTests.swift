@@ -62,9 +62,10 @@ final class DBusFaceTests: XCTestCase {
     }
 
     /// `fbcli -E EVENT`: it ends the feedback when its standard input closes,
-    /// so the input stays open a second (a user who does not press RETURN).
+    /// so the input stays open 3 s (a user who does not press RETURN; on a
+    /// loaded machine fbcli itself can take a second to start).
     func fbcli(_ event: String) throws -> Spawned.Result {
-        try run("sh", ["-c", "sleep 1 | fbcli -E \"$0\"", event])
+        try run("sh", ["-c", "sleep 3 | fbcli -E \"$0\"", event])
     }
 
     func busctl(_ arguments: [String]) throws -> Spawned.Result {
@@ -125,6 +126,13 @@ final class DBusFaceTests: XCTestCase {
         XCTAssertEqual(set.status, 0, set.output)
         XCTAssertEqual(try cli.run(["silent"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("off"), true)
         XCTAssertTrue(eventually(5) { monitor.stdout.contains("'Profile': <'full'>") }, monitor.stdout)
+        // full → silent writes two control files; clients see one change, never the quiet in between.
+        func count(_ text: String) -> Int { monitor.stdout.components(separatedBy: text).count - 1 }
+        let quietBefore = count("'Profile': <'quiet'>"), silentBefore = count("'Profile': <'silent'>")
+        XCTAssertEqual(try busctl(["set-property", "org.sigxcpu.Feedback", "/org/sigxcpu/Feedback", "org.sigxcpu.Feedback", "Profile", "s", "silent"]).status, 0)
+        XCTAssertTrue(eventually(5) { count("'Profile': <'silent'>") == silentBefore + 1 }, monitor.stdout)
+        usleep(200_000)
+        XCTAssertEqual(count("'Profile': <'quiet'>"), quietBefore, monitor.stdout)
         let bad = try busctl(["set-property", "org.sigxcpu.Feedback", "/org/sigxcpu/Feedback", "org.sigxcpu.Feedback", "Profile", "s", "loud"])
         XCTAssertNotEqual(bad.status, 0)
         XCTAssertTrue(bad.stderr.contains("loud"), bad.stderr)
