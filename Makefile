@@ -7,7 +7,7 @@ SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 
 RUN_PACKAGES := pkg-config libopenal-dev libopenal1 libsndfile1-dev libevdev-dev libsystemd-dev libpulse0
-TEST_PACKAGES := $(RUN_PACKAGES) pulseaudio pulseaudio-utils sox sound-theme-freedesktop socat util-linux systemd \
+TEST_PACKAGES := $(RUN_PACKAGES) pulseaudio pulseaudio-utils pipewire pipewire-bin wireplumber pipewire-pulse dbus-daemon sox sound-theme-freedesktop socat util-linux systemd \
 	qemu-system-x86 busybox-static cpio xz-utils gcc libc6-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RELEASE := swift build -c release --static-swift-stdlib

