@@ -40,13 +40,15 @@ let package = Package(
         .target(name: "SysoundCore"),
 
         // MARK: Layers with I/O
+        // The daemon's one loop (sd-event), its worker pool, and sd-daemon.
+        .target(name: "SysoundEventLoop", dependencies: ["CSystemd", "CSysoundShims", "SysoundCore"]),
         .target(
             name: "SysoundConfig",
             dependencies: ["SysoundCore", "CSndfile", .product(name: "TOMLKit", package: "TOMLKit")]),
         .target(
             name: "SysoundState",
             dependencies: [
-                "SysoundCore", "CSysoundShims",
+                "SysoundCore", "SysoundEventLoop",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -60,23 +62,30 @@ let package = Package(
             name: "SysoundHaptics",
             dependencies: [
                 "SysoundCore", "CEvdev", "CSysoundShims",
-                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The daemon's client side, light enough for the CLI's fast path (no OpenAL, no Foundation).
-        .target(name: "SysoundClient", dependencies: ["SysoundCore", "CSysoundShims"]),
+        .target(name: "SysoundClient", dependencies: ["SysoundCore"]),
+        // The manager that decides (policy) and the engines it drives: what
+        // the daemon serves and what the library embeds without a daemon.
+        .target(
+            name: "SysoundFeedback",
+            dependencies: [
+                "SysoundCore", "SysoundConfig", "SysoundState", "SysoundAudio", "SysoundHaptics",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // The daemon's machinery: socket, access control, lifecycle.
         .target(
             name: "SysoundServer",
             dependencies: [
-                "SysoundCore", "SysoundConfig", "SysoundState", "SysoundAudio", "SysoundHaptics",
-                "SysoundClient", "CSysoundShims",
-                .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "Logging", package: "swift-log"),
+                "SysoundCore", "SysoundConfig", "SysoundState", "SysoundFeedback", "SysoundEventLoop", "SysoundClient",
+                "CSysoundShims", .product(name: "Logging", package: "swift-log"),
             ]),
+        // The app library: the daemon's client, or the manager embedded; never the daemon.
         .target(
             name: "Sysound",
             dependencies: [
-                "SysoundCore", "SysoundClient", "SysoundState", "SysoundServer",
+                "SysoundCore", "SysoundClient", "SysoundConfig", "SysoundState", "SysoundAudio", "SysoundFeedback",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
@@ -104,8 +113,8 @@ let package = Package(
         .executableTarget(
             name: "sysound-engine",
             dependencies: [
-                "Sysound", "SysoundServer", "SysoundClient", "SysoundConfig", "SysoundState",
-                "SysoundAudio", "SysoundHaptics", "SysoundCLIOptions",
+                "Sysound", "SysoundServer", "SysoundFeedback", "SysoundEventLoop", "SysoundClient", "SysoundConfig", "SysoundState",
+                "SysoundCore", "SysoundAudio", "SysoundHaptics", "SysoundCLIOptions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -124,7 +133,7 @@ let package = Package(
         .executableTarget(
             name: "sysound-bench",
             dependencies: [
-                "Sysound", "SysoundServer", "SysoundAudio", "SysoundHaptics", "SysoundState", "SysoundClient",
+                "Sysound", "SysoundFeedback", "SysoundAudio", "SysoundHaptics", "SysoundState", "SysoundClient",
                 "SysoundConfig", "SysoundCore", "CBenchMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -132,12 +141,22 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "SysoundCoreTests", dependencies: ["SysoundCore"]),
-        .testTarget(name: "SysoundConfigTests", dependencies: ["SysoundConfig"]),
+        .testTarget(name: "SysoundEventLoopTests", dependencies: ["SysoundEventLoop", "SysoundCore"]),
+        .testTarget(name: "SysoundConfigTests", dependencies: ["SysoundConfig", "SysoundCore"]),
         .testTarget(name: "SoundThemeTests", dependencies: ["SysoundConfig", "CSndfile"]),
-        .testTarget(name: "SysoundStateTests", dependencies: ["SysoundState"]),
-        .testTarget(name: "SysoundAudioTests", dependencies: ["SysoundAudio", "SysoundConfig", "SysoundTestSupport"]),
-        .testTarget(name: "SysoundHapticsTests", dependencies: ["SysoundHaptics"]),
-        .testTarget(name: "SysoundServerTests", dependencies: ["SysoundServer", "SysoundClient", "Sysound"]),
+        .testTarget(
+            name: "SysoundStateTests",
+            dependencies: ["SysoundState", "SysoundCore", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "SysoundAudioTests", dependencies: ["SysoundAudio", "SysoundCore", "SysoundTestSupport"]),
+        .testTarget(
+            name: "SysoundHapticsTests",
+            dependencies: ["SysoundHaptics", "SysoundCore", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(
+            name: "SysoundServerTests",
+            dependencies: [
+                "SysoundServer", "SysoundFeedback", "SysoundEventLoop", "SysoundClient", "Sysound", "SysoundAudio", "SysoundConfig",
+                "SysoundCore", "SysoundHaptics", "SysoundState", .product(name: "Logging", package: "swift-log"),
+            ]),
         // The subprocess and PulseAudio fixtures the two suites below share.
         // A plain `swift build` builds it too: XCTest only where it imports.
         .target(name: "SysoundTestSupport", dependencies: ["SysoundClient", "SysoundCore"], path: "Tests/SysoundTestSupport"),
@@ -146,7 +165,7 @@ let package = Package(
         // Hostile files, faults, load, access against a real daemon (Tests/ReliabilityTests; issue 9).
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["SysoundTestSupport", "SysoundClient", "SysoundCore", "SysoundConfig", "SysoundServer"]),
+            dependencies: ["SysoundTestSupport", "SysoundClient", "SysoundCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -13,6 +13,9 @@
 #  4. a smoke run of the benchmark (Tests/bench/run.sh --smoke): a few
 #     iterations of every figure on both servers, no thresholds, so the bench
 #     cannot rot.
+#  5. installing (Tests/install/run.sh): make install and uninstall, the
+#     installed programs, man pages and completions, and as root the Debian
+#     package installed, used and removed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 logs=$(mktemp -d /tmp/sysound-tests.XXXXXX)
@@ -89,6 +92,10 @@ if Tests/bench/run.sh --smoke --json "$logs/bench.json" 2>&1 | tee "$logs/bench.
 else
     count "bench smoke" 0 1
 fi
+
+# After the bench smoke run, whose release build it reuses.
+echo "== install: make install, man pages, completions, the Debian package"
+run_counted install Tests/install/run.sh
 
 echo "total: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

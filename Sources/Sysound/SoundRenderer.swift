@@ -2,7 +2,7 @@ import Logging
 import SysoundAudio
 import SysoundConfig
 import SysoundCore
-import SysoundServer
+import SysoundFeedback
 import SysoundState
 
 /// Renders sounds offline to a WAV file through OpenAL's loopback device

@@ -2,7 +2,7 @@
 import Logging
 import SysoundClient
 import SysoundConfig
-import SysoundServer
+import SysoundFeedback
 import SysoundState
 import SysoundCore
 

@@ -6,13 +6,13 @@ public struct ServeOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The state directory (control files and socket).", valueName: "dir"))
     public var stateDir: String?
 
-    @Option(name: .long, help: ArgumentHelp("The configuration file (default: the search order in README).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("The configuration file (default: the search order of sysound.toml(5)).", valueName: "file"))
     public var config: String?
 
     @Option(name: .long, help: ArgumentHelp("Where force-feedback devices appear.", valueName: "dir"))
     public var inputDir = "/dev/input"
 
-    @Flag(name: .shortAndLong, help: "Log at info level (the default for the daemon) — kept for symmetry with other commands.")
+    @Flag(name: .shortAndLong, help: "Log at info level (the default for the daemon); kept for symmetry with other commands.")
     public var verbose = false
 
     public init() {}

@@ -1,4 +1,5 @@
 import Glibc
+import SysoundCore
 
 /// The service's other executables (`sysound-cli`, `sysound-engine`), which
 /// `sysound` starts or becomes: installed beside it, or in libexec.
@@ -8,13 +9,17 @@ import Glibc
 package enum CompanionExecutable {
     /// Where the executable `name` is: `$variable` if set and not empty, else
     /// beside the running executable (`readlink(2)` of /proc/self/exe), else
-    /// /usr/local/libexec/sysound, else /usr/libexec/sysound — the first one
-    /// `access(2)` finds executable.
+    /// in `PREFIX/libexec/sysound` of the prefix the running executable is
+    /// installed under (`InstallLayout`), else /usr/local/libexec/sysound,
+    /// else /usr/libexec/sysound — the first one `access(2)` finds executable.
     package static func find(_ name: String, variable: String) throws(CompanionMissing) -> String {
         if let chosen = getenv(variable).map({ String(cString: $0) }), !chosen.isEmpty { return chosen }
         var candidates: [String] = []
         if let me = runningExecutable(), let slash = me.lastIndex(of: "/") {
             candidates.append(String(me[..<slash]) + "/" + name)
+            if let prefix = InstallLayout.prefix(ofExecutable: me) {
+                candidates.append(InstallLayout.path(prefix, InstallLayout.libexecSubdirectory) + "/" + name)
+            }
         }
         candidates += ["/usr/local/libexec/sysound/" + name, "/usr/libexec/sysound/" + name]
         for candidate in candidates where access(candidate, X_OK) == 0 { return candidate }

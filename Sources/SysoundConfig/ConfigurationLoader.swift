@@ -1,4 +1,5 @@
 import Foundation
+import SysoundCore
 
 /// Why the configuration could not be loaded.
 public enum ConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -46,16 +47,19 @@ public struct ConfigurationSearch: Sendable {
     public static let defaultConfigPath = "config/sysound.toml"
 
     /// Directories that may be the data directory, in the order they are tried:
-    /// `$SYSOUND_DATA_DIR`; the executable's directory and its ancestors (a
-    /// source tree: `.build/debug/sysound` → the package root); `<prefix>/share/sysound`
-    /// next to the executable's `bin/`; this source file's package root; then
-    /// `/usr/local/share/sysound` and `/usr/share/sysound`.
+    /// `$SYSOUND_DATA_DIR`; `PREFIX/share/sysound` of the prefix the executable
+    /// is installed under (`InstallLayout`: `PREFIX/bin/` or `PREFIX/libexec/sysound/`);
+    /// the executable's directory and its ancestors (a source tree:
+    /// `.build/debug/sysound` → the package root); this source file's package
+    /// root; then `/usr/local/share/sysound` and `/usr/share/sysound`.
     public func dataDirectoryCandidates() -> [String] {
         var candidates: [String] = []
         if let dir = environment["SYSOUND_DATA_DIR"], !dir.isEmpty { return [dir] }
         if let exe = executablePath {
+            if let prefix = installPrefix {
+                candidates.append(InstallLayout.path(prefix, InstallLayout.dataSubdirectory))
+            }
             var dir = Paths.directory(of: exe)
-            candidates.append(Paths.join(Paths.directory(of: dir), "share/sysound"))
             for _ in 0..<6 where dir != "/" && !dir.isEmpty {
                 candidates.append(dir)
                 dir = Paths.directory(of: dir)
@@ -77,7 +81,12 @@ public struct ConfigurationSearch: Sendable {
         throw .noDataDirectory(searched: candidates)
     }
 
-    /// The configuration files tried, in order, without the override.
+    /// The prefix the running executable is installed under, if it is installed.
+    var installPrefix: String? { executablePath.flatMap(InstallLayout.prefix(ofExecutable:)) }
+
+    /// The configuration files tried, in order, without the override: the
+    /// user's, then the administrator's (`SYSCONFDIR/sysound/sysound.toml` of
+    /// the installed prefix, and `/etc/sysound/sysound.toml`), then the shipped one.
     public func configurationCandidates(dataDirectory: String?) -> [String] {
         var files: [String] = []
         if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
@@ -85,7 +94,12 @@ public struct ConfigurationSearch: Sendable {
         } else if let home = environment["HOME"], !home.isEmpty {
             files.append(Paths.join(home, ".config/sysound/sysound.toml"))
         }
-        files.append("/etc/sysound/sysound.toml")
+        let system = "/etc/sysound/sysound.toml"
+        if let prefix = installPrefix {
+            let own = Paths.join(InstallLayout.sysconfDirectory(prefix: prefix), "sysound/sysound.toml")
+            if own != system { files.append(own) }
+        }
+        files.append(system)
         if let dataDirectory { files.append(Paths.join(dataDirectory, Self.defaultConfigPath)) }
         return files
     }

@@ -1,8 +1,8 @@
-import CSysoundShims
 import Glibc
 import Logging
 import SysoundClient
 import SysoundCore
+import SysoundEventLoop
 import SysoundState
 
 /// How the daemon's socket side behaves.
@@ -23,7 +23,7 @@ public struct DaemonOptions: Sendable {
     /// Handle SIGTERM/SIGINT (stop) and SIGHUP (reload) while `run` runs.
     public var handleSignals = true
     /// Where passed sockets start: 3 (SD_LISTEN_FDS_START); tests use a free one.
-    var firstPassedFD = SystemdIntegration.firstPassedFD
+    var firstPassedFD: Int32 = 3
 
     public init(stateDirectory: String, allowedGroup: String? = nil) {
         self.stateDirectory = stateDirectory
@@ -35,7 +35,8 @@ public struct DaemonOptions: Sendable {
 }
 
 /// The daemon's socket machinery: one instance per state directory, the
-/// listening socket (its own or systemd's), the event loop, signals.
+/// listening socket (its own or systemd's), served from an sd-event loop
+/// together with the signals, the socket and lock upkeep and the watchdog.
 ///
 /// ```swift
 /// let daemon = try Daemon(options: .init(stateDirectory: dir.path), handler: manager, logger: logger)
@@ -43,29 +44,54 @@ public struct DaemonOptions: Sendable {
 /// ```
 public final class Daemon: @unchecked Sendable {
     // @unchecked: `ran` is guarded by `stateLock`; the rest is immutable or
-    // used by the `run` thread only; `stop` only writes to the wake pipe.
+    // used by the loop thread only; `stop` only posts to the loop.
     public let options: DaemonOptions
+    /// The loop `run` serves; other parts of the daemon (settings watch,
+    /// haptics, D-Bus) add their sources to it.
+    public let loop: EventLoop
+    /// The fixed worker threads for blocking work.
+    public let workers: WorkerPool
+    private let ownsWorkers: Bool
     private let handler: any RequestHandler
     private let logger: Logger
     private let server: SocketServer
     private let instanceLock: InstanceLock
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
     private let stateLock = PthreadLock()
     private var ran = false
     private var released = false
+    // Loop thread only:
     private var reloading = false
+    private var stopping = false
+    private var sources: [EventSource] = []
 
-    private static let stopByte: UInt8 = 0
     private static let handledSignals: [Int32] = [SIGTERM, SIGINT, SIGHUP]
+
+    /// The number of worker threads a daemon makes when it is given none.
+    public static let defaultWorkerCount = 4
 
     /// Takes the instance lock and the listening socket; `run` then serves.
     ///
+    /// - Parameters:
+    ///   - loop: the loop to serve on (a new one if nil); `run` runs it.
+    ///   - workers: the pool blocking work goes to (a new one if nil).
     /// - Throws: `DaemonError`, e.g. `.alreadyRunning` naming the running daemon's PID.
-    public init(options: DaemonOptions, handler: any RequestHandler, logger: Logger) throws(DaemonError) {
+    public init(
+        options: DaemonOptions, handler: any RequestHandler, loop: EventLoop? = nil, workers: WorkerPool? = nil,
+        logger: Logger
+    ) throws(DaemonError) {
         self.options = options
         self.handler = handler
         self.logger = logger
+        do throws(EventLoopError) {
+            let loop = if let loop { loop } else { try EventLoop() }
+            self.loop = loop
+            ownsWorkers = workers == nil
+            self.workers = if let workers { workers } else {
+                try WorkerPool(size: Self.defaultWorkerCount, name: "sysound-worker", loop: loop)
+            }
+        } catch {
+            throw .system(call: error.call, errno: error.errno)
+        }
         let group = try options.allowedGroup.map { (name) throws(DaemonError) in try PeerAccess.groupID(named: name) }
         // The group's members must be able to reach the socket through the state directory.
         do {
@@ -81,91 +107,100 @@ public final class Daemon: @unchecked Sendable {
             instanceLock.release()
             throw error
         }
-        var pipeFDs: [Int32] = [0, 0]
-        guard pipe(&pipeFDs) == 0 else {
-            let code = errno
-            listener.close()
-            instanceLock.release()
-            throw .system(call: "pipe", errno: code)
-        }
-        // Non-blocking both ways: a signal handler must never block on a full pipe.
-        for fd in pipeFDs {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
-        }
-        wakeRead = pipeFDs[0]
-        wakeWrite = pipeFDs[1]
         server = SocketServer(
-            listener: listener, handler: handler, access: PeerAccess(allowedGroup: group), options: options, logger: logger)
+            listener: listener, handler: handler, access: PeerAccess(allowedGroup: group), options: options,
+            loop: self.loop, workers: self.workers, logger: logger)
     }
 
     deinit {
         // A daemon that never ran still holds its socket and lock.
         if !ran { release() }
+        if ownsWorkers { workers.shutdown() }
     }
 
     /// The socket clients connect to.
     public var socketPath: String { server.socketPath }
 
     /// Serves until SIGTERM, SIGINT or `stop()`; then finishes the replies in
-    /// flight, removes the socket and the lock, and returns. Call once.
+    /// flight, removes the socket and the lock, and returns. Call once, on
+    /// the thread that is to run the loop.
     public func run() {
         let first = stateLock.withLock { () -> Bool in
             defer { ran = true }
             return !ran
         }
         precondition(first, "Daemon.run() called twice")
-        if options.handleSignals {
-            if sysound_forward_signals(wakeWrite, Self.handledSignals, Int32(Self.handledSignals.count)) != 0 {
-                logger.error("cannot install signal handlers: \(UnixSocket.errorText(errno)); use stop()")
-            }
+        do {
+            try addSources()
+        } catch {
+            logger.critical("cannot serve: \(error)")
+            sources = []
+            release()
+            return
         }
         logger.info("serving on \(socketPath) (pid \(getpid()))")
-        SystemdIntegration.notify("READY=1\nMAINPID=\(getpid())")
-        loop()
-        SystemdIntegration.notify("STOPPING=1")
-        logger.info("stopping: finishing requests in flight")
-        if options.handleSignals { sysound_restore_signals(Self.handledSignals, Int32(Self.handledSignals.count)) }
+        ServiceManager.notify(.ready, .status("serving \(socketPath)"))
+        do {
+            try loop.run()
+        } catch {
+            logger.critical("the event loop failed: \(error); stopping")
+        }
+        sources.forEach { $0.cancel() }
+        sources = []
+        if options.handleSignals { EventLoop.unblockSignals(Self.handledSignals) }
         release()
         logger.info("stopped")
     }
 
     /// Asks `run` to return; safe from any thread, returns at once.
     public func stop() {
-        // Under the lock: once released, the pipe's descriptor number may
-        // already belong to someone else.
-        stateLock.withLock {
-            guard !released else { return }
-            var byte = Self.stopByte
-            _ = write(wakeWrite, &byte, 1)
+        loop.post { [weak self] in self?.beginStopping() }
+    }
+
+    private func addSources() throws(EventLoopError) {
+        try server.start()
+        if options.handleSignals {
+            for signal in Self.handledSignals {
+                sources.append(try loop.addSignal(signal) { [unowned self] signal in received(signal) })
+            }
+        }
+        let interval = UInt64(max(options.socketCheckIntervalMilliseconds, 10)) * 1000
+        var lockMissing = false
+        sources.append(try loop.addRepeatingTimer(every: interval) { [unowned self] _ in
+            guard checkLockFile(&lockMissing) else { return beginStopping() }
+            server.checkSocketFile()
+        })
+        if let watchdog = try loop.startWatchdogPings() { sources.append(watchdog) }
+    }
+
+    private func received(_ signal: Int32) {
+        switch signal {
+        case SIGTERM, SIGINT:
+            logger.info("received \(signal == SIGTERM ? "SIGTERM" : "SIGINT")")
+            beginStopping()
+        case SIGHUP:
+            reload()
+        default:
+            break
         }
     }
 
-    private func loop() {
-        var fds = [
-            pollfd(fd: server.listenerFD, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-        ]
-        let interval = max(options.socketCheckIntervalMilliseconds, 10)
-        var lastCheck = Self.nowMilliseconds()
-        var lockMissing = false
-        while true {
-            fds[0].fd = server.listenerFD
-            fds[0].revents = 0
-            fds[1].revents = 0
-            let rc = poll(&fds, nfds_t(fds.count), Int32(interval))
-            if rc < 0 && errno != EINTR {
-                logger.critical("poll failed: \(UnixSocket.errorText(errno)); stopping")
-                return
-            }
-            if fds[1].revents & Int16(POLLIN) != 0, handleWakeBytes() { return }
-            if fds[0].revents & Int16(POLLIN) != 0 { server.acceptPending() }
-            let now = Self.nowMilliseconds()
-            if now - lastCheck >= interval {
-                lastCheck = now
-                guard checkLockFile(&lockMissing) else { return }
-                server.checkSocketFile()
-            }
+    /// Stops accepting, lets the requests in flight finish (up to the grace
+    /// period), then ends the loop.
+    private func beginStopping() {
+        guard !stopping else { return }
+        stopping = true
+        ServiceManager.notify(.stopping)
+        logger.info("stopping: finishing requests in flight")
+        server.shutdown { [unowned self] in loop.exit() }
+        let grace = UInt64(options.shutdownGraceMilliseconds) * 1000
+        if let timer = try? loop.addTimer(at: loop.now + grace, { [unowned self] _ in
+            let left = server.connectionCount
+            if left > 0 { logger.warning("stopping with \(left) request(s) still waiting (e.g. wait=1 for a long sound)") }
+            server.abandonConnections()
+            loop.exit()
+        }) {
+            sources.append(timer)
         }
     }
 
@@ -191,54 +226,41 @@ public final class Daemon: @unchecked Sendable {
         return true
     }
 
-    /// Reads signal numbers and stop requests from the wake pipe; true means stop.
-    private func handleWakeBytes() -> Bool {
-        var buffer = [UInt8](repeating: 0, count: 64)
-        var stop = false
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(wakeRead, $0.baseAddress, $0.count) }
-            guard n > 0 else { break }
-            for byte in buffer[..<n] {
-                switch Int32(byte) {
-                case Int32(Self.stopByte): stop = true
-                case SIGTERM, SIGINT:
-                    logger.info("received \(byte == SIGTERM ? "SIGTERM" : "SIGINT")")
-                    stop = true
-                case SIGHUP: reload()
-                default: break
-                }
-            }
-        }
-        return stop
-    }
-
-    /// Runs the handler's reload on its own thread so accepting goes on; a
+    /// Reloads configuration and theme on a worker, so serving goes on; a
     /// SIGHUP during a reload is folded into it.
     private func reload() {
-        let start = stateLock.withLock { () -> Bool in
-            defer { reloading = true }
-            return !reloading
-        }
-        guard start else { return logger.info("SIGHUP during a reload: ignored") }
+        guard !reloading else { return logger.info("SIGHUP during a reload: ignored") }
+        reloading = true
         logger.info("SIGHUP: reloading configuration and theme")
-        startThread(name: "sysound-reload") { [self] in
-            do {
+        ServiceManager.notify(.reloading, .status("reloading"))
+        let handler = handler
+        workers.submit({ () -> ReloadError? in
+            do throws(ReloadError) {
                 try handler.reload()
-                logger.info("reloaded configuration and theme")
+                return nil
             } catch {
-                logger.error("reload failed, keeping the old configuration: \(error)")
+                return error
             }
-            stateLock.withLock { reloading = false }
-        }
+        }, then: { [weak self] error in
+            guard let self else { return }
+            if let error {
+                logger.error("reload failed, keeping the old configuration: \(error)")
+            } else {
+                logger.info("reloaded configuration and theme")
+            }
+            reloading = false
+            ServiceManager.notify(.ready, .status("serving \(socketPath)"))
+        })
     }
 
     private func release() {
-        server.shutdown()
-        stateLock.withLock {
-            released = true
-            UnixSocket.close(wakeRead)
-            UnixSocket.close(wakeWrite)
+        let first = stateLock.withLock { () -> Bool in
+            defer { released = true }
+            return !released
         }
+        guard first else { return }
+        server.abandonConnections()
+        server.closeListener()
         instanceLock.release()
     }
 
@@ -247,7 +269,7 @@ public final class Daemon: @unchecked Sendable {
     /// lock file was removed).
     private static func listener(options: DaemonOptions, group: gid_t?, logger: Logger) throws(DaemonError) -> ListeningSocket {
         if options.acceptSystemdSockets {
-            let passed = SystemdIntegration.takePassedSockets(firstFD: options.firstPassedFD)
+            let passed = ServiceManager.passedSockets(firstFD: options.firstPassedFD)
             if let fd = passed.first {
                 if passed.count > 1 { logger.warning("systemd passed \(passed.count) sockets; using fd \(fd) only") }
                 let socket = try ListeningSocket.adopt(fd: fd)
@@ -270,11 +292,5 @@ public final class Daemon: @unchecked Sendable {
         UnixSocket.setTimeout(fd, milliseconds: 200)
         guard UnixSocket.withAddress(path, { connect(fd, $0, $1) }) == 0 else { return nil }
         return PeerIdentity.credentials(of: fd)?.pid
-    }
-
-    private static func nowMilliseconds() -> Int {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return ts.tv_sec * 1000 + ts.tv_nsec / 1_000_000
     }
 }

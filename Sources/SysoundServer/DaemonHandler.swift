@@ -1,5 +1,7 @@
 import SysoundConfig
+import SysoundFeedback
 import SysoundCore
+import SysoundEventLoop
 
 /// The daemon's `RequestHandler`: the feedback manager, plus what a reload
 /// needs to know (where the configuration came from).
@@ -12,7 +14,8 @@ public struct DaemonHandler: RequestHandler {
         self.configPath = configPath
     }
 
-    public func handle(_ request: Request, from peer: PeerCredentials) -> Reply {
+    public func handle(_ request: Request, from peer: PeerCredentials, workers: WorkerPool, respond: Responder) {
+        var request = request
         // Another user's `play file=` may open only what FileAccessPolicy allows.
         if case .play(var play, let wait) = request, case .file(let path) = play.source {
             let configuration = manager.configuration
@@ -21,11 +24,15 @@ public struct DaemonHandler: RequestHandler {
             do {
                 play.source = .file(try policy.path(toOpen: path, for: peer))
             } catch {
-                return .error(error.code, error.message)
+                return respond(.error(error.code, error.message))
             }
-            return manager.handle(.play(play, wait: wait))
+            request = .play(play, wait: wait)
         }
-        return manager.handle(request)
+        let (reply, voice) = manager.answer(request)
+        guard let voice else { return respond(reply) }
+        // wait=1: the sound plays now; its end is awaited off the loop.
+        let manager = manager
+        workers.submit({ manager.waitForEnd(of: voice) }, then: { respond(reply) })
     }
 
     /// Loads configuration and theme anew; a broken configuration is refused

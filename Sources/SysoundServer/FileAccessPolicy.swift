@@ -1,5 +1,6 @@
 import Glibc
 import SysoundCore
+import SysoundFeedback
 
 /// Which files `play file=PATH` may open for a peer.
 ///

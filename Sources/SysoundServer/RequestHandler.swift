@@ -1,5 +1,6 @@
 import Glibc
 import SysoundCore
+import SysoundEventLoop
 
 /// Who is on the other end of a connection, as the kernel vouches for it
 /// (SO_PEERCRED, taken when the client connected).
@@ -18,19 +19,31 @@ public struct PeerCredentials: Sendable, Equatable, Hashable, CustomStringConver
 }
 
 /// What the daemon's socket machinery hands requests to: the lead's
-/// `FeedbackManager` in the daemon, a small fake in tests.
+/// `FeedbackManager` in the daemon (`DaemonHandler`), a small fake in tests.
 ///
-/// `handle` runs on the connection's own thread, several at once for several
-/// clients: it must be thread-safe, and should return quickly unless the
-/// request asked to wait (`play … wait=1`).
+/// `handle` runs on the daemon's loop thread, one request at a time, so
+/// state changes happen in the order requests arrived. It must not block:
+/// what waits (`play … wait=1`, a device call) goes to `workers`, and its
+/// completion answers through `respond` later. Every request is answered
+/// exactly once; the connection reads its next request only then.
 public protocol RequestHandler: Sendable {
     /// Answers one well-formed request. Malformed ones never get here: the
     /// server replies to them itself.
-    func handle(_ request: Request, from peer: PeerCredentials) -> Reply
+    func handle(_ request: Request, from peer: PeerCredentials, workers: WorkerPool, respond: Responder)
 
-    /// Re-reads configuration and theme (SIGHUP). Throwing keeps the old ones;
-    /// the daemon logs the error and keeps serving.
+    /// Re-reads configuration and theme (SIGHUP), on a worker thread.
+    /// Throwing keeps the old ones; the daemon logs the error and keeps serving.
     func reload() throws(ReloadError)
+}
+
+/// Sends a request's reply on its connection: from the loop thread at once,
+/// from any other thread by way of the loop.
+public struct Responder: Sendable {
+    private let deliver: @Sendable (Reply) -> Void
+
+    public init(_ deliver: @escaping @Sendable (Reply) -> Void) { self.deliver = deliver }
+
+    public func callAsFunction(_ reply: Reply) { deliver(reply) }
 }
 
 /// Why a reload was refused; the old configuration stays in force.
@@ -40,15 +53,3 @@ public struct ReloadError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-extension RequestHandler {
-    /// Parses a datagram and answers it: the whole request path, one call.
-    func reply(to datagram: [UInt8], from peer: PeerCredentials) -> Reply {
-        let request: Request
-        do {
-            request = try Request(parsing: datagram)
-        } catch {
-            return error.reply
-        }
-        return handle(request, from: peer)
-    }
-}

@@ -2,116 +2,165 @@ import Glibc
 import Logging
 import SysoundClient
 import SysoundCore
-import SysoundState
+import SysoundEventLoop
 
-/// Accepts connections on the listening socket, checks each peer, and serves
-/// each connection on a thread of its own: receive a datagram, parse, call the
-/// handler, reply. A request waiting for its sound to end (`wait=1`) holds
-/// only its own connection.
+/// Serves the listening socket and every connection from the daemon's loop:
+/// all descriptors non-blocking, no thread per connection. A connection
+/// reads one request, hands it to the handler on the loop thread, and reads
+/// the next once the reply is out; a request waiting for its sound to end
+/// (`wait=1`) holds only its own connection, the wait runs on a worker.
+///
+/// Loop thread only, but for `Responder`s, which post to the loop.
 final class SocketServer: @unchecked Sendable {
-    // @unchecked: `listener` is touched only by the accept loop's thread;
-    // `connections` and `nextID` only under `lock`.
+    // @unchecked: everything is touched by the loop thread only; a
+    // Responder called elsewhere posts to the loop first.
     private var listener: ListeningSocket
+    private var listenerSource: EventSource?
     private let handler: any RequestHandler
     private let access: PeerAccess
-    private let group: gid_t?
     private let logger: Logger
     private let limits: DaemonOptions
-    private let lock = PthreadLock()
-    private var connections: [Int: Int32] = [:]
+    private let loop: EventLoop
+    private let workers: WorkerPool
+    private var connections: [Int: Connection] = [:]
     private var nextID = 0
     private var recreateFailing = false
+    private var stopping: (() -> Void)?
 
-    init(listener: ListeningSocket, handler: any RequestHandler, access: PeerAccess, options: DaemonOptions, logger: Logger) {
+    /// One client's connection.
+    private final class Connection {
+        let id: Int
+        let fd: Int32
+        let peer: PeerCredentials
+        var source: EventSource?
+        /// A reply is due (from a worker): reading waits for it.
+        var awaitingReply = false
+        /// Replies the socket could not take yet (the peer reads slowly).
+        var outbox: [[UInt8]] = []
+        /// Set for a refused peer: answered after its first request, or after a second.
+        var refusal: Reply?
+        var refusalTimer: EventSource?
+
+        init(id: Int, fd: Int32, peer: PeerCredentials) {
+            self.id = id
+            self.fd = fd
+            self.peer = peer
+        }
+    }
+
+    init(
+        listener: ListeningSocket, handler: any RequestHandler, access: PeerAccess, options: DaemonOptions,
+        loop: EventLoop, workers: WorkerPool, logger: Logger
+    ) {
         self.listener = listener
         self.handler = handler
         self.access = access
-        self.group = access.allowedGroup
         self.limits = options
+        self.loop = loop
+        self.workers = workers
         self.logger = logger
     }
 
     var socketPath: String { listener.path }
 
     /// The number of connections being served now.
-    var connectionCount: Int { lock.withLock { connections.count } }
+    var connectionCount: Int { connections.count }
 
-    /// Accepts every pending connection (`accept4(2)`, non-blocking listener).
-    func acceptPending() {
+    /// Starts accepting on the loop.
+    func start() throws(EventLoopError) {
+        listenerSource = try loop.addIO(fd: listener.fd, events: .readable) { [unowned self] _ in acceptPending() }
+    }
+
+    /// Accepts every pending connection (non-blocking listener).
+    private func acceptPending() {
         while true {
-            // accept4 is a _GNU_SOURCE name; the daemon never execs, so setting
-            // close-on-exec right after accept leaves no window that matters.
             let fd = accept(listener.fd, nil, nil)
-            if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
             if fd < 0 {
                 switch errno {
                 case EINTR, ECONNABORTED: continue
                 case EAGAIN: return
                 case EMFILE, ENFILE, ENOBUFS, ENOMEM:
                     logger.error("cannot accept a connection on \(listener.path): \(UnixSocket.errorText(errno)); retrying shortly")
-                    usleep(50_000)  // the listener stays readable: do not spin
+                    pauseAccepting()  // the listener stays readable: do not spin
                     return
                 default:
                     logger.error("accept on \(listener.path) failed: \(UnixSocket.errorText(errno))")
                     return
                 }
             }
+            // accept4 is a _GNU_SOURCE name; the daemon never execs, so setting
+            // the flags right after accept leaves no window that matters.
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             admit(fd)
+        }
+    }
+
+    private var acceptPause: EventSource?
+
+    /// Stops accepting for 50 ms (out of descriptors or memory).
+    private func pauseAccepting() {
+        listenerSource?.setEnabled(false)
+        acceptPause = try? loop.addTimer(at: loop.now + 50_000) { [unowned self] _ in
+            acceptPause = nil
+            listenerSource?.setEnabled(true)
         }
     }
 
     /// Checks the peer and starts serving it, or refuses it with one `error` reply.
     private func admit(_ fd: Int32) {
-        let id: Int? = lock.withLock {
-            guard connections.count < limits.maximumConnections else { return nil }
-            nextID += 1
-            connections[nextID] = fd
-            return nextID
-        }
-        guard let id else {
+        guard connections.count < limits.maximumConnections else {
             logger.warning("refused a connection: \(limits.maximumConnections) connections already open")
             Self.refuseNow(fd, .error(.busy, "the daemon is serving \(limits.maximumConnections) connections; retry shortly"))
             return
         }
         let peer = PeerIdentity.credentials(of: fd)
         let groups = access.allowedGroup == nil ? [] : PeerIdentity.groups(of: fd)
-        let refusal: Reply?
+        nextID += 1
+        let connection = Connection(id: nextID, fd: fd, peer: peer ?? PeerCredentials(pid: 0, uid: uid_t.max, gid: gid_t.max))
         if let peer {
-            refusal = access.allows(peer, groups: groups) ? nil : .error(
-                .denied, "uid \(peer.uid) may not use this daemon (it serves uid \(access.uid)\(access.allowedGroup.map { " and group \($0)" } ?? ""))")
-            if refusal != nil { logger.warning("refused \(peer): not uid \(access.uid) or root, nor in the allowed group") }
+            if !access.allows(peer, groups: groups) {
+                logger.warning("refused \(peer): not uid \(access.uid) or root, nor in the allowed group")
+                connection.refusal = .error(
+                    .denied, "uid \(peer.uid) may not use this daemon (it serves uid \(access.uid)\(access.allowedGroup.map { " and group \($0)" } ?? ""))")
+            }
         } else {
             logger.warning("refused a connection whose credentials are unknown: \(UnixSocket.errorText(errno))")
-            refusal = .error(.denied, "the daemon could not read your credentials")
+            connection.refusal = .error(.denied, "the daemon could not read your credentials")
         }
-        startThread(name: "sysound-conn") { [self] in
-            defer {
-                lock.withLock { _ = connections.removeValue(forKey: id) }
-                UnixSocket.close(fd)
+        do {
+            connection.source = try loop.addIO(fd: fd, events: .readable) { [unowned self, unowned connection] events in
+                if events.contains(.writable) { flush(connection) }
+                if events.contains(.readable) || events.contains(.hangUp) { readRequests(connection) }
             }
-            if let refusal {
-                refuseAfterRequest(fd, refusal)
-            } else if let peer {
-                serve(fd, peer: peer)
+            if connection.refusal != nil {
+                // A simple client such as socat writes before it reads: answer
+                // its first request, or after a second without one.
+                connection.refusalTimer = try loop.addTimer(at: loop.now + 1_000_000) { [unowned self, unowned connection] _ in
+                    refuse(connection)
+                }
             }
+        } catch {
+            logger.error("cannot serve a connection: \(error)")
+            UnixSocket.close(fd)
+            return
         }
+        connections[connection.id] = connection
     }
 
-    /// Answers a refused peer's first request (waiting at most a second for it),
-    /// so a simple client such as socat, which writes before it reads, sees why.
-    private func refuseAfterRequest(_ fd: Int32, _ reply: Reply) {
-        UnixSocket.setTimeout(fd, milliseconds: 1000)
-        _ = UnixSocket.receivePacket(fd, capacity: 1)
-        _ = UnixSocket.sendPacket(fd, reply.encoded())
-        Self.drain(fd)
-    }
-
-    /// Refuses without a thread (at the connection limit): reply, drain, close.
+    /// Refuses without registering (at the connection limit): reply, drain, close.
     private static func refuseNow(_ fd: Int32, _ reply: Reply) {
         let bytes = reply.encoded()
         _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
         drain(fd)
         UnixSocket.close(fd)
+    }
+
+    private func refuse(_ connection: Connection) {
+        guard let refusal = connection.refusal else { return }
+        connection.refusal = nil
+        Self.refuseNow(connection.fd, refusal)
+        forget(connection, closing: false)
     }
 
     /// Reads what the peer already sent: closing with unread data would make the
@@ -120,38 +169,92 @@ final class SocketServer: @unchecked Sendable {
         while case .packet = UnixSocket.receivePacket(fd, capacity: 1, flags: Int32(MSG_DONTWAIT)) {}
     }
 
-    /// One connection's loop; returns when the peer closes or the daemon stops.
-    private func serve(_ fd: Int32, peer: PeerCredentials) {
-        while true {
-            let reply: Reply
-            switch UnixSocket.receivePacket(fd, capacity: WireProtocol.maximumRequestSize + 1) {
+    /// Reads and answers requests until the socket has none, a reply is
+    /// awaited from a worker, or the peer is gone.
+    private func readRequests(_ connection: Connection) {
+        if connection.refusal != nil { return refuse(connection) }
+        while !connection.awaitingReply && connection.outbox.isEmpty {
+            let received = UnixSocket.receivePacket(
+                connection.fd, capacity: WireProtocol.maximumRequestSize + 1, flags: Int32(MSG_DONTWAIT))
+            switch received {
             case .packet(let bytes, let size):
                 if size > WireProtocol.maximumRequestSize {
-                    reply = RequestParseError.tooLarge(size: size).reply
+                    answer(connection, RequestParseError.tooLarge(size: size).reply)
                 } else {
-                    reply = handler.reply(to: bytes, from: peer)
+                    dispatch(bytes, on: connection)
                 }
             case .zero:
                 // An empty datagram and the end of the connection both read as 0 bytes;
                 // only the end also shows up as a hang-up.
-                guard !Self.peerHungUp(fd) else { return }
-                reply = RequestParseError.empty.reply
+                if Self.peerHungUp(connection.fd) { return close(connection) }
+                answer(connection, RequestParseError.empty.reply)
             case .failure(let code):
-                if code != ECONNRESET { logger.debug("recv from \(peer) failed: \(UnixSocket.errorText(code))") }
-                return
+                if code == EAGAIN { return }
+                if code != ECONNRESET { logger.debug("recv from \(connection.peer) failed: \(UnixSocket.errorText(code))") }
+                return close(connection)
             }
-            var bytes = reply.encoded()
-            if bytes.count > WireProtocol.maximumReplySize {
-                logger.error("reply of \(bytes.count) bytes to \(peer) exceeds the limit")
-                bytes = Reply.error(.tooLarge, "the reply of \(bytes.count) bytes exceeds \(WireProtocol.maximumReplySize)").encoded()
-            }
-            // The peer may be gone already; its request was still carried out.
-            _ = UnixSocket.sendPacket(fd, bytes)
         }
     }
 
-    /// POLLRDHUP, which glibc defines only under _GNU_SOURCE (Linux value).
-    private static let pollReadHangUp: Int16 = 0x2000
+    /// Parses a datagram and hands it to the handler; its reply comes through a Responder.
+    private func dispatch(_ datagram: [UInt8], on connection: Connection) {
+        let request: Request
+        do {
+            request = try Request(parsing: datagram)
+        } catch {
+            return answer(connection, error.reply)
+        }
+        connection.awaitingReply = true
+        let id = connection.id
+        let loop = loop
+        let respond = Responder { [weak self] reply in
+            guard let self else { return }
+            if loop.isLoopThread {
+                replied(id, reply)
+            } else {
+                loop.post { [weak self] in self?.replied(id, reply) }
+            }
+        }
+        handler.handle(request, from: connection.peer, workers: workers, respond: respond)
+    }
+
+    private func replied(_ id: Int, _ reply: Reply) {
+        // The connection may have been closed while the reply was on its way;
+        // the request was still carried out.
+        guard let connection = connections[id], connection.awaitingReply else { return }
+        connection.awaitingReply = false
+        answer(connection, reply)
+        if stopping != nil { return }  // `flush` closes it once the reply is out
+        // More requests may have arrived while this one was out.
+        loop.post { [self] in if let c = connections[id] { readRequests(c) } }
+    }
+
+    /// Sends a reply, or queues it while the peer's socket is full.
+    private func answer(_ connection: Connection, _ reply: Reply) {
+        var bytes = reply.encoded()
+        if bytes.count > WireProtocol.maximumReplySize {
+            logger.error("reply of \(bytes.count) bytes to \(connection.peer) exceeds the limit")
+            bytes = Reply.error(.tooLarge, "the reply of \(bytes.count) bytes exceeds \(WireProtocol.maximumReplySize)").encoded()
+        }
+        connection.outbox.append(bytes)
+        flush(connection)
+    }
+
+    /// Sends queued replies; waits for the socket to be writable if it is full.
+    private func flush(_ connection: Connection) {
+        while let bytes = connection.outbox.first {
+            let n = bytes.withUnsafeBytes { send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && errno == EAGAIN {
+                connection.source?.setIOEvents([.readable, .writable])
+                return
+            }
+            // Sent, or the peer is gone (EPIPE): either way this reply is done.
+            connection.outbox.removeFirst()
+        }
+        connection.source?.setIOEvents(.readable)
+        if stopping != nil, !connection.awaitingReply { close(connection) }
+    }
 
     /// Whether the connection's read side is shut (`poll(2)` POLLHUP/POLLRDHUP).
     private static func peerHungUp(_ fd: Int32) -> Bool {
@@ -160,20 +263,38 @@ final class SocketServer: @unchecked Sendable {
         return p.revents & (Int16(POLLHUP) | pollReadHangUp | Int16(POLLERR)) != 0
     }
 
-    // MARK: Listener upkeep
+    /// POLLRDHUP, which glibc defines only under _GNU_SOURCE (Linux value).
+    private static let pollReadHangUp: Int16 = 0x2000
 
-    var listenerFD: Int32 { listener.fd }
+    private func close(_ connection: Connection) {
+        forget(connection, closing: true)
+    }
+
+    private func forget(_ connection: Connection, closing: Bool) {
+        connection.source?.cancel()
+        connection.refusalTimer?.cancel()
+        connections[connection.id] = nil
+        if closing { UnixSocket.close(connection.fd) }
+        if connections.isEmpty, let stopping {
+            self.stopping = nil
+            stopping()
+        }
+    }
+
+    // MARK: Listener upkeep
 
     /// Recreates the socket file if someone deleted or replaced it.
     func checkSocketFile() {
-        guard !listener.fileIsIntact else { return }
+        guard !listenerClosed, !listener.fileIsIntact else { return }
         guard !listener.path.isEmpty else { return }
         if !recreateFailing { logger.warning("socket \(listener.path) was deleted or replaced; binding a new one") }
         do {
-            let fresh = try ListeningSocket.bind(path: listener.path, group: group)
+            let fresh = try ListeningSocket.bind(path: listener.path, group: access.allowedGroup)
+            listenerSource?.cancel()
             // The old socket's file is gone: closing it must not unlink the new one.
             UnixSocket.close(listener.fd)
             listener = fresh
+            listenerSource = try? loop.addIO(fd: listener.fd, events: .readable) { [unowned self] _ in acceptPending() }
             if recreateFailing { logger.notice("socket \(listener.path) recreated") }
             recreateFailing = false
         } catch {
@@ -183,19 +304,32 @@ final class SocketServer: @unchecked Sendable {
         }
     }
 
-    /// Stops accepting, lets every connection finish its reply in flight, and
-    /// waits up to the grace period for them.
-    func shutdown() {
-        listener.close()
-        // SHUT_RD wakes a connection blocked in recv; one in the handler
-        // still sends its reply, then reads end-of-file and exits.
-        lock.withLock { for fd in connections.values { _ = Glibc.shutdown(fd, Int32(SHUT_RD)) } }
-        var waited = 0
-        while connectionCount > 0 && waited < limits.shutdownGraceMilliseconds {
-            usleep(5_000)
-            waited += 5
+    /// Stops accepting and closes idle connections; those awaiting a reply
+    /// close once it is sent. `done` runs on the loop when none is left.
+    func shutdown(_ done: @escaping () -> Void) {
+        closeListener()
+        for connection in Array(connections.values) where !connection.awaitingReply && connection.outbox.isEmpty {
+            if connection.refusal != nil { refuse(connection) } else { close(connection) }
         }
-        let left = connectionCount
-        if left > 0 { logger.warning("stopping with \(left) request(s) still waiting (e.g. wait=1 for a long sound)") }
+        if connections.isEmpty { return done() }
+        stopping = done
+    }
+
+    private var listenerClosed = false
+
+    /// Stops accepting and closes the listening socket (its file removed if the daemon made it). Idempotent.
+    func closeListener() {
+        guard !listenerClosed else { return }
+        listenerClosed = true
+        listenerSource?.cancel()
+        listenerSource = nil
+        acceptPause?.cancel()
+        listener.close()
+    }
+
+    /// Closes what is left after the grace period.
+    func abandonConnections() {
+        stopping = nil
+        for connection in Array(connections.values) { close(connection) }
     }
 }

@@ -1,76 +1,116 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CSysoundShims
 import Logging
 import SysoundCore
+import SysoundEventLoop
 import Synchronization
 import SystemPackage
 
 /// Keeps a `SystemState` equal to the control files of a state directory,
-/// watching them with inotify (no polling): a write (close-write), an atomic
-/// rename (moved-to), a removal, and the whole directory being removed and
-/// recreated are all seen within milliseconds.
+/// watching them with inotify on an event loop (no polling): a write
+/// (close-write), an atomic rename (moved-to), a removal, and the whole
+/// directory being removed and recreated are all seen within milliseconds.
+///
+/// In the daemon the watches are sources of its loop, so every change
+/// handler runs on the loop thread, in order with the requests. The
+/// embedded engine has no daemon loop: the watcher then runs a loop of its
+/// own on one thread (`start()`).
 ///
 /// Garbage in a file is logged with the file's path and what was read; the
 /// last good value stays. While the directory is gone the state stays as it
 /// was and the parent is watched for its return.
-public final class StateWatcher: Sendable {
+public final class StateWatcher: @unchecked Sendable {
+    // @unchecked: `current` and `handlers` are locked; `watches` is touched
+    // by the loop thread only (or before the loop runs).
     public typealias ChangeHandler = @Sendable (_ old: SystemState, _ new: SystemState) -> Void
 
     public let files: ControlFiles
     private let logger: Logger
     private let current: Locked<SystemState>
     private let handlers = Locked<[ChangeHandler]>([])
-    private let inotify: FileDescriptor
-    private let wake: FileDescriptor
-    private let watches = Locked<(directory: Int32, parent: Int32)>((-1, -1))
+    private let loop: EventLoop
+    /// Whether `loop` is this watcher's own (embedded), run by `start()`.
+    private let ownsLoop: Bool
     private let running = Atomic<Bool>(false)
+    private let watches = Watches()
 
-    /// Reads the control files now and prepares the watches; call `start()` to follow changes.
-    public init(directory: StateDirectory, logger: Logger = Logger(label: "sysound.state")) throws(StateWatcherError) {
+    /// The inotify sources; a class so that `deinit` can hand them to the
+    /// loop thread, the only one that may cancel them.
+    private final class Watches: @unchecked Sendable {
+        var directory: EventSource?
+        var parent: EventSource?
+        /// Control files removed, applied after a grace period unless the whole directory goes.
+        var removed: Set<ControlFile> = []
+        var grace: EventSource?
+
+        func cancelAll() {
+            for source in [directory, parent, grace] { source?.cancel() }
+            (directory, parent, grace) = (nil, nil, nil)
+            removed = []
+        }
+    }
+
+    /// Reads the control files now and watches them from `loop` (the
+    /// daemon's), or from a loop of its own that `start()` runs on a thread.
+    /// With a given loop, call this on its thread or before it runs.
+    public init(directory: StateDirectory, loop: EventLoop? = nil, logger: Logger = Logger(label: "sysound.state")) throws(StateWatcherError) {
         files = ControlFiles(directory: directory)
         self.logger = logger
-        let fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        guard fd >= 0 else { throw .inotify(Errno(rawValue: errno)) }
-        let wfd = sysound_eventfd()
-        guard wfd >= 0 else { close(fd); throw .inotify(Errno(rawValue: errno)) }
-        inotify = FileDescriptor(rawValue: fd)
-        wake = FileDescriptor(rawValue: wfd)
-        current = Locked(.defaults)
+        do throws(EventLoopError) {
+            self.loop = if let loop { loop } else { try EventLoop() }
+        } catch {
+            throw .inotify(Errno(rawValue: error.errno))
+        }
+        ownsLoop = loop == nil
         let (state, problems) = files.loadAll()
         problems.forEach { logger.warning("\($0)") }
-        current.withLock { $0 = state }
+        current = Locked(state)
         addWatches()
+        if watches.directory == nil && watches.parent == nil {
+            throw .inotify(Errno(rawValue: errno))
+        }
     }
 
     deinit {
-        try? inotify.close()
-        try? wake.close()
+        // The sources belong to the loop thread; a watcher's own loop ends with it.
+        let (watches, loop, ownsLoop) = (watches, loop, ownsLoop)
+        loop.post {
+            watches.cancelAll()
+            if ownsLoop { loop.exit() }
+        }
     }
 
     /// The settings as of the last change seen.
     public var state: SystemState { current.withLock { $0 } }
 
-    /// Calls `handler` on the watcher's thread after each change of the state.
+    /// Calls `handler` on the loop thread after each change of the state.
     public func onChange(_ handler: @escaping ChangeHandler) {
         handlers.withLock { $0.append(handler) }
     }
 
-    /// Starts following changes on a thread of its own.
+    /// Starts following changes: runs the watcher's own loop on a thread of
+    /// its own (embedded). A watcher on the daemon's loop follows them as soon
+    /// as that loop runs.
     public func start() {
-        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        startThread(name: "sysound-state") { [self] in run() }
+        guard ownsLoop, !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        do {
+            try loop.runOnThread(name: "sysound-state")
+        } catch {
+            logger.warning("cannot follow the control files: \(error)")
+        }
     }
 
     /// Stops following changes; returns at once.
     public func stop() {
-        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        var one: UInt64 = 1
-        _ = write(wake.rawValue, &one, 8)
+        let (watches, loop, ownsLoop) = (watches, loop, ownsLoop)
+        loop.post {
+            watches.cancelAll()
+            if ownsLoop { loop.exit() }
+        }
     }
 
-    // MARK: - The loop
+    // MARK: - The watches
 
     private static let directoryMask = UInt32(
         IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
@@ -87,14 +127,51 @@ public final class StateWatcher: Sendable {
     /// Watches the directory itself, and its parent so that a removed
     /// directory's return is noticed.
     private func addWatches() {
-        watches.withLock { w in
-            if w.parent < 0 {
-                w.parent = inotify_add_watch(inotify.rawValue, parentPath, Self.parentMask)
-                if w.parent < 0 { logger.warning("cannot watch \(parentPath) (\(Errno(rawValue: errno))); a recreated \(directoryPath) will not be noticed") }
+        if watches.parent == nil {
+            do {
+                watches.parent = try loop.addInotify(path: parentPath, mask: Self.parentMask) { [weak self] in self?.parentChanged($0) }
+            } catch {
+                logger.warning("cannot watch \(parentPath) (\(error)); a recreated \(directoryPath) will not be noticed")
             }
-            if w.directory < 0 {
-                w.directory = inotify_add_watch(inotify.rawValue, directoryPath, Self.directoryMask)
+        }
+        if watches.directory == nil {
+            watches.directory = try? loop.addInotify(path: directoryPath, mask: Self.directoryMask) { [weak self] in
+                self?.directoryChanged($0)
             }
+        }
+    }
+
+    /// How long a removed control file waits before its default applies: long
+    /// enough to see whether the whole directory is being removed (`rm -rf`),
+    /// in which case the settings stay as they were.
+    private static let removalGraceUs: UInt64 = 30_000
+
+    private func directoryChanged(_ event: InotifyEvent) {
+        if event.has(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) {
+            guard watches.directory != nil else { return }
+            logger.warning("state directory \(directoryPath) was removed; keeping the current settings until it returns")
+            watches.directory?.cancel()
+            watches.directory = nil
+            watches.removed = []
+            return
+        }
+        guard let control = ControlFile(rawValue: event.name) else { return }
+        if event.has(IN_DELETE | IN_MOVED_FROM) {
+            watches.removed.insert(control)
+            if let grace = watches.grace {
+                grace.schedule(at: loop.now + Self.removalGraceUs)
+            } else {
+                watches.grace = try? loop.addTimer(at: loop.now + Self.removalGraceUs) { [weak self] _ in
+                    // The grace period passed and the directory is still there.
+                    guard let self else { return }
+                    let removed = watches.removed
+                    watches.removed = []
+                    reload(removed)
+                }
+            }
+        } else {
+            watches.removed.remove(control)
+            reload([control])
         }
     }
 
@@ -102,94 +179,14 @@ public final class StateWatcher: Sendable {
     /// dropped even when its IN_DELETE_SELF has not come yet: while anything
     /// holds the old directory open, the kernel reports the removal only when
     /// that is closed, and `addWatches` alone would keep the dead watch.
-    private func rewatchDirectory() {
-        watches.withLock { w in
-            if w.directory >= 0 { inotify_rm_watch(inotify.rawValue, w.directory) }
-            w.directory = -1
-        }
+    private func parentChanged(_ event: InotifyEvent) {
+        guard event.name == directoryName else { return }
+        logger.info("state directory \(directoryPath) is back; watching it again")
+        watches.directory?.cancel()
+        watches.directory = nil
+        watches.removed = []
         addWatches()
-    }
-
-    /// How long a removed control file waits before its default applies: long
-    /// enough to see whether the whole directory is being removed (`rm -rf`),
-    /// in which case the settings stay as they were.
-    private static let removalGraceMs: Int32 = 30
-
-    private func run() {
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        var fds = [pollfd(fd: inotify.rawValue, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: wake.rawValue, events: Int16(POLLIN), revents: 0)]
-        var removed: Set<ControlFile> = []
-        while running.load(ordering: .acquiring) {
-            let n = poll(&fds, 2, removed.isEmpty ? -1 : Self.removalGraceMs)
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0, fds[1].revents == 0 else { break }
-            if n == 0 {  // the grace period passed and the directory is still there
-                reload(removed)
-                removed = []
-                continue
-            }
-            var events = Events()
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(inotify.rawValue, $0.baseAddress, $0.count) }
-                guard count > 0 else { break }
-                buffer.withUnsafeBytes { raw in
-                    var offset = 0
-                    while offset + MemoryLayout<inotify_event>.size <= count {
-                        let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
-                        let nameStart = offset + MemoryLayout<inotify_event>.size
-                        let name = event.len > 0
-                            ? String(decoding: raw[nameStart..<(nameStart + Int(event.len))].prefix { $0 != 0 }, as: UTF8.self)
-                            : ""
-                        offset = nameStart + Int(event.len)
-                        handle(event, name: name, into: &events)
-                    }
-                }
-            }
-            removed.subtract(events.written)
-            removed.formUnion(events.removed)
-            if events.directoryGone { removed = [] }
-            if events.directoryBack {
-                rewatchDirectory()
-                events.written.formUnion(ControlFile.allCases)
-            }
-            if !events.written.isEmpty { reload(events.written) }
-        }
-    }
-
-    /// What one batch of inotify events says happened.
-    private struct Events {
-        var written: Set<ControlFile> = []
-        var removed: Set<ControlFile> = []
-        var directoryGone = false
-        var directoryBack = false
-    }
-
-    /// Sorts one event into the batch's summary.
-    private func handle(_ event: inotify_event, name: String, into events: inout Events) {
-        let (directoryWatch, parentWatch) = watches.withLock { ($0.directory, $0.parent) }
-        if event.wd == directoryWatch {
-            if event.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0 {
-                logger.warning("state directory \(directoryPath) was removed; keeping the current settings until it returns")
-                watches.withLock { w in
-                    if w.directory >= 0 { inotify_rm_watch(inotify.rawValue, w.directory) }
-                    w.directory = -1
-                }
-                events.directoryGone = true
-                return
-            }
-            guard let control = ControlFile(rawValue: name) else { return }
-            if event.mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0 {
-                events.removed.insert(control)
-                events.written.remove(control)
-            } else {
-                events.written.insert(control)
-                events.removed.remove(control)
-            }
-        } else if event.wd == parentWatch && name == directoryName {
-            logger.info("state directory \(directoryPath) is back; watching it again")
-            events.directoryBack = true
-        }
+        reload(Set(ControlFile.allCases))
     }
 
     /// Re-reads control files now, without waiting for inotify: a writer in

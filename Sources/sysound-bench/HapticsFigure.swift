@@ -3,7 +3,7 @@ import Synchronization
 import SysoundConfig
 import SysoundCore
 import SysoundHaptics
-import SysoundServer
+import SysoundFeedback
 import SysoundState
 
 /// Figure 4: haptic request → the EV_FF play write, on FakeForceFeedbackDevice

@@ -4,7 +4,7 @@ import Logging
 import Sysound
 import SysoundAudio
 import SysoundConfig
-import SysoundServer
+import SysoundFeedback
 import SysoundState
 import SysoundCore
 

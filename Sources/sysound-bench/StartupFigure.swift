@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import SysoundAudio
 import SysoundConfig
-import SysoundServer
+import SysoundFeedback
 
 /// Figure 7: daemon start-up (spawn → READY=1, i.e. configuration and theme
 /// loaded, every sound decoded and uploaded, socket listening) with the

@@ -9,7 +9,7 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The state directory (control files and socket).", valueName: "dir"))
     var stateDir: String?
 
-    @Option(name: .long, help: ArgumentHelp("The configuration file for the embedded engine (default: the search order in README).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("The configuration file for the embedded engine (default: the search order of sysound.toml(5)).", valueName: "file"))
     var config: String?
 
     @Flag(name: .shortAndLong, help: "Say what happened and why (device used, reason a sound was silenced).")

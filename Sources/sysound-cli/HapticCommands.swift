@@ -17,7 +17,7 @@ struct VibrateCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("An ad-hoc pattern of magnitude:ms steps.", valueName: "steps"))
     var pattern: String?
 
-    @Option(name: .long, help: ArgumentHelp("Strength, 0–1.", valueName: "level"))
+    @Option(name: .long, help: ArgumentHelp("Strength, 0 to 1.", valueName: "level"))
     var intensity: Double = 1
 
     @OptionGroup var common: CommonOptions

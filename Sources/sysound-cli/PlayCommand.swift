@@ -6,8 +6,8 @@ struct PlayCommand: ParsableCommand {
         commandName: "play",
         abstract: "Play a sound of the theme, unless the user's settings silence it.",
         discussion: """
-            NAME is a sound of the theme (tap, notification, …), an alias, or a freedesktop \
-            sound name (button-pressed, dialog-error, …). A sound silenced by silent mode, the \
+            NAME is a sound of the theme (tap, notification, ...), an alias, or a freedesktop \
+            sound name (button-pressed, dialog-error, ...). A sound silenced by silent mode, the \
             screen lock or the volume is not an error: exit 0 (see why with --verbose).
             """)
 
@@ -20,10 +20,10 @@ struct PlayCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("ambient, solo-ambient, alert or playback (default: the sound's own).", valueName: "category"))
     var category: String?
 
-    @Option(name: .long, help: ArgumentHelp("Level relative to the theme's, 0–1.", valueName: "gain"))
+    @Option(name: .long, help: ArgumentHelp("Level relative to the theme's, 0 to 1.", valueName: "gain"))
     var gain: Double = 1
 
-    @Option(name: .long, help: ArgumentHelp("Playback rate and pitch, 0.5–2.", valueName: "rate"))
+    @Option(name: .long, help: ArgumentHelp("Playback rate and pitch, 0.5 to 2.", valueName: "rate"))
     var rate: Double = 1
 
     @Flag(name: .long, help: "Lower other sounds while this one plays (playback category).")

@@ -88,7 +88,7 @@ struct VolumeCommand: ParsableCommand {
         abstract: "Show or set the system volume that scales every sound (0 mutes all, playback included).",
         discussion: "sysound never changes the volume by itself; this writes $STATE/volume for the user.")
 
-    @Argument(help: ArgumentHelp("The new volume, 0–1 (0.5) or a percentage (50%). Omit to show it.", valueName: "level"))
+    @Argument(help: ArgumentHelp("The new volume, 0 to 1 (0.5) or a percentage (50%). Omit to show it.", valueName: "level"))
     var level: String?
 
     @OptionGroup var common: CommonOptions

@@ -39,7 +39,7 @@ func writeReply(_ reply: Reply) {
 /// What `request` and `render` take: a request in wire form and where the
 /// user's settings and configuration are.
 struct EngineRequestOptions: ParsableArguments {
-    @Argument(help: "The request, in the socket protocol's text form (sysound/1 play tap …).")
+    @Argument(help: "The request, in the socket protocol's text form (sysound/1 play tap ...).")
     var request: String
 
     @Option(name: .long, help: ArgumentHelp("The state directory.", valueName: "dir"))

@@ -5,7 +5,9 @@ import SysoundAudio
 import SysoundCLIOptions
 import SysoundClient
 import SysoundConfig
+import SysoundEventLoop
 import SysoundHaptics
+import SysoundFeedback
 import SysoundServer
 import SysoundState
 
@@ -19,6 +21,10 @@ struct ServeCommand: ParsableCommand {
     var inputDir: String { options.inputDir }
 
     func run() throws {
+        // Before any thread starts (OpenAL's, PulseAudio's, the workers), so
+        // that every thread inherits the mask and these signals reach only
+        // the loop's signalfd.
+        EventLoop.blockSignals([SIGTERM, SIGINT, SIGHUP])
         let logger = Logger(label: "sysound.daemon")
         let (configuration, theme, problems): (SysoundConfiguration, Theme, [Diagnostic])
         do {
@@ -45,9 +51,12 @@ struct ServeCommand: ParsableCommand {
             throw ExitCode(Exit.busy)
         }
 
-        let watcher: StateWatcher
+        // One loop serves every descriptor; blocking work goes to the workers.
+        let loop: EventLoop, workers: WorkerPool, watcher: StateWatcher
         do {
-            watcher = try StateWatcher(directory: directory, logger: Logger(label: "sysound.state"))
+            loop = try EventLoop()
+            workers = try WorkerPool(size: Daemon.defaultWorkerCount, name: "sysound-worker", loop: loop)
+            watcher = try StateWatcher(directory: directory, loop: loop, logger: Logger(label: "sysound.state"))
         } catch {
             printError("sysound serve: \(error)")
             throw ExitCode(Exit.software)
@@ -57,9 +66,7 @@ struct ServeCommand: ParsableCommand {
         if let report = manager.preloadTheme() {
             logger.info("preloaded \(report.loaded.count) sounds, \(report.failures.count) failed")
         }
-        watcher.start()
         defer {
-            watcher.stop()
             haptics?.shutdown()
             manager.audio?.shutdown()
         }
@@ -68,7 +75,9 @@ struct ServeCommand: ParsableCommand {
         options.handleSignals = true
         let daemon: Daemon
         do {
-            daemon = try Daemon(options: options, handler: DaemonHandler(manager: manager, configPath: config), logger: logger)
+            daemon = try Daemon(
+                options: options, handler: DaemonHandler(manager: manager, configPath: config), loop: loop, workers: workers,
+                logger: logger)
         } catch {
             printError("sysound serve: \(error)")
             throw ExitCode(Exit.busy)

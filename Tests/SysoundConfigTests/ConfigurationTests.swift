@@ -63,6 +63,28 @@ final class ConfigurationTests: XCTestCase {
         }
     }
 
+    /// `make install PREFIX=P`: the engine in P/libexec/sysound finds P/share/sysound
+    /// before any fallback, and P/etc/sysound/sysound.toml before /etc's.
+    func testInstalledPrefixIsFoundFromTheExecutable() throws {
+        let prefix = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: prefix) }
+        let data = prefix + "/share/sysound"
+        try FileManager.default.createDirectory(atPath: data + "/config", withIntermediateDirectories: true)
+        try write("", to: data + "/config/sysound.toml")
+        for exe in [prefix + "/libexec/sysound/sysound-engine", prefix + "/bin/sysound"] {
+            let search = ConfigurationSearch(environment: ["HOME": "/nonexistent"], executablePath: exe)
+            XCTAssertEqual(try search.dataDirectory(), data)
+            XCTAssertEqual(
+                search.configurationCandidates(dataDirectory: data),
+                ["/nonexistent/.config/sysound/sysound.toml", prefix + "/etc/sysound/sysound.toml",
+                 "/etc/sysound/sysound.toml", data + "/config/sysound.toml"])
+        }
+        let usr = ConfigurationSearch(environment: ["HOME": "/h"], executablePath: "/usr/libexec/sysound/sysound-engine")
+        XCTAssertEqual(
+            usr.configurationCandidates(dataDirectory: "/usr/share/sysound"),
+            ["/h/.config/sysound/sysound.toml", "/etc/sysound/sysound.toml", "/usr/share/sysound/config/sysound.toml"])
+    }
+
     func testLoadRefusesAFileWithErrorsAndListsThemAll() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import SysoundClient
 import SysoundCore
+import SysoundEventLoop
 import XCTest
 @testable import SysoundServer
 
@@ -19,17 +20,22 @@ final class RecordingHandler: RequestHandler, @unchecked Sendable {
     var requests: [(Request, PeerCredentials)] { lock.withLock { _requests } }
     var reloads: Int { lock.withLock { _reloads } }
 
-    func handle(_ request: Request, from peer: PeerCredentials) -> Reply {
+    func handle(_ request: Request, from peer: PeerCredentials, workers: WorkerPool, respond: Responder) {
         lock.withLock { _requests.append((request, peer)) }
         switch request {
         case .play(let play, _):
-            if play.source == .name("slow") { usleep(useconds_t(slowMs * 1000)) }
-            if play.source == .name("fail") { return .error(.unknownSound, "no sound named \"fail\"") }
-            return .ok(["id": "\(lock.withLock { _requests.count })", "outcome": "play"])
+            if play.source == .name("fail") { return respond(.error(.unknownSound, "no sound named \"fail\"")) }
+            let reply = Reply.ok(["id": "\(lock.withLock { _requests.count })", "outcome": "play"])
+            // Slow work goes to a worker, as the real handler's waits do.
+            if play.source == .name("slow") {
+                let us = useconds_t(slowMs * 1000)
+                return workers.submit({ usleep(us) }, then: { respond(reply) })
+            }
+            respond(reply)
         case .list:
-            return .ok(["count": "2"], records: [["name": "tap"], ["name": "a b"]])
+            respond(.ok(["count": "2"], records: [["name": "tap"], ["name": "a b"]]))
         default:
-            return .ok()
+            respond(.ok())
         }
     }
 
@@ -56,6 +62,15 @@ final class RunningDaemon: @unchecked Sendable {
     let daemon: Daemon
     private let finished = DispatchSemaphore(value: 0)
     private let hasFinished = Box(false)
+    private let started = DispatchSemaphore(value: 0)
+    private let runner = Box<pthread_t?>(nil)
+
+    /// The thread running the daemon's loop (signals are directed at it).
+    var thread: pthread_t {
+        started.wait()
+        started.signal()
+        return runner.value!
+    }
 
     static var logger: Logger {
         var logger = Logger(label: "sysound-test")
@@ -78,7 +93,11 @@ final class RunningDaemon: @unchecked Sendable {
         let daemon = self.daemon
         let finished = self.finished
         let hasFinished = self.hasFinished
+        let started = self.started
+        let runner = self.runner
         Thread.detachNewThread {
+            runner.value = pthread_self()
+            started.signal()
             daemon.run()
             hasFinished.value = true
             finished.signal()

@@ -4,6 +4,7 @@ import Sysound
 import SysoundAudio
 import SysoundConfig
 import SysoundHaptics
+import SysoundFeedback
 import SysoundServer
 import SysoundState
 import XCTest

@@ -7,7 +7,6 @@
 #include <sys/types.h>
 #include "CSysoundForceFeedback.h"
 #include "CSysoundThreads.h"
-#include "CSysoundSignals.h"
 
 /// Peer credentials of a connected unix socket (getsockopt SO_PEERCRED).
 /// Returns 0 and fills the out parameters, or -1 with errno set.

@@ -16,7 +16,7 @@ public final class FeedbackManager: Sendable {
     private let openAudio: @Sendable () throws(AudioError) -> AudioEngine
     public let haptics: HapticsEngine?
     public let controls: ControlFiles
-    let logger: Logger
+    public let logger: Logger
     let setup: Locked<Setup>
     let settings: SettingsSource
     private let readState: @Sendable () -> SystemState

@@ -44,7 +44,7 @@ public struct FeedbackError: Error, Sendable, Equatable, CustomStringConvertible
     public var message: String
     public var description: String { message }
 
-    init(_ code: WireErrorCode, _ message: String) {
+    public init(_ code: WireErrorCode, _ message: String) {
         self.code = code
         self.message = message
     }

@@ -9,14 +9,38 @@ extension FeedbackManager {
     /// traps on bad input: every failure is an `error` reply and the manager's
     /// state is unchanged by a refused request.
     public func handle(_ request: Request) -> Reply {
-        do throws(FeedbackError) {
-            switch request {
-            case .play(let play, let wait):
+        let (reply, voice) = answer(request)
+        if let voice { waitForEnd(of: voice) }
+        return reply
+    }
+
+    /// Answers a request without waiting: for `play … wait=1` the reply is
+    /// due once `waitFor` has ended (`waitForEnd(of:)`, which blocks: the
+    /// daemon calls it on a worker).
+    public func answer(_ request: Request) -> (reply: Reply, waitFor: VoiceID?) {
+        if case .play(let play, let wait) = request {
+            do throws(FeedbackError) {
                 let result = try self.play(play)
-                if wait, let voice = result.voice { _ = audio?.wait(for: voice) }
                 var fields = Self.fields(of: result)
                 if result.voice != nil, let audio { fields["device"] = audio.deviceName }
-                return .ok(fields)
+                return (.ok(fields), wait ? result.voice : nil)
+            } catch {
+                return (.error(error.code, error.message), nil)
+            }
+        }
+        return (reply(to: request), nil)
+    }
+
+    /// Blocks until `voice` has ended (or was stopped).
+    public func waitForEnd(of voice: VoiceID) {
+        _ = audio?.wait(for: voice)
+    }
+
+    private func reply(to request: Request) -> Reply {
+        do throws(FeedbackError) {
+            switch request {
+            case .play:
+                preconditionFailure("answered by answer(_:)")
             case .vibrate(let vibrate):
                 return try self.vibrate(vibrate)
             case .stop(let target):

@@ -1,0 +1,83 @@
+import CSystemd
+import Glibc
+
+// The C boundary of the loop, in one place: sd-event calls these
+// `@convention(c)` functions with the userdata pointer it was given, an
+// `Unmanaged` reference to a `Handler`, which the source owns (+1) until
+// sd-event destroys the source and calls `releaseHandler`.
+
+/// A Swift closure sd-event calls through a trampoline below.
+final class Handler<Argument> {
+    let body: (Argument) -> Void
+    init(_ body: @escaping (Argument) -> Void) { self.body = body }
+
+    /// The userdata to give sd-event: a +1 reference `releaseHandler` drops.
+    var retainedPointer: UnsafeMutableRawPointer { Unmanaged.passRetained(self).toOpaque() }
+
+    static func call(_ userdata: UnsafeMutableRawPointer?, _ argument: Argument) -> Int32 {
+        Unmanaged<Handler<Argument>>.fromOpaque(userdata!).takeUnretainedValue().body(argument)
+        return 0  // a negative value would make sd-event disable the source
+    }
+}
+
+let releaseHandler: sd_event_destroy_t = { userdata in
+    guard let userdata else { return }
+    Unmanaged<AnyObject>.fromOpaque(userdata).release()
+}
+
+let ioTrampoline: sd_event_io_handler_t = { _, _, revents, userdata in
+    Handler<UInt32>.call(userdata, revents)
+}
+
+let timeTrampoline: sd_event_time_handler_t = { _, usec, userdata in
+    Handler<UInt64>.call(userdata, usec)
+}
+
+let signalTrampoline: sd_event_signal_handler_t = { _, info, userdata in
+    Handler<Int32>.call(userdata, Int32(bitPattern: info?.pointee.ssi_signo ?? 0))
+}
+
+let inotifyTrampoline: sd_event_inotify_handler_t = { _, event, userdata in
+    guard let event else { return 0 }
+    return Handler<InotifyEvent>.call(userdata, InotifyEvent(event))
+}
+
+let plainTrampoline: sd_event_handler_t = { _, userdata in
+    Handler<Void>.call(userdata, ())
+}
+
+/// One event from inotify(7). sd-event reads and splits the kernel's records;
+/// this is the project's only place that looks inside one.
+public struct InotifyEvent: Equatable, Sendable {
+    public var mask: UInt32
+    /// The name within a watched directory, empty for the directory itself.
+    public var name: String
+
+    public init(mask: UInt32, name: String) {
+        self.mask = mask
+        self.name = name
+    }
+
+    init(_ event: UnsafePointer<inotify_event>) {
+        mask = event.pointee.mask
+        let length = Int(event.pointee.len)
+        if length == 0 {
+            name = ""
+        } else {
+            // The name follows the fixed header, NUL-padded to `len` bytes.
+            let bytes = UnsafeRawPointer(event).advanced(by: MemoryLayout<inotify_event>.size)
+                .assumingMemoryBound(to: UInt8.self)
+            name = String(decoding: UnsafeBufferPointer(start: bytes, count: length).prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }
+
+    /// Whether any of `bits` (IN_* flags) is set.
+    public func has(_ bits: Int32) -> Bool { mask & UInt32(bitPattern: bits) != 0 }
+}
+
+/// Calls a sd-* function and turns its negative-errno convention into a throw.
+@discardableResult
+func check(_ call: StaticString, _ result: Int32) throws(EventLoopError) -> Int32 {
+    guard result >= 0 else { throw EventLoopError(call: "\(call)", errno: -result) }
+    return result
+}

@@ -1,0 +1,262 @@
+import CSystemd
+import CSysoundShims
+import Glibc
+import SysoundCore
+
+/// The process's event loop: one sd-event loop, run by one thread, serving
+/// every descriptor, timer, signal and inotify watch of the daemon.
+///
+/// Everything but `post`, `stop` and `isLoopThread` belongs to the loop
+/// thread (sd-event is not thread-safe); other threads hand work to the loop
+/// with `post`, which queues it and wakes the loop through an eventfd.
+///
+/// ```swift
+/// let loop = try EventLoop()
+/// let source = try loop.addIO(fd: socket, events: .readable) { events in … }
+/// try loop.run()   // until loop.exit() or loop.stop()
+/// ```
+public final class EventLoop: @unchecked Sendable {
+    // @unchecked: `event` and the sources are used by the loop thread only
+    // (the type's contract); `posted` is locked; `wakeFD` is written by any thread.
+
+    /// The `sd_event*`, for libraries that attach to it (`sd_bus_attach_event`).
+    public let event: OpaquePointer
+    private let wakeFD: Int32
+    private var wakeSource: EventSource?
+    private let posted = Locked<[@Sendable () -> Void]>([])
+    private let runner = Locked<pthread_t?>(nil)
+
+    /// `sd_event_new`, plus the eventfd that `post` wakes it with.
+    public init() throws(EventLoopError) {
+        var event: OpaquePointer?
+        try check("sd_event_new", sd_event_new(&event))
+        self.event = event!
+        wakeFD = sysound_eventfd()
+        guard wakeFD >= 0 else {
+            let code = errno
+            sd_event_unref(self.event)
+            throw EventLoopError(call: "eventfd", errno: code)
+        }
+        do {
+            wakeSource = try addIO(fd: wakeFD, events: .readable) { [unowned self] _ in runPosted() }
+        } catch {
+            Glibc.close(wakeFD)
+            sd_event_unref(self.event)
+            throw error
+        }
+    }
+
+    deinit {
+        wakeSource?.cancel()
+        sd_event_unref(event)
+        Glibc.close(wakeFD)
+    }
+
+    // MARK: Running
+
+    /// Runs until `exit` (`sd_event_loop`); returns the exit code.
+    @discardableResult
+    public func run() throws(EventLoopError) -> Int32 {
+        runner.withLock { $0 = pthread_self() }
+        defer { runner.withLock { $0 = nil } }
+        return try check("sd_event_loop", sd_event_loop(event))
+    }
+
+    /// Runs the loop on a thread of its own (the embedded engine's watchers,
+    /// which have no daemon loop to join). Add the first sources before.
+    public func runOnThread(name: String) throws(EventLoopError) {
+        try PosixThread.start(name: name) { [self] in _ = try? run() }.detach()
+    }
+
+    /// Ends `run` after the current iteration (loop thread).
+    public func exit(code: Int32 = 0) {
+        sd_event_exit(event, code)
+    }
+
+    /// Ends `run` from any thread.
+    public func stop(code: Int32 = 0) {
+        post { [self] in exit(code: code) }
+    }
+
+    /// Whether the caller is the thread running the loop now.
+    public var isLoopThread: Bool {
+        runner.withLock { $0.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    }
+
+    /// Runs `work` on the loop thread soon, in the order posted; from any thread.
+    public func post(_ work: @escaping @Sendable () -> Void) {
+        posted.withLock { $0.append(work) }
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+    }
+
+    private func runPosted() {
+        var count: UInt64 = 0
+        _ = read(wakeFD, &count, 8)
+        let work = posted.withLock { queue in defer { queue = [] }; return queue }
+        for item in work { item() }
+    }
+
+    /// CLOCK_MONOTONIC in µs, as of this loop iteration (`sd_event_now`).
+    public var now: UInt64 {
+        var usec: UInt64 = 0
+        if sd_event_now(event, CLOCK_MONOTONIC, &usec) < 0 { return Self.monotonicNow() }
+        return usec
+    }
+
+    /// CLOCK_MONOTONIC in µs, read now.
+    public static func monotonicNow() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1000
+    }
+
+    // MARK: Sources (loop thread)
+
+    /// Calls `body` with the events seen whenever `fd` is ready (`sd_event_add_io`).
+    public func addIO(fd: Int32, events: IOEvents, _ body: @escaping (_ events: IOEvents) -> Void) throws(EventLoopError) -> EventSource {
+        let handler = Handler<UInt32> { body(IOEvents(rawValue: $0)) }
+        return try adopt("sd_event_add_io", handler) { s, u in sd_event_add_io(event, &s, fd, events.rawValue, ioTrampoline, u) }
+    }
+
+    /// Calls `body` once at `deadline` (CLOCK_MONOTONIC, µs); `EventSource.schedule` arms it again.
+    public func addTimer(at deadline: UInt64, _ body: @escaping (_ now: UInt64) -> Void) throws(EventLoopError) -> EventSource {
+        let handler = Handler<UInt64>(body)
+        // Accuracy 1 µs: sd-event reads 0 as "the default", 250 ms of slack,
+        // and a haptic pattern step must land on its millisecond.
+        return try adopt("sd_event_add_time", handler) { s, u in
+            sd_event_add_time(event, &s, CLOCK_MONOTONIC, deadline, 1, timeTrampoline, u)
+        }
+    }
+
+    /// Calls `body` every `interval` µs, the first time one interval from now.
+    public func addRepeatingTimer(every interval: UInt64, _ body: @escaping (_ now: UInt64) -> Void) throws(EventLoopError) -> EventSource {
+        let holder = SourceHolder()
+        let source = try addTimer(at: now + interval) { now in
+            holder.source?.schedule(at: now + interval)
+            body(now)
+        }
+        holder.source = source
+        return source
+    }
+
+    /// Calls `body` when `signal` arrives (`sd_event_add_signal`, a signalfd).
+    /// The signal must be blocked in every thread of the process, or the kernel
+    /// delivers it elsewhere: call `EventLoop.blockSignals` before any thread starts.
+    public func addSignal(_ signal: Int32, _ body: @escaping (_ signal: Int32) -> Void) throws(EventLoopError) -> EventSource {
+        Self.blockSignals([signal])  // at least in this thread, which sd-event requires
+        let handler = Handler<Int32>(body)
+        return try adopt("sd_event_add_signal", handler) { s, u in sd_event_add_signal(event, &s, signal, signalTrampoline, u) }
+    }
+
+    /// Calls `body` for each inotify event on `path` (`sd_event_add_inotify`).
+    public func addInotify(path: String, mask: UInt32, _ body: @escaping (InotifyEvent) -> Void) throws(EventLoopError) -> EventSource {
+        let handler = Handler<InotifyEvent>(body)
+        return try adopt("sd_event_add_inotify", handler) { s, u in sd_event_add_inotify(event, &s, path, mask, inotifyTrampoline, u) }
+    }
+
+    /// Calls `body` once, on the next iteration (`sd_event_add_defer`).
+    public func addDefer(_ body: @escaping () -> Void) throws(EventLoopError) -> EventSource {
+        let handler = Handler<Void>(body)
+        let source = try adopt("sd_event_add_defer", handler) { s, u in sd_event_add_defer(event, &s, plainTrampoline, u) }
+        sd_event_source_set_enabled(source.pointer, Int32(SD_EVENT_ONESHOT))
+        return source
+    }
+
+    /// Calls `body` when the loop exits, before `run` returns (`sd_event_add_exit`).
+    public func addExit(_ body: @escaping () -> Void) throws(EventLoopError) -> EventSource {
+        let handler = Handler<Void>(body)
+        return try adopt("sd_event_add_exit", handler) { s, u in sd_event_add_exit(event, &s, plainTrampoline, u) }
+    }
+
+    /// Adds a source with `add`, handing the handler's ownership to it.
+    private func adopt<A>(
+        _ call: StaticString, _ handler: Handler<A>,
+        _ add: (inout OpaquePointer?, UnsafeMutableRawPointer) -> Int32
+    ) throws(EventLoopError) -> EventSource {
+        let userdata = handler.retainedPointer
+        var source: OpaquePointer?
+        let rc = add(&source, userdata)
+        guard rc >= 0, let source else {
+            Unmanaged<Handler<A>>.fromOpaque(userdata).release()
+            throw EventLoopError(call: "\(call)", errno: -rc)
+        }
+        sd_event_source_set_destroy_callback(source, releaseHandler)
+        return EventSource(source)
+    }
+
+    // MARK: Signals
+
+    /// Blocks `signals` in the calling thread (`pthread_sigmask`); threads it
+    /// starts afterwards inherit the mask. The daemon calls it first thing.
+    public static func blockSignals(_ signals: [Int32]) {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in signals { sigaddset(&set, signal) }
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+    }
+
+    /// Unblocks `signals` in the calling thread.
+    public static func unblockSignals(_ signals: [Int32]) {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in signals { sigaddset(&set, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+}
+
+/// Lets a source's own handler reach the source (a repeating timer re-arms itself).
+private final class SourceHolder {
+    weak var source: EventSource?
+}
+
+/// One sd-event source; removed from its loop by `cancel` or when released.
+/// Loop thread only.
+public final class EventSource {
+    let pointer: OpaquePointer
+    private var cancelled = false
+
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+
+    deinit { cancel() }
+
+    /// Disables and frees the source (`sd_event_source_disable_unref`); its
+    /// handler is released. Idempotent.
+    public func cancel() {
+        guard !cancelled else { return }
+        cancelled = true
+        sd_event_source_disable_unref(pointer)
+    }
+
+    /// Arms a timer source to fire once at `deadline` (CLOCK_MONOTONIC µs).
+    public func schedule(at deadline: UInt64) {
+        guard !cancelled else { return }
+        sd_event_source_set_time(pointer, deadline)
+        sd_event_source_set_enabled(pointer, Int32(SD_EVENT_ONESHOT))
+    }
+
+    /// Turns the source on (or, for a timer, one-shot again) or off.
+    public func setEnabled(_ on: Bool) {
+        guard !cancelled else { return }
+        sd_event_source_set_enabled(pointer, on ? Int32(SD_EVENT_ON) : Int32(SD_EVENT_OFF))
+    }
+
+    /// Changes the events an io source waits for.
+    public func setIOEvents(_ events: IOEvents) {
+        guard !cancelled else { return }
+        sd_event_source_set_io_events(pointer, events.rawValue)
+    }
+}
+
+/// What an io source waits for and reports (epoll(7) bits).
+public struct IOEvents: OptionSet, Sendable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    public static let readable = IOEvents(rawValue: UInt32(EPOLLIN.rawValue))
+    public static let writable = IOEvents(rawValue: UInt32(EPOLLOUT.rawValue))
+    public static let error = IOEvents(rawValue: UInt32(EPOLLERR.rawValue))
+    public static let hangUp = IOEvents(rawValue: UInt32(EPOLLHUP.rawValue))
+    /// The peer shut its writing side (EPOLLRDHUP).
+    public static let readHangUp = IOEvents(rawValue: UInt32(EPOLLRDHUP.rawValue))
+}

@@ -1,0 +1,42 @@
+import CSysoundShims
+import Glibc
+
+/// Starts POSIX threads (pthread_create): the loop's own thread and the
+/// worker pool's, the only threads the daemon makes.
+public struct PosixThread: Sendable {
+    private final class Body {
+        let run: @Sendable () -> Void
+        let name: String
+        init(_ run: @escaping @Sendable () -> Void, _ name: String) { self.run = run; self.name = name }
+    }
+
+    private let thread: pthread_t
+
+    /// Starts `body` on a new thread named `name` (at most 15 bytes are kept).
+    @discardableResult
+    public static func start(name: String, _ body: @escaping @Sendable () -> Void) throws(EventLoopError) -> PosixThread {
+        let box = Unmanaged.passRetained(Body(body, name))
+        var thread = pthread_t()
+        let rc = pthread_create(&thread, nil, { arg in
+            let body = Unmanaged<Body>.fromOpaque(arg!).takeRetainedValue()
+            sysound_set_thread_name(body.name)
+            body.run()
+            return nil
+        }, box.toOpaque())
+        guard rc == 0 else {
+            box.release()
+            throw EventLoopError(call: "pthread_create", errno: rc)
+        }
+        return PosixThread(thread: thread)
+    }
+
+    /// Lets the thread end on its own (pthread_detach); do not join it then.
+    public func detach() {
+        pthread_detach(thread)
+    }
+
+    /// Waits for the thread to end (pthread_join).
+    public func join() {
+        pthread_join(thread, nil)
+    }
+}

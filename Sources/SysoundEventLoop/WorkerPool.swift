@@ -1,0 +1,88 @@
+import Glibc
+import SysoundCore
+
+/// A small fixed set of threads for what must not run on the loop: calls
+/// that block on a device or a server (opening audio, pausing it, force-
+/// feedback uploads, decoding a file, waiting for a sound's end). Each job's
+/// completion is posted back to the loop, where state changes happen.
+///
+/// The threads are started once; jobs queue when all are busy, so a job
+/// that blocks for seconds delays only the jobs behind it, never the loop.
+public final class WorkerPool: @unchecked Sendable {
+    // @unchecked: the semaphore is allocated once and never moves; the rest is locked or immutable.
+    private let loop: EventLoop
+    private let queue = Locked<Queue>(Queue())
+    private let available: UnsafeMutablePointer<sem_t>
+    private let threads = Locked<[PosixThread]>([])
+    /// The number of threads, fixed at start.
+    public let size: Int
+
+    private struct Queue {
+        var jobs: [@Sendable () -> Void] = []
+        var head = 0
+        var stopping = false
+    }
+
+    /// Starts `size` threads named `name`.
+    public init(size: Int, name: String, loop: EventLoop) throws(EventLoopError) {
+        self.loop = loop
+        self.size = size
+        available = .allocate(capacity: 1)
+        sem_init(available, 0, 0)
+        for _ in 0..<size {
+            let thread = try PosixThread.start(name: name) { [self] in work() }
+            threads.withLock { $0.append(thread) }
+        }
+    }
+
+    deinit {
+        sem_destroy(available)
+        available.deallocate()
+    }
+
+    /// Runs `job` on a worker, then `completion` with its result on the loop thread.
+    public func submit<T: Sendable>(_ job: @escaping @Sendable () -> T, then completion: @escaping @Sendable (T) -> Void) {
+        let loop = loop
+        enqueue {
+            let result = job()
+            loop.post { completion(result) }
+        }
+    }
+
+    /// Runs `job` on a worker; nothing comes back.
+    public func submit(_ job: @escaping @Sendable () -> Void) {
+        enqueue(job)
+    }
+
+    /// Lets the queued jobs finish and ends the threads (joined).
+    public func shutdown() {
+        let threads = threads.withLock { t in defer { t = [] }; return t }
+        guard !threads.isEmpty else { return }
+        queue.withLock { $0.stopping = true }
+        for _ in threads { sem_post(available) }
+        for thread in threads { thread.join() }
+    }
+
+    private func enqueue(_ job: @escaping @Sendable () -> Void) {
+        queue.withLock { $0.jobs.append(job) }
+        sem_post(available)
+    }
+
+    private func work() {
+        while true {
+            while sem_wait(available) != 0 && errno == EINTR {}
+            let job: (@Sendable () -> Void)? = queue.withLock { q in
+                guard q.head < q.jobs.count else { return nil }
+                let job = q.jobs[q.head]
+                q.head += 1
+                if q.head > 64 && q.head * 2 > q.jobs.count {
+                    q.jobs.removeFirst(q.head)
+                    q.head = 0
+                }
+                return job
+            }
+            if let job { job(); continue }
+            if queue.withLock({ $0.stopping }) { return }
+        }
+    }
+}
