@@ -33,6 +33,10 @@ let package = Package(
         .systemLibrary(
             name: "CSystemd", pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]),
+        // libpulse for the benchmark's onset meter only (Sources/sysound-bench/SinkOnsetMeter.swift).
+        .systemLibrary(
+            name: "CPulse", pkgConfig: "libpulse",
+            providers: [.apt(["libpulse-dev"])]),
         // What Swift cannot import: ioctl request macros, variadic ioctl, ucred.
         .target(name: "CSysoundShims"),
 
@@ -134,7 +138,7 @@ let package = Package(
             name: "sysound-bench",
             dependencies: [
                 "Sysound", "SysoundFeedback", "SysoundAudio", "SysoundHaptics", "SysoundState", "SysoundClient",
-                "SysoundConfig", "SysoundCore", "CBenchMalloc",
+                "SysoundConfig", "SysoundCore", "CBenchMalloc", "CPulse",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

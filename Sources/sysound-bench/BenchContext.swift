@@ -13,6 +13,9 @@ final class BenchContext {
     var report: Report
     /// The daemon with the default configuration (figures 1, 2, 5, 6).
     var daemon: BenchDaemon?
+    /// Figure 9: only these levers (indices), and only the loaded run.
+    var levers: [Int]?
+    var leversLoadedOnly = false
 
     init(smoke: Bool, root: String, sysound: String, sink: String, server: SoundServer, report: Report) throws {
         self.smoke = smoke
