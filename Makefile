@@ -14,6 +14,8 @@ TEST_PACKAGES := $(RUN_PACKAGES) libpulse-dev pulseaudio pulseaudio-utils pipewi
 	qemu-system-x86 busybox-static cpio xz-utils gcc libc6-dev $(DEB_PACKAGES) man-db
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RELEASE := swift build -c release --static-swift-stdlib
+# The D-Bus face's tests: a private bus, and feedbackd's own clients (fbcli, libfeedback via GI, gdbus).
+TEST_PACKAGES += dbus-daemon feedbackd gir1.2-lfb-0.0 python3-gi libglib2.0-bin
 
 .DEFAULT_GOAL := all
 .PHONY: all run test bench deps test-deps build release install uninstall install-manifest deb deb-deps deb-manifest

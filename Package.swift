@@ -38,6 +38,8 @@ let package = Package(
             name: "CPulse", pkgConfig: "libpulse",
             providers: [.apt(["libpulse-dev"])]),
         // What Swift cannot import: ioctl request macros, variadic ioctl, ucred.
+        // sd-bus vtables, built at run time: the SD_BUS_* macros do not import.
+        .target(name: "CSysoundBus", dependencies: ["CSystemd"]),
         .target(name: "CSysoundShims"),
 
         // MARK: Core model: pure Swift, no C, no I/O
@@ -68,6 +70,8 @@ let package = Package(
                 "SysoundCore", "CEvdev", "CSysoundShims",
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // sd-bus for Swift: connections, messages, exported interfaces, names, matches, reconnection.
+        .target(name: "SysoundBus", dependencies: ["CSystemd", "CSysoundBus"]),
         // The daemon's client side, light enough for the CLI's fast path (no OpenAL, no Foundation).
         .target(name: "SysoundClient", dependencies: ["SysoundCore"]),
         // The manager that decides (policy) and the engines it drives: what
@@ -84,6 +88,14 @@ let package = Package(
             dependencies: [
                 "SysoundCore", "SysoundConfig", "SysoundState", "SysoundFeedback", "SysoundEventLoop", "SysoundClient",
                 "CSysoundShims", .product(name: "Logging", package: "swift-log"),
+            ]),
+        // The D-Bus face: feedbackd's org.sigxcpu.Feedback, translated into the manager's requests.
+        .target(
+            name: "SysoundDBus",
+            dependencies: [
+                "SysoundBus", "SysoundServer", "SysoundFeedback", "SysoundEventLoop", "SysoundCore", "SysoundConfig",
+                "SysoundState", "SysoundAudio", "CSystemd",
+                .product(name: "Logging", package: "swift-log"),
             ]),
         // The app library: the daemon's client, or the manager embedded; never the daemon.
         .target(
@@ -118,7 +130,7 @@ let package = Package(
             name: "sysound-engine",
             dependencies: [
                 "Sysound", "SysoundServer", "SysoundFeedback", "SysoundEventLoop", "SysoundClient", "SysoundConfig", "SysoundState",
-                "SysoundCore", "SysoundAudio", "SysoundHaptics", "SysoundCLIOptions",
+                "SysoundCore", "SysoundAudio", "SysoundHaptics", "SysoundCLIOptions", "SysoundDBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -155,6 +167,8 @@ let package = Package(
         .testTarget(
             name: "SysoundHapticsTests",
             dependencies: ["SysoundHaptics", "SysoundCore", .product(name: "Logging", package: "swift-log")]),
+        // Needs a private session bus (Tests/fixture/with-dbus.sh); skips without one.
+        .testTarget(name: "SysoundBusTests", dependencies: ["SysoundBus", "CSystemd", "SysoundTestSupport"]),
         .testTarget(
             name: "SysoundServerTests",
             dependencies: [
@@ -165,7 +179,7 @@ let package = Package(
         // A plain `swift build` builds it too: XCTest only where it imports.
         .target(name: "SysoundTestSupport", dependencies: ["SysoundClient", "SysoundCore"], path: "Tests/SysoundTestSupport"),
         // Real sound through a real PulseAudio server (Tests/fixture/with-pulse.sh).
-        .testTarget(name: "EndToEndTests", dependencies: ["SysoundTestSupport", "SysoundAudio", "COpenAL", "CSndfile"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["SysoundTestSupport", "SysoundClient", "SysoundCore", "SysoundAudio", "COpenAL", "CSndfile"]),
         // Hostile files, faults, load, access against a real daemon (Tests/ReliabilityTests; issue 9).
         .testTarget(
             name: "ReliabilityTests",

@@ -206,6 +206,9 @@ public final class AudioEngine: @unchecked Sendable {
         }
     }
 
+    /// The system volume (0–1) the engine applies now.
+    public var appliedVolume: Double { locked { Double(volume) } }
+
     /// The system volume (0–1) the engine applies; changing it re-applies the
     /// gain of every voice now playing.
     public func setVolume(_ newValue: Double) {

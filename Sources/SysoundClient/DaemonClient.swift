@@ -97,6 +97,15 @@ public final class DaemonConnection: @unchecked Sendable {
             throw .system(call: "send", path: socketPath, errno: sendError)
         }
         var received = UnixSocket.receivePacket(fd, capacity: WireProtocol.maximumReplySize + 1)
+        // Under socket activation systemd holds the socket and queues the
+        // request while the daemon starts; a slow start is not a timeout.
+        var started = DaemonClient.monotonicSeconds()
+        while case .failure(EAGAIN) = received, daemonIsStarting,
+              DaemonClient.monotonicSeconds() - started < DaemonClient.startupLimitSeconds {
+            received = UnixSocket.receivePacket(fd, capacity: WireProtocol.maximumReplySize + 1)
+            if case .failure(EAGAIN) = received {} else { break }
+            if !daemonIsStarting { started = -.infinity }
+        }
         // A daemon that refused us and closed reports ECONNRESET once, ahead
         // of the reply it queued: read again to get the reason.
         if case .failure(ECONNRESET) = received {
@@ -113,6 +122,37 @@ public final class DaemonConnection: @unchecked Sendable {
             if code == ECONNRESET || code == EPIPE { throw .closed(path: socketPath) }
             throw .system(call: "recv", path: socketPath, errno: code)
         }
+    }
+}
+
+extension DaemonConnection {
+    /// Whether the socket answers for a daemon that has not started yet:
+    /// no live process holds the state directory's instance lock
+    /// (`daemon.lock` names the holder's PID while it runs). Read only after
+    /// a timeout, so the common case pays nothing.
+    var daemonIsStarting: Bool {
+        guard let slash = socketPath.lastIndex(of: "/") else { return false }
+        let lockPath = String(socketPath[..<slash]) + "/daemon.lock"
+        let fd = open(lockPath, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return errno == ENOENT }
+        defer { UnixSocket.close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let n = read(fd, &buffer, buffer.count)
+        let text = n > 0 ? String(decoding: buffer[..<n], as: UTF8.self) : ""
+        guard let pid = pid_t(text.split(separator: "\n").first ?? "") , pid > 0 else { return true }
+        return kill(pid, 0) != 0 && errno == ESRCH
+    }
+}
+
+extension DaemonClient {
+    /// How long a request waits for a daemon that socket activation is
+    /// starting (systemd's default start timeout).
+    static let startupLimitSeconds = 90.0
+
+    static func monotonicSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 }
 
@@ -133,6 +173,28 @@ public enum ClientError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Whether no daemon runs, so the embedded engine should be used instead.
     public var isNoDaemon: Bool { if case .noDaemon = self { true } else { false } }
 
+    /// Whether the request never reached a daemon, so another way (the
+    /// embedded engine) may carry it out without doing it twice: nobody
+    /// listens, or the socket path cannot be used at all.
+    public var requestNotSent: Bool {
+        switch self {
+        case .noDaemon, .badPath: true
+        default: false
+        }
+    }
+
+    /// The exit status (sysexits.h) of a command that failed this way: a
+    /// daemon that did not answer in time is a temporary failure (75), a lost
+    /// connection or garbage is the software's (70).
+    public var exitStatus: Int32 {
+        switch self {
+        case .timedOut: EX_TEMPFAIL
+        case .noDaemon: EX_UNAVAILABLE
+        case .badPath: EX_USAGE
+        default: EX_SOFTWARE
+        }
+    }
+
     public var description: String {
         switch self {
         case .noDaemon(let path, let code):
@@ -140,9 +202,11 @@ public enum ClientError: Error, Equatable, Sendable, CustomStringConvertible {
         case .badPath(let path):
             return "socket path \(ControlValue.quoted(path, limit: 120)) is empty or longer than \(UnixSocket.maximumPathLength) bytes; use a shorter state directory"
         case .timedOut(let path):
-            return "the daemon at \(path) did not answer in time; check `sysound status` or restart it"
+            return "the daemon at \(path) did not answer in time; the request was sent and may still be carried out "
+                + "(not sent again); check `sysound status` or restart it"
         case .closed(let path):
-            return "the daemon at \(path) closed the connection without replying; it may be stopping"
+            return "the daemon at \(path) closed the connection without replying; the request may have been "
+                + "carried out (not sent again); it may be stopping"
         case .replyTooLarge(let size):
             return "the daemon's reply of \(size) bytes exceeds \(WireProtocol.maximumReplySize)"
         case .badReply(let error):

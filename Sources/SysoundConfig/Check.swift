@@ -21,8 +21,11 @@ public enum SysoundCheck {
         } catch {
             return [Diagnostic(.missingFile, file: file, message: error.description)]
         }
-        let (_, themeDiagnostics) = Theme.read(configuration: config, environment: search.environment)
+        let (theme, themeDiagnostics) = Theme.read(configuration: config, environment: search.environment)
         diagnostics += themeDiagnostics
+        if config.dbus.enabled {
+            diagnostics += FeedbackdEvents.unresolved(in: theme, file: config.themePaths.first.map { $0 + "/index.toml" } ?? file)
+        }
         return diagnostics.sorted {
             ($0.file, $0.line ?? 0, $0.key ?? "") < ($1.file, $1.line ?? 0, $1.key ?? "")
         }

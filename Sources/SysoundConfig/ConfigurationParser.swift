@@ -4,7 +4,7 @@ import SysoundCore
 /// every problem (unknown keys, wrong types, out-of-range values, presets that
 /// do not parse, references to presets that do not exist) to the document.
 enum ConfigurationParser {
-    static let sections = ["theme", "xdg", "categories", "policy", "audio", "haptics", "state", "server", "aliases"]
+    static let sections = ["theme", "xdg", "categories", "policy", "audio", "haptics", "state", "server", "aliases", "dbus", "apps"]
 
     static func parse(_ document: TOMLDocument, dataDirectory: String, environment: [String: String]) -> SysoundConfiguration {
         var config = SysoundConfiguration(dataDirectory: dataDirectory)
@@ -89,8 +89,50 @@ enum ConfigurationParser {
             }
         }
 
+        if let dbus = root.table("dbus") {
+            config.dbus.enabled = dbus.bool("enabled", default: true)
+            config.dbus.replace = dbus.bool("replace", default: false)
+            let allowed = dbus.strings("allow_important", default: [], expected: "an array of app ids")
+            for app in allowed where !Self.isAppID(app) {
+                document.report(.invalidValue, key: "dbus.allow_important", "\"\(app)\" is not an app id; expected e.g. \"org.gnome.clocks\"")
+            }
+            config.policy.allowImportant = Set(allowed.filter(Self.isAppID))
+            dbus.reportUnknownKeys(known: ["enabled", "replace", "allow_important"])
+        }
+
+        if let apps = root.table("apps") { parseApps(apps, into: &config.policy.apps) }
+
         root.reportUnknownKeys(known: sections)
         return config
+    }
+
+    /// `[apps."org.example.App"]`: `profile` (full, quiet, silent) and `gain` (0–1), both only lowering.
+    private static func parseApps(_ apps: TableReader, into levels: inout [String: AppLevel]) {
+        for id in apps.keys {
+            guard let app = apps.table(id) else { continue }
+            guard isAppID(id) else {
+                apps.document.report(.invalidValue, key: apps.keyPath(id), "\"\(id)\" is not an app id; expected e.g. [apps.\"org.example.App\"]")
+                continue
+            }
+            var level = AppLevel()
+            if let text = app.string("profile", default: nil, expected: "one of \(FeedbackProfile.names), in quotes") {
+                if let profile = FeedbackProfile(rawValue: text) {
+                    level.profile = profile
+                } else {
+                    apps.document.report(.invalidValue, key: app.keyPath("profile"), "\"\(text)\" is not a profile; expected one of \(FeedbackProfile.names)")
+                }
+            }
+            level.gain = app.double("gain", in: 0...1, default: 1)
+            app.reportUnknownKeys(known: ["profile", "gain"])
+            levels[id] = level
+        }
+    }
+
+    /// An app id as feedbackd and the socket accept it: non-empty, at most
+    /// 255 bytes, no control characters.
+    static func isAppID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= PlayRequest.maximumAppLength
+            && !id.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
     private static func parseAudio(_ audio: TableReader, into settings: inout AudioSettings) {

@@ -69,6 +69,19 @@ public struct XDGSettings: Sendable, Equatable {
     public init() {}
 }
 
+/// The D-Bus face (`[dbus]`): feedbackd's `org.sigxcpu.Feedback` on the session bus.
+public struct DBusSettings: Sendable, Equatable {
+    /// Serve the interface when a session bus is reachable.
+    public var enabled = true
+    /// Take the name from a running feedbackd (true), or queue behind it (false).
+    public var replace = false
+
+    public init() {}
+
+    /// The bus name, object path and interfaces: feedbackd's, so its clients work unchanged.
+    public static let busName = "org.sigxcpu.Feedback"
+}
+
 /// The whole configuration, typed. Loaded by `SysoundConfiguration.load`.
 public struct SysoundConfiguration: Sendable, Equatable {
     /// The file this came from; nil for built-in defaults.
@@ -93,6 +106,9 @@ public struct SysoundConfiguration: Sendable, Equatable {
     public var othersMayPlayAnyFile = false
     /// Extra names (`[aliases]`): alias → target (a sound or another alias).
     public var aliases: [String: String] = [:]
+    /// The D-Bus face (`[dbus]`); its allow-list and the per-app levels
+    /// (`[apps."id"]`) are policy, in `policy`.
+    public var dbus = DBusSettings()
 
     /// The defaults, with the default theme of `dataDirectory`.
     public init(dataDirectory: String) {

@@ -21,13 +21,22 @@ public struct PlayRequest: Sendable, Equatable, Hashable {
     public var loop: Bool
     /// Start the sound's paired haptic with it.
     public var haptic: Bool
+    /// Who asks (a D-Bus app id, or the socket's `app=`): per-app levels and
+    /// the `important` allow-list apply by it. Nil: no app level.
+    public var app: String?
+    /// A profile this request may not exceed (feedbackd's `profile` hint): it can only lower.
+    public var profile: FeedbackProfile?
+    /// Asks to pierce silent mode (feedbackd's `important` hint); granted only
+    /// to apps of the configuration's allow-list.
+    public var important: Bool
 
     public static let gainRange = 0.0...1.0
     public static let rateRange = 0.5...2.0
 
     public init(
         _ source: Source, category: SoundCategory? = nil, gain: Double = 1, rate: Double = 1,
-        duck: Bool = false, loop: Bool = false, haptic: Bool = true
+        duck: Bool = false, loop: Bool = false, haptic: Bool = true,
+        app: String? = nil, profile: FeedbackProfile? = nil, important: Bool = false
     ) {
         self.source = source
         self.category = category
@@ -36,5 +45,11 @@ public struct PlayRequest: Sendable, Equatable, Hashable {
         self.duck = duck
         self.loop = loop
         self.haptic = haptic
+        self.app = app
+        self.profile = profile
+        self.important = important
     }
+
+    /// The longest app id accepted (D-Bus names are at most 255 bytes).
+    public static let maximumAppLength = 255
 }

@@ -83,9 +83,34 @@ public struct PolicySettings: Sendable, Equatable {
     /// The preset an alert vibrates with when its sound has no haptic of its own.
     public var defaultAlertHaptic: String
 
-    public init(categoryGains: [SoundCategory: Double] = [:], defaultAlertHaptic: String = "alert") {
+    /// Per-app levels (`[apps."id"]`), by app id.
+    public var apps: [String: AppLevel]
+    /// Apps whose `important` requests pierce silent mode (`[dbus] allow_important`).
+    public var allowImportant: Set<String>
+
+    public init(
+        categoryGains: [SoundCategory: Double] = [:], defaultAlertHaptic: String = "alert",
+        apps: [String: AppLevel] = [:], allowImportant: Set<String> = []
+    ) {
         self.categoryGains = categoryGains
         self.defaultAlertHaptic = defaultAlertHaptic
+        self.apps = apps
+        self.allowImportant = allowImportant
+    }
+
+    /// The settings a request is decided under: its app's level and its own
+    /// profile hint can only lower them. An `important` request of an allowed
+    /// app pierces silent mode and is held only by its own hint (as in feedbackd).
+    public func limits(for request: PlayRequest, state: SystemState) -> (state: SystemState, gain: Double) {
+        let app = request.app.flatMap { apps[$0] }
+        let gain = min(max(app?.gain ?? 1, 0), 1)
+        if request.important, let id = request.app, allowImportant.contains(id) {
+            var pierced = state
+            pierced.silent = false
+            return ((request.profile ?? .full).limiting(pierced), gain)
+        }
+        let profile = min(app?.profile ?? .full, request.profile ?? .full)
+        return (profile.limiting(state), gain)
     }
 
     public static let defaults = PolicySettings()
@@ -109,8 +134,9 @@ public enum Policy {
         _ request: PlayRequest, entry: SoundEntry, state: SystemState,
         settings: PolicySettings = .defaults
     ) -> Decision {
+        let (state, appGain) = settings.limits(for: request, state: state)
         let category = request.category ?? entry.category
-        let gain = clamp(entry.gain) * clamp(request.gain) * settings.gain(for: category) * clamp(state.volume)
+        let gain = clamp(entry.gain) * clamp(request.gain) * appGain * settings.gain(for: category) * clamp(state.volume)
 
         let sound: SoundOutcome
         if state.silent && category.silencedBySilentMode {
@@ -140,9 +166,11 @@ public enum Policy {
         return Decision(category: category, sound: sound, haptic: haptic)
     }
 
-    /// Decides whether a vibration request (preset or pattern) may happen.
-    public static func decideVibration(state: SystemState) -> SkipReason? {
-        state.haptics ? nil : .hapticsOff
+    /// Decides whether a vibration request (preset or pattern) may happen;
+    /// an app whose level is `silent` vibrates nothing.
+    public static func decideVibration(state: SystemState, app: String? = nil, settings: PolicySettings = .defaults) -> SkipReason? {
+        let level = app.flatMap { settings.apps[$0] }?.profile ?? .full
+        return level.limiting(state).haptics ? nil : .hapticsOff
     }
 
     private static func clamp(_ v: Double) -> Double {

@@ -62,6 +62,7 @@ extension FeedbackManager {
     /// Plays (or correctly silences) a sound: resolves its name, asks the
     /// policy, then starts the voice and its paired vibration.
     public func play(_ request: PlayRequest) throws(FeedbackError) -> PlayResult {
+        seen(app: request.app)
         let (entry, settings) = try resolve(request.source)
         let decision = Policy.decide(request, entry: entry, state: state, settings: settings.policy)
         switch decision.sound {

@@ -76,7 +76,8 @@ extension FeedbackManager {
 
     /// Vibrates a preset or pattern unless the haptics switch is off.
     func vibrate(_ request: VibrateRequest) throws(FeedbackError) -> Reply {
-        if let reason = Policy.decideVibration(state: state) {
+        seen(app: request.app)
+        if let reason = Policy.decideVibration(state: state, app: request.app, settings: configuration.policy) {
             return .ok(["outcome": "skip", "reason": reason.rawValue])
         }
         guard let haptics else { throw FeedbackError(.noDevice, "no haptic device: haptics are not available in this process") }
@@ -157,6 +158,10 @@ extension FeedbackManager {
         fields["playing"] = "\(audio?.activeVoiceCount ?? 0)"
         fields["haptic-devices"] = "\(haptics?.devices.count ?? 0)"
         for field in Self.fields(of: state, only: nil) { fields[field.key] = field.value }
+        fields["profile"] = FeedbackProfile(state: state).rawValue
+        let apps = appsSeen.withLock { $0.summary }
+        if !apps.isEmpty { fields["apps"] = apps }
+        for (key, value) in faceStatus.withLock({ $0 }) { fields[key] = value }
         return fields
     }
 

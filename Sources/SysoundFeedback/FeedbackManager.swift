@@ -23,6 +23,9 @@ public final class FeedbackManager: Sendable {
     /// Alerts and playback requested during an interruption, played if it ends resumable.
     let deferred = Locked<[DeferredPlay]>([])
     static let maximumDeferred = 16
+    /// Apps that asked, and facts of other faces, for `status` (FeedbackManager+Apps).
+    let appsSeen = Locked(AppsSeen())
+    let faceStatus = Locked<[String: String]>([:])
 
     /// What SIGHUP replaces as a whole.
     struct Setup: Sendable {

@@ -190,6 +190,7 @@ final class SocketServer: @unchecked Sendable {
                 answer(connection, RequestParseError.empty.reply)
             case .failure(let code):
                 if code == EAGAIN { return }
+                logger.trace("recv from \(connection.peer): \(UnixSocket.errorText(code))")
                 if code != ECONNRESET { logger.debug("recv from \(connection.peer) failed: \(UnixSocket.errorText(code))") }
                 return close(connection)
             }
@@ -204,6 +205,7 @@ final class SocketServer: @unchecked Sendable {
         } catch {
             return answer(connection, error.reply)
         }
+        logger.trace("request from \(connection.peer): \(request.text)")
         connection.awaitingReply = true
         let id = connection.id
         let loop = loop

@@ -39,7 +39,9 @@ struct Backend {
         do {
             return (try DaemonClient(socketPath: socket).send(request), .daemon(socket: socket))
         } catch {
-            guard error.isNoDaemon else { throw CLIFailure(code: .internal, message: error.description) }
+            // Only a request that never reached a daemon goes elsewhere: one
+            // that was sent may have been carried out, and is not sent twice.
+            guard error.requestNotSent else { throw CLIFailure(exitStatus: error.exitStatus, message: error.description) }
             return nil
         }
     }

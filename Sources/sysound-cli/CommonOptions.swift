@@ -25,9 +25,21 @@ struct CommonOptions: ParsableArguments {
 struct CLIFailure: Error {
     var code: WireErrorCode
     var message: String
+    /// The exit status: the documented one for the wire code, unless the
+    /// failure was reaching the daemon (a timeout is 75, a lost connection 70).
+    var exitCode: Int32
 
-    /// The documented exit status for the failure's wire code.
-    var exitCode: Int32 { code.exitStatus }
+    init(code: WireErrorCode, message: String) {
+        self.code = code
+        self.message = message
+        exitCode = code.exitStatus
+    }
+
+    init(exitStatus: Int32, message: String) {
+        code = .internal
+        self.message = message
+        exitCode = exitStatus
+    }
 }
 
 /// Prints an error the way every command does and returns its exit code.

@@ -5,6 +5,7 @@ import SysoundAudio
 import SysoundCLIOptions
 import SysoundClient
 import SysoundConfig
+import SysoundDBus
 import SysoundEventLoop
 import SysoundHaptics
 import SysoundFeedback
@@ -83,6 +84,9 @@ struct ServeCommand: ParsableCommand {
             throw ExitCode(Exit.busy)
         }
         logger.info("serving \(daemon.socketPath) (audio: \(manager.audio?.deviceName ?? "none yet"), haptic devices: \(haptics?.devices.count ?? 0))")
+        // The D-Bus face (feedbackd's interface): one more source on the loop.
+        let bus = FeedbackBusService.start(manager: manager, loop: loop, watcher: watcher, logger: Logger(label: "sysound.dbus"))
+        defer { bus?.stop() }
         daemon.run()
         logger.info("stopped")
     }

@@ -5,12 +5,12 @@ import SysoundCore
 /// `sysound play NAME [--state-dir DIR]` with a daemon up: one `connect`,
 /// `send`, `recv`.
 enum FastPath {
-    /// The exit status if the daemon answered, else nil: the command has
-    /// another shape, or no daemon runs (or it could not be reached), and the
-    /// full CLI takes over — it falls back to the embedded engine or says what
-    /// went wrong. An error reply is reported here, as the full CLI would:
-    /// asking again is not harmless (the daemon may have started the sound's
-    /// vibration before its audio failed).
+    /// The exit status if the request reached a daemon, else nil: the
+    /// command has another shape, or no daemon listens (or the socket path
+    /// is unusable), and the full CLI takes over with the embedded engine.
+    /// Once sent, a request is never sent again: asking twice is not harmless
+    /// (a daemon that was only slow plays the sound twice). An error reply, a
+    /// timeout (75) and a lost connection (70) are reported here.
     static func play(_ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, count: Int) -> Int32? {
         func argument(_ i: Int, is text: String) -> Bool { argv[i].map { strcmp($0, text) == 0 } ?? false }
         guard count == 3 || (count == 5 && argument(3, is: "--state-dir")), argument(1, is: "play"),
@@ -22,7 +22,9 @@ enum FastPath {
         do {
             reply = try DaemonClient(socketPath: socket).send(.play(PlayRequest(.name(name))))
         } catch {
-            return nil
+            guard !error.requestNotSent else { return nil }
+            standardError("sysound: cannot play \(name): \(error)")
+            return error.exitStatus
         }
         switch reply {
         case .ok:

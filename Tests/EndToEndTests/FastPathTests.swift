@@ -60,6 +60,40 @@ final class FastPathTests: DaemonTestCase {
         }
     }
 
+    /// A daemon that answers late (stopped, swapped out) is not asked twice:
+    /// the CLI times out with 75 and says the request was sent; the daemon,
+    /// continued, plays the tap once.
+    func testAStoppedDaemonPlaysTheTapExactlyOnceAndTheCLISaysWhatHappened() throws {
+        // Stopped while its stream runs, the daemon's output underruns and
+        // PulseAudio drops what OpenAL Soft mixes right after the resume (its
+        // backlog lands in the past); an idle daemon has corked its stream
+        // (idle_pause_ms, 1 s) and a resumed play starts fresh.
+        usleep(1_500_000)
+        let recording = try MonitorRecording()
+        daemon.signal(SIGSTOP)
+        var continued = false
+        defer { if !continued { daemon.signal(SIGCONT) } }
+        // SYSOUND_CLI names the real full CLI: a hand-over would send the request again.
+        let result = try sysound(["play", "tap", "--state-dir", stateDir], environment: ["SYSOUND_CLI": try fullCLI])
+        XCTAssertEqual(result.status, 75, result.stderr)
+        XCTAssertTrue(result.stderr.hasPrefix("sysound: cannot play tap: the daemon at \(daemon.socketPath) did not answer in time"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("not sent again"), result.stderr)
+        daemon.signal(SIGCONT)
+        continued = true
+        let samples = try recording.samples(atLeast: 7.5, timeout: 20)
+        XCTAssertEqual(Self.bursts(in: samples, threshold: 0.05), 1, "the tap should play exactly once (peak \(Signal.peak(samples)))")
+    }
+
+    /// Separate sounds in a recording: runs above `threshold` more than 150 ms apart.
+    static func bursts(in samples: [Float], threshold: Float) -> Int {
+        var count = 0, last = -Int.max / 2
+        for (i, sample) in samples.enumerated() where abs(sample) > threshold {
+            if i - last > 7_200 { count += 1 }
+            last = i
+        }
+        return count
+    }
+
     func testAnErrorReplyGivesTheFullCLIsMessageAndExitCode() throws {
         let fast = try sysound(["play", "no-such-sound", "--state-dir", stateDir], environment: ["SYSOUND_CLI": missingCLI])
         let full = try sysound(["play", "no-such-sound", "--state-dir", stateDir], binary: try fullCLI)

@@ -106,4 +106,32 @@ final class ConfigurationTests: XCTestCase {
         XCTAssertEqual(config.themePaths, ["/home/u/mine", "/data/Sounds", "/abs/theme"])
         XCTAssertEqual(config.aliases, ["ding": "bell"])
     }
+
+    func testDBusSectionAndPerAppLevels() {
+        let (config, diagnostics) = SysoundConfiguration.parse(
+            text: """
+                [dbus]
+                enabled = false
+                replace = true
+                allow_important = ["org.gnome.clocks"]
+                [apps."org.example.Chat"]
+                profile = "quiet"
+                gain = 0.5
+                [apps.soft]
+                gain = 0.25
+                """,
+            file: "t.toml", dataDirectory: "/data", environment: [:])
+        XCTAssertEqual(diagnostics, [])
+        XCTAssertFalse(config.dbus.enabled)
+        XCTAssertTrue(config.dbus.replace)
+        XCTAssertEqual(config.policy.allowImportant, ["org.gnome.clocks"])
+        XCTAssertEqual(config.policy.apps["org.example.Chat"], AppLevel(profile: .quiet, gain: 0.5))
+        XCTAssertEqual(config.policy.apps["soft"], AppLevel(profile: .full, gain: 0.25))
+
+        let (_, problems) = SysoundConfiguration.parse(
+            text: "[dbus]\nenabled = \"yes\"\nallow = []\n[apps.x]\nprofile = \"loud\"\ngain = 2\nvolume = 1\n",
+            file: "t.toml", dataDirectory: "/data", environment: [:])
+        XCTAssertEqual(problems.map(\.key), ["dbus.enabled", "dbus.allow", "apps.x.profile", "apps.x.gain", "apps.x.volume"])
+        XCTAssertTrue(problems[2].message.contains("full, quiet, silent"), problems[2].message)
+    }
 }

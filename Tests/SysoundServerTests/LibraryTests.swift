@@ -3,6 +3,7 @@ import Logging
 import Sysound
 import SysoundAudio
 import SysoundConfig
+import SysoundEventLoop
 import SysoundHaptics
 import SysoundFeedback
 import SysoundServer
@@ -24,7 +25,9 @@ final class LibraryTests: XCTestCase {
         directory = StateDirectory(path: makeTemporaryDirectory())
         let logger = RunningDaemon.logger
         let (configuration, theme, _) = try ServiceSetup.load(configPath: nil)
-        watcher = try StateWatcher(directory: directory, logger: logger)
+        // As `sysound serve` builds it: the watcher's inotify sources on the daemon's loop.
+        let loop = try EventLoop()
+        watcher = try StateWatcher(directory: directory, loop: loop, logger: logger)
         let haptics = try HapticsEngine(presets: configuration.haptics.presets, deviceDirectory: nil, logger: logger)
         rumble = FakeForceFeedbackDevice(path: "/dev/input/event-fake")
         XCTAssertTrue(haptics.attach(rumble))
@@ -33,10 +36,10 @@ final class LibraryTests: XCTestCase {
         manager = try ServiceSetup.manager(
             configuration: configuration, theme: theme, stateDirectory: directory, audio: .loopback,
             haptics: haptics, settings: .watched(watcher), logger: logger)
-        watcher.start()
         var options = DaemonOptions(stateDirectory: directory.path)
         options.handleSignals = false
-        daemon = try Daemon(options: options, handler: DaemonHandler(manager: manager, configPath: nil), logger: logger)
+        daemon = try Daemon(
+            options: options, handler: DaemonHandler(manager: manager, configPath: nil), loop: loop, logger: logger)
         let daemon = daemon!, finished = finished
         Thread.detachNewThread {
             daemon.run()
@@ -47,7 +50,6 @@ final class LibraryTests: XCTestCase {
     override func tearDown() {
         daemon.stop()
         XCTAssertEqual(finished.wait(timeout: .now() + 5), .success)
-        watcher.stop()
         manager.haptics?.shutdown()
         manager.audio?.shutdown()
         try? FileManager.default.removeItem(atPath: directory.path)
@@ -56,6 +58,32 @@ final class LibraryTests: XCTestCase {
     var sound: SoundService { SoundService(stateDirectory: directory.path, mode: .daemon) }
 
     func plays() -> Int { rumble.records.filter { if case .play = $0.operation { true } else { false } }.count }
+
+    /// Settings change on the loop thread, in the order requests arrive: two
+    /// clients racing to set the volume leave the engine at the value the
+    /// control file (and so `state get`) ends with.
+    func testConcurrentVolumeSettersAgreeAtTheEnd() throws {
+        let clients = 2, each = 150
+        let path = directory.path
+        let failures = Locked<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: clients) { client in
+            let service = SoundService(stateDirectory: path, mode: .daemon)
+            for i in 0..<each {
+                do {
+                    try service.set(.volume, to: "\(Double((client * each + i) % 101) / 100)")
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        XCTAssertEqual(failures.withLock { $0 }, [])
+        let fields = try sound.perform(.stateGet(.volume))
+        let stated = try XCTUnwrap(fields["volume"].flatMap(Double.init))
+        // The watcher's echo of the last write may still be on its way: let the loop settle.
+        usleep(100_000)
+        XCTAssertEqual(try XCTUnwrap(manager.audio?.appliedVolume), stated, accuracy: 0.0001)
+        XCTAssertEqual(manager.state.volume, stated, accuracy: 0.0001)
+    }
 
     func testPlayVibrateAndStateThroughTheDaemon() throws {
         let sound = sound

@@ -131,6 +131,17 @@ final class WireRequestTests: XCTestCase {
         assertRefused("sysound/1 play file=%C3", .badRequest, mentions: "bad %-escape")
     }
 
+    func testAppOption() throws {
+        guard case .play(let play, _) = try parse("sysound/1 play tap app=org.example.App") else { return XCTFail() }
+        XCTAssertEqual(play.app, "org.example.App")
+        guard case .vibrate(let vibrate) = try parse("sysound/1 vibrate tap app=org.x") else { return XCTFail() }
+        XCTAssertEqual(vibrate.app, "org.x")
+        assertRefused("sysound/1 play tap app=", .badValue, mentions: "app")
+        assertRefused("sysound/1 play tap app=" + String(repeating: "a", count: 256), .badValue, mentions: "app id")
+        let request = Request.play(PlayRequest(.name("tap"), app: "org.a b"))
+        XCTAssertEqual(try Request(parsing: request.encoded()), request)
+    }
+
     func testRoundTrips() throws {
         let pattern = try HapticPattern(parsing: "0.25:15,0:40,1:30")
         let requests: [Request] = [

@@ -52,11 +52,15 @@ public struct VibrateRequest: Sendable, Equatable, Hashable {
     /// Scales every step's magnitude, 0–1.
     public var intensity: Double
 
+    /// Who asks: an app whose level is `silent` vibrates nothing (see `PlayRequest.app`).
+    public var app: String?
+
     public static let intensityRange = 0.0...1.0
 
-    public init(_ source: Source, intensity: Double = 1) {
+    public init(_ source: Source, intensity: Double = 1, app: String? = nil) {
         self.source = source
         self.intensity = intensity
+        self.app = app
     }
 }
 

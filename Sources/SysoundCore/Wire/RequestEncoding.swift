@@ -21,6 +21,7 @@ extension Request {
             if request.duck { option("duck", "1") }
             if request.loop { option("loop", "1") }
             if !request.haptic { option("haptic", "0") }
+            if let app = request.app { option("app", app) }
             if wait { option("wait", "1") }
         case .vibrate(let request):
             switch request.source {
@@ -28,6 +29,7 @@ extension Request {
             case .pattern(let pattern): option("pattern", pattern.description)
             }
             if request.intensity != 1 { option("intensity", WireProtocol.format(request.intensity)) }
+            if let app = request.app { option("app", app) }
         case .stop(.all):
             parts.append("all")
         case .stop(.voice(let id)):

@@ -91,7 +91,7 @@ enum RequestParser {
     }
 
     private static func play(_ args: inout Arguments) throws(RequestParseError) -> Request {
-        try args.allowOptions(["file", "category", "gain", "rate", "duck", "loop", "haptic", "wait"])
+        try args.allowOptions(["file", "category", "gain", "rate", "duck", "loop", "haptic", "wait", "app"])
         let name = args.optionalPositional()
         let source: PlayRequest.Source
         switch (name, args.option("file")) {
@@ -115,13 +115,25 @@ enum RequestParser {
         request.duck = try args.flag("duck") ?? request.duck
         request.loop = try args.flag("loop") ?? request.loop
         request.haptic = try args.flag("haptic") ?? request.haptic
+        request.app = try app(&args)
         let wait = try args.flag("wait") ?? false
         try args.finish()
         return .play(request, wait: wait)
     }
 
+    /// `app=ID`: who asks, for per-app levels. Any printable text up to 255 bytes.
+    private static func app(_ args: inout Arguments) throws(RequestParseError) -> String? {
+        guard let app = args.option("app") else { return nil }
+        guard !app.isEmpty, app.utf8.count <= PlayRequest.maximumAppLength,
+            !app.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw .badValue(name: "app", found: app, expected: "an app id of 1 to \(PlayRequest.maximumAppLength) printable bytes, e.g. org.example.App")
+        }
+        return app
+    }
+
     private static func vibrate(_ args: inout Arguments) throws(RequestParseError) -> Request {
-        try args.allowOptions(["pattern", "intensity"])
+        try args.allowOptions(["pattern", "intensity", "app"])
         let source: VibrateRequest.Source
         switch (args.optionalPositional(), args.option("pattern")) {
         case (let preset?, nil): source = .preset(preset)
@@ -135,8 +147,9 @@ enum RequestParser {
         case (nil, nil): throw .missingArgument(verb: "vibrate", expected: "a preset name or pattern=MAG:MS,…")
         }
         let intensity = try args.number("intensity", in: VibrateRequest.intensityRange) ?? 1
+        let app = try app(&args)
         try args.finish()
-        return .vibrate(VibrateRequest(source, intensity: intensity))
+        return .vibrate(VibrateRequest(source, intensity: intensity, app: app))
     }
 
     private static func state(_ args: inout Arguments) throws(RequestParseError) -> Request {

@@ -1,0 +1,102 @@
+import CSystemd
+import Glibc
+
+/// A bus connection that comes back: opened on the sd-event loop `event`,
+/// and when it is lost (the bus daemon stopped, or was not there yet)
+/// opened again with back-off (0.1 s doubling to 5 s). `connected` runs for
+/// every new connection (export objects, request names, add matches there:
+/// nothing survives a lost connection); `disconnected` once per loss.
+/// Everything runs on the loop's thread.
+public final class BusConnection: @unchecked Sendable {
+    public private(set) var bus: Bus?
+    /// Why the last attempt failed, while there is no connection.
+    public private(set) var lastError: BusError?
+    public private(set) var connections = 0
+
+    private let event: OpaquePointer
+    private let open: () throws(BusError) -> Bus
+    private let connected: (Bus) -> Void
+    private let disconnected: (BusError?) -> Void
+    private var disconnectSlot: BusSlot?
+    private var timer: OpaquePointer?  // sd_event_source*
+    private var delay: UInt64 = BusConnection.firstDelay
+    private var stopped = false
+
+    static let firstDelay: UInt64 = 100_000  // µs
+    static let maximumDelay: UInt64 = 5_000_000
+
+    public init(
+        event: OpaquePointer, open: @escaping () throws(BusError) -> Bus,
+        connected: @escaping (Bus) -> Void, disconnected: @escaping (BusError?) -> Void = { _ in }
+    ) {
+        self.event = event
+        self.open = open
+        self.connected = connected
+        self.disconnected = disconnected
+    }
+
+    /// Connects now (or schedules the first retry); call on the loop's thread.
+    public func start() {
+        stopped = false
+        connect()
+    }
+
+    /// Closes the connection and stops retrying.
+    public func stop() {
+        stopped = true
+        cancelTimer()
+        disconnectSlot = nil
+        bus = nil
+    }
+
+    deinit { cancelTimer() }
+
+    private func connect() {
+        guard !stopped, bus == nil else { return }
+        do throws(BusError) {
+            let bus = try open()
+            try bus.attach(event: event)
+            disconnectSlot = try bus.onDisconnect { [weak self] in self?.lost() }
+            self.bus = bus
+            lastError = nil
+            delay = Self.firstDelay
+            connections += 1
+            connected(bus)
+        } catch {
+            bus = nil
+            lastError = error
+            retry()
+        }
+    }
+
+    private func lost() {
+        // Called from inside the dead bus's dispatch: let go of it from the timer, not here.
+        lastError = BusError(name: BusError.noReply, message: "the bus connection was lost")
+        disconnected(lastError)
+        delay = Self.firstDelay
+        retry()
+    }
+
+    private func retry() {
+        guard !stopped, timer == nil else { return }
+        var source: OpaquePointer? = nil
+        let userdata = Unmanaged.passUnretained(self).toOpaque()
+        let r = sd_event_add_time_relative(event, &source, clockid_t(CLOCK_MONOTONIC), delay, 10_000, { _, _, userdata in
+            guard let userdata else { return 0 }
+            let connection = Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue()
+            connection.cancelTimer()
+            connection.disconnectSlot = nil
+            connection.bus = nil
+            connection.connect()
+            return 0
+        }, userdata)
+        if r >= 0 { timer = source }
+        delay = min(delay * 2, Self.maximumDelay)
+    }
+
+    private func cancelTimer() {
+        guard let timer else { return }
+        self.timer = nil
+        sd_event_source_disable_unref(timer)
+    }
+}

@@ -1,0 +1,149 @@
+import Glibc
+import SysoundBus
+import SysoundConfig
+import SysoundCore
+import SysoundFeedback
+import SysoundServer
+
+/// The two interfaces, declared once, as feedbackd 0.8's introspection XML
+/// defines them, and what each call asks of the manager.
+extension FeedbackFace {
+    func feedbackInterface() -> BusInterface {
+        var interface = BusInterface(Self.interface)
+        interface.property("Profile", "s", get: { [unowned self] reply in
+            try reply.append(FeedbackProfile(state: manager.state).rawValue)
+        }, set: { [unowned self] value in
+            try setProfile(try value.readString())
+        })
+        interface.method(
+            "TriggerFeedback", "ssa{sv}i", arguments: ["app_id", "event", "hints", "timeout"], result: "u", results: ["id"]
+        ) { [unowned self] call in try trigger(call) }
+        interface.method("EndFeedback", "u", arguments: ["id"]) { [unowned self] call in
+            let id = try call.message.readUInt32()
+            if events[id] == nil {
+                // feedbackd answers, and warns, too: the event may just have ended.
+                logger.debug("EndFeedback(\(id)): no such running event")
+            }
+            try call.reply()
+            end(id, reason: .explicit)
+        }
+        interface.signal("FeedbackEnded", "uu", arguments: ["id", "reason"])
+        return interface
+    }
+
+    func hapticInterface() -> BusInterface {
+        var interface = BusInterface(Self.hapticInterface)
+        interface.method("Vibrate", "sa(du)", arguments: ["app_id", "pattern"], result: "b", results: ["success"]) { [unowned self] call in
+            let app = try call.message.readString()
+            guard !app.isEmpty, app.utf8.count <= PlayRequest.maximumAppLength else {
+                throw BusError.invalidArgs("invalid app id \"\(FeedbackHints.show(app))\"; expected e.g. org.example.App")
+            }
+            let vibrated = try vibrate(app: app, pattern: try Self.pattern(call.message.readValue()))
+            try call.reply { m in try m.append(vibrated) }
+        }
+        return interface
+    }
+
+    /// `a(du)`: magnitude 0–1 and milliseconds per step; steps of 0 ms are dropped.
+    static func pattern(_ value: BusValue?) throws -> HapticPattern {
+        guard case .array(_, let items)? = value else { throw BusError.invalidArgs("expected a(du)") }
+        var steps: [HapticStep] = []
+        for (i, item) in items.enumerated() {
+            guard case .structure(let fields) = item, fields.count == 2, let magnitude = fields[0].double,
+                let ms = fields[1].uint32
+            else { throw BusError.invalidArgs("step \(i + 1) is not (du)") }
+            guard magnitude.isFinite, (0...1).contains(magnitude) else {
+                throw BusError.invalidArgs("step \(i + 1): magnitude \(magnitude) is out of range; expected 0 to 1")
+            }
+            guard ms <= HapticPattern.maximumStepMs else {
+                throw BusError.invalidArgs("step \(i + 1): \(ms) ms is too long; expected at most \(HapticPattern.maximumStepMs) ms")
+            }
+            if ms > 0 { steps.append(HapticStep(magnitude: magnitude, durationMs: Int(ms))) }
+        }
+        guard steps.count <= HapticPattern.maximumSteps else {
+            throw BusError.invalidArgs("\(steps.count) steps; expected at most \(HapticPattern.maximumSteps)")
+        }
+        let pattern = HapticPattern(steps: steps)
+        guard pattern.durationMs <= HapticPattern.maximumTotalMs else {
+            throw BusError.invalidArgs("the pattern lasts \(pattern.durationMs) ms; expected at most \(HapticPattern.maximumTotalMs) ms")
+        }
+        return pattern
+    }
+
+    /// Vibrate: false when haptics are off (for everyone or this app) or no device is present.
+    func vibrate(app: String, pattern: HapticPattern) throws -> Bool {
+        if pattern.steps.isEmpty {
+            // An empty pattern stops (the socket's `stop all` would stop sounds too).
+            manager.haptics?.stop()
+            return true
+        }
+        switch manager.handle(.vibrate(VibrateRequest(.pattern(pattern), app: app))) {
+        case .ok(let fields, _): return fields["outcome"] == "vibrate"
+        case .error(let code, let message):
+            if code == .noDevice { return false }
+            throw BusError(name: code == .badValue ? BusError.invalidArgs : BusError.failed, message: message)
+        }
+    }
+
+    /// TriggerFeedback(s app_id, s event, a{sv} hints, i timeout) → u id.
+    func trigger(_ call: BusMethodCall) throws {
+        let m = call.message
+        let app = try m.readString(), eventName = try m.readString()
+        let hints = FeedbackHints(try m.readVardict())
+        let timeout = max(try m.readInt32(), -1)  // < -1 is -1, as feedbackd
+        guard !app.isEmpty, app.utf8.count <= PlayRequest.maximumAppLength else {
+            throw BusError.invalidArgs("invalid app id \"\(FeedbackHints.show(app))\"; expected e.g. org.example.App")
+        }
+        guard !eventName.isEmpty else { throw BusError.invalidArgs("invalid event \"\"; expected an event name such as button-pressed") }
+        for ignored in hints.ignored { logger.info("TriggerFeedback from \(app): ignoring hint \(ignored)") }
+        guard !events.isFull else {
+            throw BusError(name: BusError.limitsExceeded, message: "\(events.count) feedbacks are running; end some first")
+        }
+
+        var source = PlayRequest.Source.name(eventName)
+        if let file = hints.soundFile {
+            // The same file-access rule as the socket's `play file=` for another user.
+            let configuration = manager.configuration
+            let policy = FileAccessPolicy(soundDirectories: manager.theme.directories, othersMayPlayAnyFile: configuration.othersMayPlayAnyFile)
+            let uid = m.senderUID() ?? uid_t.max
+            do throws(FeedbackError) {
+                source = .file(try policy.path(toOpen: file, for: PeerCredentials(pid: 0, uid: uid, gid: gid_t.max)))
+            } catch {
+                throw BusError(name: error.code == .denied ? BusError.accessDenied : BusError.invalidArgs, message: error.message)
+            }
+        }
+        let request = PlayRequest(source, loop: timeout != -1, app: app, profile: hints.profile, important: hints.important)
+        let id = events.nextID()
+        let result: PlayResult
+        do throws(FeedbackError) {
+            result = try manager.play(request)
+        } catch {
+            try call.reply { r in try r.append(id) }
+            if error.code != .unknownSound {
+                logger.warning("TriggerFeedback \(FeedbackHints.show(eventName)) from \(app): \(error.message)")
+            }
+            if hints.soundFile != nil, error.code == .badFile {
+                logger.warning("sound-file of \(app): \(error.message)")
+            }
+            emitEnded(id, .notFound)
+            return
+        }
+        try call.reply { r in try r.append(id) }
+
+        let hapticMs: Int
+        if case .started(let preset) = result.haptic {
+            hapticMs = manager.configuration.haptics.presets[preset]?.durationMs ?? 0
+        } else {
+            hapticMs = 0
+        }
+        if result.voice == nil && hapticMs == 0 {
+            emitEnded(id, .natural)  // the policy silenced it all: nothing to wait for
+            return
+        }
+        events[id] = RunningEvent(voice: result.voice, sender: m.sender, app: app)
+        let soundMs = result.voice == nil ? 0 : Int((result.duration ?? 0) * 1000)
+        pollNaturalEnd(id, after: UInt64(max(soundMs, hapticMs, 1)) * 1000)
+        if timeout > 0 { expire(id, afterSeconds: timeout) }
+        if let sender = m.sender { watch(sender: sender) }
+    }
+}

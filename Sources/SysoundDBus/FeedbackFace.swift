@@ -1,0 +1,185 @@
+import Logging
+import SysoundBus
+import SysoundConfig
+import SysoundCore
+import SysoundFeedback
+import SysoundServer
+import SysoundState
+
+/// The D-Bus face: feedbackd's `org.sigxcpu.Feedback` (and `.Haptic`) at
+/// /org/sigxcpu/Feedback on the session bus, so feedbackd's clients use
+/// sysound unchanged. It decides nothing: every call becomes the request the
+/// socket would make of the `FeedbackManager` (play, stop, vibrate, state
+/// set), under the same policy. Everything here runs on the loop's thread.
+public final class FeedbackFace: @unchecked Sendable {
+    static let path = "/org/sigxcpu/Feedback"
+    static let interface = "org.sigxcpu.Feedback"
+    static let hapticInterface = "org.sigxcpu.Feedback.Haptic"
+
+    let manager: FeedbackManager
+    let logger: Logger
+    let event: OpaquePointer
+    private var connection: BusConnection?
+    private var bus: Bus?
+    private var name: BusName?
+    private var slots: [BusSlot] = []
+    private var senderWatches: [String: BusSlot] = [:]
+    var events = RunningEvents()
+    private var profile: FeedbackProfile
+
+    /// - Parameter event: the sd_event* whose thread runs the face.
+    init(manager: FeedbackManager, event: OpaquePointer, logger: Logger) {
+        self.manager = manager
+        self.event = event
+        self.logger = logger
+        profile = FeedbackProfile(state: manager.state)
+    }
+
+    /// Connects to the session bus (again after every loss) and serves.
+    func start(open: @escaping () throws(BusError) -> Bus = { () throws(BusError) -> Bus in try Bus.open(.user) }) {
+        manager.setStatus("dbus", "connecting to the session bus")
+        let connection = BusConnection(event: event, open: open, connected: { [unowned self] bus in
+            connected(bus)
+        }, disconnected: { [unowned self] _ in
+            logger.warning("the session bus went away; serving the socket, reconnecting")
+            lost()
+        })
+        self.connection = connection
+        connection.start()
+        if connection.bus == nil {
+            // One line, not an error: a daemon without a session bus still serves its socket.
+            logger.info("no session bus (\(connection.lastError.map { "\($0)" } ?? "?")); D-Bus face retries in the background")
+            manager.setStatus("dbus", "no session bus yet, retrying")
+        }
+    }
+
+    func stop() {
+        endAll(reason: .explicit)
+        lost()
+        connection?.stop()
+        connection = nil
+    }
+
+    private func connected(_ bus: Bus) {
+        self.bus = bus
+        do {
+            slots.append(try bus.export(feedbackInterface(), at: Self.path))
+            slots.append(try bus.export(hapticInterface(), at: Self.path))
+            var flags: BusName.Flags = [.allowReplacement]
+            flags.insert(manager.configuration.dbus.replace ? .replaceExisting : .queue)
+            name = try BusName(DBusSettings.busName, on: bus, flags: flags) { [unowned self] state in nameChanged(state) }
+            logger.info("D-Bus face connected as \(bus.uniqueName ?? "?"), asking for \(DBusSettings.busName)")
+        } catch {
+            logger.error("D-Bus face not served: \(error)")
+            manager.setStatus("dbus", "not served: \(error)")
+        }
+    }
+
+    private func nameChanged(_ state: BusName.State) {
+        let bus = DBusSettings.busName
+        let text: String
+        switch state {
+        case .requesting: text = "asking for \(bus)"
+        case .owner: text = "serving \(bus)"
+        case .queued: text = "queued for \(bus) behind \(name?.owner ?? "another owner") (feedbackd?); [dbus] replace = true takes it"
+        case .taken: text = "\(bus) is taken by \(name?.owner ?? "another owner")"
+        case .lost: text = "lost \(bus) to another owner"
+        case .failed: text = "the bus refused \(bus)"
+        }
+        logger.info("D-Bus: \(text)")
+        manager.setStatus("dbus", text)
+    }
+
+    /// The connection is gone: its registrations with it. Looping feedback
+    /// is ended: no client can end it any more.
+    private func lost() {
+        endAll(reason: .explicit)
+        senderWatches = [:]
+        slots = []
+        name = nil
+        bus = nil
+        manager.setStatus("dbus", "session bus lost, reconnecting")
+    }
+
+    // MARK: - Settings
+
+    /// A control file changed (or this face wrote one): PropertiesChanged when the profile moved.
+    func stateChanged() {
+        let now = FeedbackProfile(state: manager.state)
+        guard now != profile else { return }
+        profile = now
+        try? bus?.emitPropertiesChanged(path: Self.path, interface: Self.interface, names: ["Profile"])
+    }
+
+    func setProfile(_ text: String) throws {
+        guard let wanted = FeedbackProfile(rawValue: text) else {
+            throw BusError.invalidArgs("\"\(FeedbackHints.show(text))\" is not a profile; expected one of \(FeedbackProfile.names)")
+        }
+        let (silent, haptics) = wanted.settings
+        for (file, on) in [(ControlFile.silent, silent), (.haptics, haptics)] {
+            let change = try StateChange(file, parsing: on ? "1" : "0")
+            if case .error(_, let message) = manager.handle(.stateSet(change)) { throw BusError.failed(message) }
+        }
+        stateChanged()
+    }
+
+    // MARK: - Events
+
+    /// Ends an event: its voice stops (if still playing), FeedbackEnded goes out.
+    func end(_ id: UInt32, reason: EndReason) {
+        guard let running = events.remove(id) else { return }
+        running.poll?.cancel()
+        running.expiry?.cancel()
+        if let voice = running.voice, reason != .natural {
+            _ = manager.handle(.stop(.voice(voice.wireID)))
+        }
+        if let sender = running.sender, !events.hasEvents(of: sender) { senderWatches[sender] = nil }
+        emitEnded(id, reason)
+    }
+
+    func emitEnded(_ id: UInt32, _ reason: EndReason) {
+        do {
+            try bus?.emitSignal(path: Self.path, interface: Self.interface, member: "FeedbackEnded") { m in
+                try m.append(id)
+                try m.append(reason.rawValue)
+            }
+        } catch {
+            logger.warning("cannot send FeedbackEnded(\(id)): \(error)")
+        }
+    }
+
+    private func endAll(reason: EndReason) {
+        for id in events.byID.keys { end(id, reason: reason) }
+    }
+
+    /// Ends the caller's feedback when it leaves the bus (feedbackd does the same).
+    func watch(sender: String) {
+        guard senderWatches[sender] == nil, let bus else { return }
+        senderWatches[sender] = try? bus.watchNameOwner(sender) { [unowned self] _, new in
+            guard new.isEmpty else { return }
+            let ids = events.ids(of: sender)
+            if !ids.isEmpty { logger.info("\(sender) left the bus; ending its \(ids.count) feedback(s)") }
+            for id in ids { end(id, reason: .explicit) }
+            senderWatches[sender] = nil
+        }
+    }
+
+    /// Checks whether an event's voice has stopped, first after `after` µs
+    /// and then every 20 ms; ends it naturally then.
+    func pollNaturalEnd(_ id: UInt32, after: UInt64) {
+        events[id]?.poll = try? EventTimer(event: event, after: after) { [unowned self] in
+            guard let running = events[id] else { return }
+            if let voice = running.voice, manager.audio?.isPlaying(voice) == true {
+                pollNaturalEnd(id, after: 20_000)
+            } else {
+                end(id, reason: .natural)
+            }
+        }
+    }
+
+    func expire(_ id: UInt32, afterSeconds seconds: Int32) {
+        events[id]?.expiry = try? EventTimer(event: event, after: UInt64(seconds) * 1_000_000) { [unowned self] in
+            end(id, reason: .expired)
+        }
+    }
+}

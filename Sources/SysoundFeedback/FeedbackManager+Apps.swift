@@ -1,0 +1,38 @@
+import SysoundCore
+
+/// The apps that asked for feedback (socket `app=`, D-Bus `app_id`), for
+/// `sysound status`: an integrator sees which ids to give a level in
+/// `[apps."id"]`. Bounded: past `capacity` ids the least recently seen goes.
+struct AppsSeen: Sendable {
+    static let capacity = 64
+    private(set) var requests: [String: Int] = [:]
+    private var order: [String] = []  // least recently seen first
+
+    mutating func saw(_ app: String) {
+        if requests[app] != nil {
+            order.removeAll { $0 == app }
+        } else if order.count == Self.capacity {
+            requests[order.removeFirst()] = nil
+        }
+        order.append(app)
+        requests[app, default: 0] += 1
+    }
+
+    /// `id:requests` pairs, most requests first.
+    var summary: String {
+        requests.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key):\($0.value)" }.joined(separator: ",")
+    }
+}
+
+extension FeedbackManager {
+    func seen(app: String?) {
+        guard let app else { return }
+        appsSeen.withLock { $0.saw(app) }
+    }
+
+    /// Facts another face of the daemon reports in `status` (e.g. the D-Bus
+    /// name's state): set once when they change, read with every status.
+    public func setStatus(_ key: String, _ value: String?) {
+        faceStatus.withLock { $0[key] = value }
+    }
+}
