@@ -121,6 +121,11 @@ struct OnsetRun {
     }
 
     /// Throws unless the reference's median is within the bounds of this mode.
+    /// The tight bounds hold for PulseAudio, which plays a write on an
+    /// underrun stream at once (it rewinds the sink); PipeWire has no rewinds,
+    /// so the write waits for the next graph cycle and the reference reads
+    /// several ms there: only its coarse bound (`referencePipeWire`) is checked,
+    /// which still catches a run the machine's load made meaningless.
     func validate(_ c: BenchContext, figure: String) throws {
         let bounds = Self.referenceBounds(c.server, smoke: c.smoke)
         let ref = Summary(reference)?.median
