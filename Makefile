@@ -9,7 +9,8 @@ SHELL := /bin/bash
 RUN_PACKAGES := pkg-config libopenal-dev libopenal1 libsndfile1-dev libevdev-dev libsystemd-dev libpulse0
 # `make deb`: dpkg-shlibdeps, dpkg-gencontrol, strip, readelf, lintian.
 DEB_PACKAGES := dpkg-dev binutils lintian
-TEST_PACKAGES := $(RUN_PACKAGES) libpulse-dev pulseaudio pulseaudio-utils sox sound-theme-freedesktop socat util-linux systemd \
+TEST_PACKAGES := $(RUN_PACKAGES) libpulse-dev pulseaudio pulseaudio-utils pipewire pipewire-bin wireplumber pipewire-pulse dbus-daemon \
+	sox sound-theme-freedesktop socat util-linux systemd \
 	qemu-system-x86 busybox-static cpio xz-utils gcc libc6-dev $(DEB_PACKAGES) man-db
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RELEASE := swift build -c release --static-swift-stdlib
@@ -85,7 +86,9 @@ SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 MANDIR ?= $(DATADIR)/man
 USERUNITDIR ?= $(PREFIX)/lib/systemd/user
 DBUSSERVICEDIR ?= $(DATADIR)/dbus-1/services
-PIPEWIREPULSEDIR ?= $(DATADIR)/pipewire/pipewire-pulse.conf.d
+# PipeWire reads drop-ins only from /usr/share/pipewire, /etc/pipewire and
+# ~/.config/pipewire (compiled in): outside PREFIX=/usr the admin's /etc one.
+PIPEWIREPULSEDIR ?= $(if $(filter /usr,$(PREFIX)),$(DATADIR),/etc)/pipewire/pipewire-pulse.conf.d
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 ZSHCOMPDIR ?= $(DATADIR)/zsh/site-functions
 FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d

@@ -187,7 +187,7 @@ let package = Package(
         // A plain `swift build` builds it too: XCTest only where it imports.
         .target(name: "SysoundTestSupport", dependencies: ["SysoundClient", "SysoundCore"], path: "Tests/SysoundTestSupport"),
         // Real sound through a real PulseAudio server (Tests/fixture/with-pulse.sh).
-        .testTarget(name: "EndToEndTests", dependencies: ["SysoundTestSupport", "SysoundClient", "SysoundCore", "COpenAL", "CSndfile"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["SysoundTestSupport", "SysoundClient", "SysoundCore", "SysoundAudio", "COpenAL", "CSndfile"]),
         // Hostile files, faults, load, access against a real daemon (Tests/ReliabilityTests; issue 9).
         .testTarget(
             name: "ReliabilityTests",

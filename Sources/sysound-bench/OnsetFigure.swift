@@ -5,18 +5,20 @@ import SysoundAudio
 /// Figure 2: launch → the clip's first sample at the sink, for the CLI
 /// (daemon up), the library's `play()` in-process (embedded engine, device
 /// open and clip loaded before timing; once with the device running, once
-/// paused for idleness so every play resumes it), `pactl play-sample`, and the
+/// paused for idleness so every play resumes it), `pactl play-sample`,
+/// `paplay` of the same file (a new stream per sound), and the
 /// meter's own reference tone, whose latency is known to be tiny and so
 /// checks the method in every run (OnsetRun). Every tool plays the same clip.
 enum OnsetFigure {
     enum Tool: Int, CaseIterable {
-        case cli, library, libraryAfterPause, pactl
+        case cli, library, libraryAfterPause, pactl, paplay
         var label: String {
             switch self {
             case .cli: "launch → sink: sysound play tap (daemon up)"
             case .library: "launch → sink: library play() in-process"
             case .libraryAfterPause: "launch → sink: library play() in-process, first after an idle pause"
             case .pactl: "launch → sink: pactl play-sample"
+            case .paplay: "launch → sink: paplay tap.wav (a new stream)"
             }
         }
     }
@@ -46,6 +48,8 @@ enum OnsetFigure {
                 switch tool {
                 case .cli: Children.wait(try Children.spawn(c.sysound, ["play", "tap", "--state-dir", daemon.stateDirectory]))
                 case .pactl: Children.wait(try Children.spawn("/usr/bin/pactl", ["play-sample", CLIProcessFigure.sampleName]))
+                // What any PulseAudio client pays for a sound: a process, a new stream, the file decoded.
+                case .paplay: Children.wait(try Children.spawn("/usr/bin/paplay", [c.tapPath]))
                 case .library: _ = try library.play("tap")
                 case .libraryAfterPause: _ = try pausing.play("tap")
                 }

@@ -72,7 +72,14 @@ final class SinkOnsetMeter: @unchecked Sendable {
         self.referenceClip = referenceClip
         guard let m = pa_threaded_mainloop_new() else { throw BenchError("pa_threaded_mainloop_new failed") }
         mainloop = m
-        guard let c = pa_context_new(pa_threaded_mainloop_get_api(m), "sysound-bench onset meter") else {
+        // The bench's embedded engines mark this process's PulseAudio clients
+        // (PULSE_PROP: sysound.engine, which PipeWire's drop-in lets ask for
+        // shorter latencies). libpulse merges PULSE_PROP without overwriting:
+        // a value of our own keeps the meter's streams at the server's defaults.
+        let props = pa_proplist_new()
+        defer { pa_proplist_free(props) }
+        pa_proplist_sets(props, "sysound.engine", "bench-meter")
+        guard let c = pa_context_new_with_proplist(pa_threaded_mainloop_get_api(m), "sysound-bench onset meter", props) else {
             pa_threaded_mainloop_free(m)
             throw BenchError("pa_context_new failed")
         }

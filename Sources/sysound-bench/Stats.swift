@@ -50,6 +50,8 @@ struct Report: Codable, Sendable {
     var date: String
     var machine: String
     var mode: String
+    /// The sound server measured on, as it names itself.
+    var server: String
     var rows: [Row] = []
     var targets: [TargetCheck] = []
     /// Measurement problems: missed tones, unanswered requests, figures that failed.
@@ -81,7 +83,7 @@ struct Report: Codable, Sendable {
 
     /// The table as text: one line per row, distributions in columns.
     var table: String {
-        var lines = ["sysound-bench \(mode) — \(date) — \(machine)", ""]
+        var lines = ["sysound-bench \(mode) — \(date) — \(machine) — \(server)", ""]
         let header = ["fig", "measurement", "unit", "median", "95% CI", "p90", "p99", "min", "max", "n"]
         var cells: [[String]] = [header]
         for r in rows {

@@ -19,12 +19,19 @@ enum Targets {
         func ci(_ f: String, _ n: String) -> String {
             r.row(f, n)?.ci95.map { " (95 % CI \(fmt($0[0]))–\(fmt($0[1])))" } ?? ""
         }
-        check("onset method valid: reference tone 0.05–0.3 ms", median("2", OnsetRun.referenceLabel),
-              { "\(fmt($0)) ms\(ci("2", OnsetRun.referenceLabel))" }, { OnsetRun.referenceValid.contains($0) })
-        check("launch → sink: CLI ≤ 0.6 × pactl", r.row("2", "ratio CLI / pactl (medians)")?.value,
-              { "\(fmt($0)) ×\(ci("2", "ratio CLI / pactl (medians)"))" }, { $0 <= 0.6 })
-        check("launch → sink: library play() ≤ 3 ms median", median("2", "launch → sink: library play() in-process"),
-              { "\(fmt($0)) ms\(ci("2", "launch → sink: library play() in-process"))" }, { $0 <= 3 })
+        let pipewire = r.server.contains("PipeWire")
+        let reference = pipewire ? OnsetRun.referencePipeWire : OnsetRun.referenceValid
+        check("onset method valid: reference tone \(fmt(reference.lowerBound))–\(fmt(reference.upperBound)) ms", median("2", OnsetRun.referenceLabel),
+              { "\(fmt($0)) ms\(ci("2", OnsetRun.referenceLabel))" }, { reference.contains($0) })
+        // On PipeWire (issue 17): CLI ≤ 0.7 × pactl, and the library gets one
+        // graph quantum more than on PulseAudio: the engine's 128 frames (2.7 ms)
+        // with the shipped drop-in.
+        let cliRatio = pipewire ? 0.7 : 0.6, libraryBudget = pipewire ? 128.0 / 48 + 3 : 3
+        check("launch → sink: CLI ≤ \(fmt(cliRatio)) × pactl", r.row("2", "ratio CLI / pactl (medians)")?.value,
+              { "\(fmt($0)) ×\(ci("2", "ratio CLI / pactl (medians)"))" }, { $0 <= cliRatio })
+        check("launch → sink: library play() ≤ \(pipewire ? "1 quantum (128 frames) + 3 ms" : "3 ms") median",
+              median("2", "launch → sink: library play() in-process"),
+              { "\(fmt($0)) ms\(ci("2", "launch → sink: library play() in-process"))" }, { $0 <= libraryBudget })
         let pause = "first after an idle pause − warm (library, medians)"
         check("first sound after an idle pause within 0.2 ms of a warm one", r.row("2", pause)?.value,
               { "\(fmt($0)) ms\(ci("2", pause))" }, { $0 <= 0.2 })
