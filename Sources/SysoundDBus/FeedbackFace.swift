@@ -165,12 +165,26 @@ public final class FeedbackFace: @unchecked Sendable {
     func watch(sender: String) {
         guard senderWatches[sender] == nil, let bus else { return }
         senderWatches[sender] = try? bus.watchNameOwner(sender) { [unowned self] _, new in
-            guard new.isEmpty else { return }
-            let ids = events.ids(of: sender)
-            if !ids.isEmpty { logger.info("\(sender) left the bus; ending its \(ids.count) feedback(s)") }
-            for id in ids { end(id, reason: .explicit) }
-            senderWatches[sender] = nil
+            if new.isEmpty { senderLeft(sender) }
         }
+        // The match is installed asynchronously: a caller that left before the
+        // bus saw it would never be reported. Asked after the AddMatch, the bus
+        // answers in order: either the caller is still there (and the match will
+        // report its leaving) or NameHasNoOwner says it is already gone.
+        guard let ask = try? bus.newMethodCall(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "GetNameOwner")
+        else { return }
+        try? ask.append(sender)
+        try? bus.callAsync(ask) { [weak self] result in
+            if case .failure(let error) = result, error.name == BusError.nameHasNoOwner { self?.senderLeft(sender) }
+        }
+    }
+
+    private func senderLeft(_ sender: String) {
+        let ids = events.ids(of: sender)
+        if !ids.isEmpty { logger.info("\(sender) left the bus; ending its \(ids.count) feedback(s)") }
+        for id in ids { end(id, reason: .explicit) }
+        senderWatches[sender] = nil
     }
 
     /// Checks whether an event's voice has stopped, first after `after` µs

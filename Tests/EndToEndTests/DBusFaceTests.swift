@@ -238,18 +238,23 @@ final class DBusFaceTests: XCTestCase {
 
     func testTheBusRestartsAndTheDaemonReconnects() throws {
         guard let ctl = ProcessInfo.processInfo.environment["SYSOUND_DBUS_CTL"] else { throw XCTSkip("no SYSOUND_DBUS_CTL") }
+        // On PipeWire the sound server itself needs the session bus (wireplumber
+        // exits without it, see with-pipewire.sh): there the daemon's replies are
+        // checked, and the sink only where the server outlives the bus.
+        let sinkOutlivesBus = ProcessInfo.processInfo.environment["SYSOUND_SOUND_SERVER"] != "pipewire"
         XCTAssertEqual(try Spawned(ctl, ["stop", "session"], output: .discard).wait(), 0)
         // The socket serves on without the bus.
         var result: Spawned.Result!
-        let peak = try Pulse.peak(0.6) { result = try cli.run(["play", "tap"]) }
+        let peak = try Pulse.peak(0.6) { result = try cli.run(["play", "tap", "--verbose"]) }
         XCTAssertEqual(result.status, 0, result.output)
-        XCTAssertGreaterThan(peak, 0.05)
+        XCTAssertTrue(result.stdout.contains("played"), result.output)
+        if sinkOutlivesBus { XCTAssertGreaterThan(peak, 0.05) }
         XCTAssertTrue(eventually(5) { self.daemon.log().contains("session bus went away") }, daemon.log(tail: 10))
         XCTAssertEqual(try Spawned(ctl, ["start", "session"], output: .discard).wait(), 0)
         XCTAssertTrue(eventually(15) { self.ownsName() }, "no reconnection: \(daemon.log(tail: 10))")
         var fields: [String: String] = [:]
         let heard = try Pulse.peak(1.0) { fields = try client(["trigger", "org.example.Back", "message-new-instant", "-1"]) }
         XCTAssertEqual(fields["reason"], "0", "\(fields)")
-        XCTAssertGreaterThan(heard, 0.05, "\(fields)\n\(daemon.log(tail: 10))")
+        if sinkOutlivesBus { XCTAssertGreaterThan(heard, 0.05, "\(fields)\n\(daemon.log(tail: 10))") }
     }
 }
