@@ -1,4 +1,5 @@
 import SysoundCore
+import SysoundFeedback
 import SysoundState
 
 /// A haptic preset by name: `.success`, `.heavy`, or any preset of the configuration.
@@ -19,12 +20,17 @@ public struct HapticPreset: Sendable, Hashable, ExpressibleByStringLiteral, Cust
     public static let error: HapticPreset = "error"
     public static let tap: HapticPreset = "tap"
     public static let alarm: HapticPreset = "alarm"
+    public static let alert: HapticPreset = "alert"
+
+    /// Every built-in preset, from the one list (`HapticPresets`); a
+    /// configuration may add more.
+    public static var builtIn: [HapticPreset] { HapticPresets.names.map { HapticPreset($0) } }
 }
 
 /// What the service did with a play request.
 public struct PlayOutcome: Sendable, Equatable {
-    /// `play`, `skip`, `vibrate-instead`, `play-and-vibrate` or `deferred`.
-    public var outcome: String
+    /// `.play`, `.skip`, `.vibrateInstead`, `.playAndVibrate` or `.deferred`.
+    public var outcome: FeedbackOutcome
     /// Why the sound was not played (`silent`, `locked`, …), if it was not.
     public var reason: SkipReason?
     /// The voice to `stop(_:)` later, if one plays.
@@ -34,9 +40,17 @@ public struct PlayOutcome: Sendable, Equatable {
 
     init(_ fields: WireFields) {
         self.fields = fields
-        outcome = fields["outcome"] ?? "play"
+        outcome = fields["outcome"].flatMap(FeedbackOutcome.init(rawValue:)) ?? .play
         reason = fields["reason"].flatMap(SkipReason.init(rawValue:))
         voiceID = fields["id"]
+    }
+
+    /// The embedded engine's result as it is, without a round trip through reply fields.
+    init(_ result: PlayResult) {
+        outcome = result.outcome
+        reason = result.decision.soundSkipReason
+        voiceID = result.voice?.wireID
+        fields = FeedbackManager.fields(of: result)
     }
 }
 
@@ -57,13 +71,29 @@ extension SoundService {
         duck: Bool = false, loop: Bool = false, wait: Bool = false
     ) throws(SoundServiceError) -> PlayOutcome {
         let request = PlayRequest(.name(name), category: category, gain: gain, rate: rate, duck: duck, loop: loop)
-        return PlayOutcome(try perform(.play(request, wait: wait)))
+        return try play(request, wait: wait)
     }
 
     /// Plays a sound file (decoded on first use and cached).
     @discardableResult
     public func play(file path: String, category: SoundCategory? = nil, gain: Double = 1, wait: Bool = false) throws(SoundServiceError) -> PlayOutcome {
-        PlayOutcome(try perform(.play(PlayRequest(.file(path), category: category, gain: gain), wait: wait)))
+        try play(PlayRequest(.file(path), category: category, gain: gain), wait: wait)
+    }
+
+    /// The daemon's reply, or the embedded engine's typed result.
+    func play(_ request: PlayRequest, wait: Bool) throws(SoundServiceError) -> PlayOutcome {
+        switch try route(.play(request, wait: wait)) {
+        case .daemon(let reply):
+            return PlayOutcome(try Self.unpack(reply).0)
+        case .embedded(let manager):
+            do throws(FeedbackError) {
+                let result = try manager.play(request)
+                if wait, let voice = result.voice { manager.waitForEnd(of: voice) }
+                return PlayOutcome(result)
+            } catch {
+                throw .refused(code: error.code, message: error.message)
+            }
+        }
     }
 
     /// Vibrates with a preset, scaled by `intensity` (0–1).

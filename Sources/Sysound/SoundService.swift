@@ -54,22 +54,42 @@ public final class SoundService: Sendable {
     /// a thrown `SoundServiceError`.
     @discardableResult
     public func perform(_ request: Request) throws(SoundServiceError) -> WireFields {
-        switch try send(request) {
-        case .ok(let fields, _): return fields
+        try Self.unpack(try send(request)).0
+    }
+
+    /// An `ok` reply's fields and records; an `error` reply thrown.
+    static func unpack(_ reply: Reply) throws(SoundServiceError) -> (WireFields, [WireFields]) {
+        switch reply {
+        case .ok(let fields, let records): return (fields, records)
         case .error(let code, let message): throw .refused(code: code, message: message)
         }
     }
 
     /// Sends one request and returns the reply as it came (with list records).
     public func send(_ request: Request) throws(SoundServiceError) -> Reply {
+        switch try route(request) {
+        case .daemon(let reply): reply
+        case .embedded(let manager): manager.handle(request)
+        }
+    }
+
+    /// Where a request went: the daemon (which answered), or the embedded engine (still to ask).
+    enum Route {
+        case daemon(Reply)
+        case embedded(FeedbackManager)
+    }
+
+    /// Sends `request` to the daemon, or, when none listens (automatic
+    /// mode) or in embedded mode, returns the engine that is to answer it.
+    func route(_ request: Request) throws(SoundServiceError) -> Route {
         if mode != .embedded {
             do {
-                return try DaemonClient(socketPath: stateDirectory.socketPath).send(request)
+                return .daemon(try DaemonClient(socketPath: stateDirectory.socketPath).send(request))
             } catch {
                 guard error.isNoDaemon, mode == .automatic else { throw .daemon(error) }
             }
         }
-        return try embeddedManager().handle(request)
+        return .embedded(try embeddedManager())
     }
 
     /// Whether a daemon answers on this state directory's socket.

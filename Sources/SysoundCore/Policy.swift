@@ -54,7 +54,8 @@ public struct Decision: Sendable, Equatable {
         self.haptic = haptic
     }
 
-    /// The four shapes the behaviour model speaks of.
+    /// The four shapes the behaviour model speaks of (as decided; what was
+    /// carried out is a `FeedbackOutcome`).
     public enum Kind: String, Sendable, Equatable {
         case play, skip, vibrateInstead = "vibrate-instead", playAndVibrate = "play-and-vibrate"
     }
@@ -176,4 +177,14 @@ public enum Policy {
     private static func clamp(_ v: Double) -> Double {
         v.isFinite ? min(max(v, 0), 1) : 0
     }
+}
+
+/// What became of a request, as carried out: the wire's `outcome=`, typed.
+/// A play is one of the behaviour model's four shapes or `deferred`; a
+/// vibrate request is `vibrate` or `skip`.
+public enum FeedbackOutcome: String, Sendable, Equatable, CaseIterable {
+    case play, skip, vibrateInstead = "vibrate-instead", playAndVibrate = "play-and-vibrate", deferred, vibrate
+
+    /// Whether the sound was not played (skipped, or replaced by a vibration).
+    public var silencedSound: Bool { self == .skip || self == .vibrateInstead }
 }

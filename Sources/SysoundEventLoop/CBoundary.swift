@@ -46,29 +46,51 @@ let plainTrampoline: sd_event_handler_t = { _, userdata in
     Handler<Void>.call(userdata, ())
 }
 
-/// One event from inotify(7). sd-event reads and splits the kernel's records;
-/// this is the project's only place that looks inside one.
+/// One event from inotify(7), decoded from the kernel's record: the
+/// project's only place that knows its layout, whether sd-event read it
+/// (`addInotify`) or a caller read an inotify descriptor itself (`parse`).
 public struct InotifyEvent: Equatable, Sendable {
+    /// The watch descriptor the event is for.
+    public var wd: Int32
     public var mask: UInt32
     /// The name within a watched directory, empty for the directory itself.
     public var name: String
 
-    public init(mask: UInt32, name: String) {
+    public init(wd: Int32 = -1, mask: UInt32, name: String) {
+        self.wd = wd
         self.mask = mask
         self.name = name
     }
 
-    init(_ event: UnsafePointer<inotify_event>) {
-        mask = event.pointee.mask
-        let length = Int(event.pointee.len)
-        if length == 0 {
-            name = ""
-        } else {
-            // The name follows the fixed header, NUL-padded to `len` bytes.
-            let bytes = UnsafeRawPointer(event).advanced(by: MemoryLayout<inotify_event>.size)
-                .assumingMemoryBound(to: UInt8.self)
-            name = String(decoding: UnsafeBufferPointer(start: bytes, count: length).prefix { $0 != 0 }, as: UTF8.self)
+    /// The fixed part of a record: {wd, mask, cookie, len}; `len` bytes of
+    /// NUL-padded name follow.
+    private static let headerSize = MemoryLayout<inotify_event>.size
+
+    /// Decodes one record at the start of `bytes`; nil if it is cut short.
+    private static func decode(_ bytes: UnsafeRawBufferPointer) -> (event: InotifyEvent, size: Int)? {
+        guard bytes.count >= headerSize else { return nil }
+        let header = bytes.loadUnaligned(as: inotify_event.self)
+        let size = headerSize + Int(header.len)
+        guard bytes.count >= size else { return nil }
+        let name = String(decoding: bytes[headerSize..<size].prefix { $0 != 0 }, as: UTF8.self)
+        return (InotifyEvent(wd: header.wd, mask: header.mask, name: name), size)
+    }
+
+    /// Decodes a buffer read from an inotify descriptor; a record cut short ends it.
+    public static func parse(_ bytes: UnsafeRawBufferPointer) -> [InotifyEvent] {
+        var events: [InotifyEvent] = []
+        var offset = 0
+        while let (event, size) = decode(UnsafeRawBufferPointer(rebasing: bytes[offset...])) {
+            events.append(event)
+            offset += size
         }
+        return events
+    }
+
+    /// The record sd-event hands to an inotify source.
+    init(_ event: UnsafePointer<inotify_event>) {
+        let size = Self.headerSize + Int(event.pointee.len)
+        self = Self.decode(UnsafeRawBufferPointer(start: event, count: size))!.event
     }
 
     /// Whether any of `bits` (IN_* flags) is set.

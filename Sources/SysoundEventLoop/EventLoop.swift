@@ -1,6 +1,7 @@
 import CSystemd
 import CSysoundShims
 import Glibc
+import Synchronization
 import SysoundCore
 
 /// The process's event loop: one sd-event loop, run by one thread, serving
@@ -24,7 +25,8 @@ public final class EventLoop: @unchecked Sendable {
     private let wakeFD: Int32
     private var wakeSource: EventSource?
     private let posted = Locked<[@Sendable () -> Void]>([])
-    private let runner = Locked<pthread_t?>(nil)
+    /// The thread in `run` (pthread_t), 0 when none: read on every reply, so an atomic.
+    private let runner = Atomic<UInt>(0)
 
     /// `sd_event_new`, plus the eventfd that `post` wakes it with.
     public init() throws(EventLoopError) {
@@ -57,8 +59,8 @@ public final class EventLoop: @unchecked Sendable {
     /// Runs until `exit` (`sd_event_loop`); returns the exit code.
     @discardableResult
     public func run() throws(EventLoopError) -> Int32 {
-        runner.withLock { $0 = pthread_self() }
-        defer { runner.withLock { $0 = nil } }
+        runner.store(UInt(pthread_self()), ordering: .releasing)
+        defer { runner.store(0, ordering: .releasing) }
         return try check("sd_event_loop", sd_event_loop(event))
     }
 
@@ -80,7 +82,7 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Whether the caller is the thread running the loop now.
     public var isLoopThread: Bool {
-        runner.withLock { $0.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+        runner.load(ordering: .acquiring) == UInt(pthread_self())
     }
 
     /// Runs `work` on the loop thread soon, in the order posted; from any thread.

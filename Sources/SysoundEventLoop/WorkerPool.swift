@@ -19,7 +19,6 @@ public final class WorkerPool: @unchecked Sendable {
 
     private struct Queue {
         var jobs: [@Sendable () -> Void] = []
-        var head = 0
         var stopping = false
     }
 
@@ -71,15 +70,10 @@ public final class WorkerPool: @unchecked Sendable {
     private func work() {
         while true {
             while sem_wait(available) != 0 && errno == EINTR {}
+            // Taken out of the queue, not left behind it: a job's closure (and
+            // what it captured) is released as soon as the job has run.
             let job: (@Sendable () -> Void)? = queue.withLock { q in
-                guard q.head < q.jobs.count else { return nil }
-                let job = q.jobs[q.head]
-                q.head += 1
-                if q.head > 64 && q.head * 2 > q.jobs.count {
-                    q.jobs.removeFirst(q.head)
-                    q.head = 0
-                }
-                return job
+                q.jobs.isEmpty ? nil : q.jobs.removeFirst()
             }
             if let job { job(); continue }
             if queue.withLock({ $0.stopping }) { return }

@@ -27,12 +27,12 @@ public struct PlayResult: Sendable, Equatable {
     }
 
     /// The four shapes of the behaviour model, as carried out.
-    public var outcome: String {
+    public var outcome: FeedbackOutcome {
         let vibrates = if case .started = haptic { true } else { false }
         switch decision.sound {
-        case .deferred: return "deferred"
-        case .play: return vibrates ? Decision.Kind.playAndVibrate.rawValue : Decision.Kind.play.rawValue
-        case .skip: return vibrates ? Decision.Kind.vibrateInstead.rawValue : Decision.Kind.skip.rawValue
+        case .deferred: return .deferred
+        case .play: return vibrates ? .playAndVibrate : .play
+        case .skip: return vibrates ? .vibrateInstead : .skip
         }
     }
 }

@@ -78,7 +78,7 @@ extension FeedbackManager {
     func vibrate(_ request: VibrateRequest) throws(FeedbackError) -> Reply {
         seen(app: request.app)
         if let reason = Policy.decideVibration(state: state, app: request.app, settings: configuration.policy) {
-            return .ok(["outcome": "skip", "reason": reason.rawValue])
+            return .ok(["outcome": FeedbackOutcome.skip.rawValue, "reason": reason.rawValue])
         }
         guard let haptics else { throw FeedbackError(.noDevice, "no haptic device: haptics are not available in this process") }
         do throws(HapticsError) {
@@ -91,11 +91,11 @@ extension FeedbackManager {
             case .unknownPreset: throw FeedbackError(.unknownPreset, error.description)
             case .noDevice: throw FeedbackError(.noDevice, error.description)
             case .invalidLevel, .invalidPattern: throw FeedbackError(.badValue, error.description)
-            case .outranked: return .ok(["outcome": "skip", "reason": "outranked"])
+            case .outranked: return .ok(["outcome": FeedbackOutcome.skip.rawValue, "reason": "outranked"])
             default: throw FeedbackError(.internal, error.description)
             }
         }
-        return .ok(["outcome": "vibrate"])
+        return .ok(["outcome": FeedbackOutcome.vibrate.rawValue])
     }
 
     func stop(_ target: StopTarget) throws(FeedbackError) -> Reply {
@@ -167,10 +167,11 @@ extension FeedbackManager {
 
     // MARK: - Reply fields
 
-    static func fields(of result: PlayResult) -> WireFields {
+    /// A play's reply fields: its wire form, built in this one place.
+    public static func fields(of result: PlayResult) -> WireFields {
         var fields = WireFields()
         if let voice = result.voice { fields["id"] = voice.wireID }
-        fields["outcome"] = result.outcome
+        fields["outcome"] = result.outcome.rawValue
         fields["category"] = result.decision.category.rawValue
         if let reason = result.decision.soundSkipReason { fields["reason"] = reason.rawValue }
         switch result.haptic {

@@ -46,10 +46,17 @@ public enum ServiceSetup {
     /// Starts a haptics engine on `/dev/input` (or the configured pins).
     /// Without any device it still runs and finds devices plugged in later;
     /// if even that cannot be set up, vibration is reported unavailable.
-    public static func haptics(_ c: HapticSettings, logger: Logger, directory: String? = "/dev/input") -> HapticsEngine? {
+    /// The daemon passes `.onEngineThread`: its requests run on its event
+    /// loop, which must never wait for a force-feedback driver.
+    public static func haptics(
+        _ c: HapticSettings, logger: Logger, directory: String? = "/dev/input",
+        deviceCalls: HapticsEngine.DeviceCalls = .firstStepOnCaller
+    ) -> HapticsEngine? {
         do {
             let pins = (c.devices + c.deviceNames).map(DevicePin.init)
-            let engine = try HapticsEngine(presets: c.presets, strengthCap: c.strengthCap, deviceDirectory: directory, pins: pins, logger: logger)
+            let engine = try HapticsEngine(
+                presets: c.presets, strengthCap: c.strengthCap, deviceDirectory: directory, pins: pins,
+                deviceCalls: deviceCalls, logger: logger)
             try engine.start()
             return engine
         } catch {

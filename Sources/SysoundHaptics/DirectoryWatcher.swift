@@ -3,32 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-
-/// One event from inotify(7), decoded from the kernel's byte layout.
-struct InotifyEvent: Equatable {
-    var wd: Int32
-    var mask: UInt32
-    var name: String
-
-    /// Decodes a buffer read from an inotify descriptor: records of
-    /// {wd, mask, cookie, len, name[len]}, name NUL-padded.
-    static func parse(_ bytes: UnsafeRawBufferPointer) -> [InotifyEvent] {
-        var events: [InotifyEvent] = []
-        var offset = 0
-        let header = 16
-        while offset + header <= bytes.count {
-            let wd = bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self)
-            let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
-            let len = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
-            guard offset + header + len <= bytes.count else { break }
-            let raw = bytes[(offset + header)..<(offset + header + len)]
-            let name = String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            events.append(InotifyEvent(wd: wd, mask: mask, name: name))
-            offset += header + len
-        }
-        return events
-    }
-}
+import SysoundEventLoop
 
 /// Watches the device directory (e.g. `/dev/input`) for nodes that appear,
 /// change permissions or go away. When the directory itself does not exist

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import SysoundCore
 
 /// A force-feedback device in memory, with the kernel's rules for slots and
@@ -26,6 +29,8 @@ public final class FakeForceFeedbackDevice: ForceFeedbackDevice {
         var removed = false
         var closed = false
         var gain: UInt16 = .max
+        /// How long each upload blocks, as a uinput device whose process answers late.
+        var uploadDelayUs: UInt32 = 0
     }
 
     public let path: String
@@ -54,7 +59,15 @@ public final class FakeForceFeedbackDevice: ForceFeedbackDevice {
     /// the kernel answers ENODEV.
     public func unplug() { state.withLock { $0.removed = true } }
 
+    /// Makes every later upload block for `seconds` before it is done (the
+    /// kernel's EVIOCSFF on a uinput device waits up to 30 s for its process).
+    public func blockUploads(seconds: Double) {
+        state.withLock { $0.uploadDelayUs = UInt32(seconds * 1_000_000) }
+    }
+
     public func upload(_ effect: RumbleEffect, id: Int?) throws(DeviceError) -> Int {
+        let delay = state.withLock { $0.uploadDelayUs }
+        if delay > 0 { usleep(delay) }
         let result: Result<Int, DeviceError> = state.withLock { s in
             if let failure = usable(s) { return .failure(failure) }
             let slot: Int

@@ -19,13 +19,38 @@ public struct HapticDeviceInfo: Sendable, Equatable {
 /// and strength cap, hotplug. Devices only execute (`ForceFeedbackDevice`).
 ///
 /// Thread-safe. One dedicated thread runs later pattern steps and the
-/// hotplug watch; the first step of a request is played by the caller's
-/// thread so a tap costs no thread hop. The haptics switch is the caller's
-/// business (`Policy.decideVibration(state:)`).
+/// hotplug watch. Where device calls run is `DeviceCalls`: the library plays
+/// the first step on the caller's thread so a tap costs no thread hop; the
+/// daemon, whose caller is its event loop, leaves every device call to the
+/// engine thread, because a force-feedback upload can block for seconds
+/// (on a uinput device the kernel waits for a userspace process). The
+/// haptics switch is the caller's business (`Policy.decideVibration(state:)`).
 public final class HapticsEngine: Sendable {
+    /// Which thread makes the device calls (open, EVIOCSFF upload, play, stop).
+    public enum DeviceCalls: Sendable {
+        /// The first step of a request on the caller's thread (library, tools, tests).
+        case firstStepOnCaller
+        /// All on the engine thread: a request never waits for a device (daemon).
+        case onEngineThread
+    }
+
+    /// What callers read without waiting for a device call: published by
+    /// whoever changed the engine, after the change.
+    private struct Snapshot {
+        var running = false
+        var devices: [HapticDeviceInfo] = []
+        /// The priority of what plays, and when it ends (monotonic ns).
+        var playing: (priority: Int, until: UInt64)?
+    }
+
+    /// A request handed to the engine thread (`.onEngineThread`).
+    private enum Command {
+        case start(HapticPattern, intensity: Double, priority: Int, at: UInt64)
+        case stop
+    }
+
     private struct State {
         var core: HapticsCore
-        var presets: [String: HapticPattern]
         var running = false
         /// Nodes opened that do not qualify or are not pinned.
         var ignored: Set<String> = []
@@ -41,6 +66,10 @@ public final class HapticsEngine: Sendable {
     }
 
     private let state: Locked<State>
+    private let presets: Locked<[String: HapticPattern]>
+    private let snapshot = Locked(Snapshot())
+    private let commands = Locked<[Command]>([])
+    private let deviceCalls: DeviceCalls
     private let runtime = Locked<Runtime?>(nil)
     private let directory: String?
     private let pins: [DevicePin]
@@ -54,15 +83,18 @@ public final class HapticsEngine: Sendable {
     ///     (devices only through `attach`).
     ///   - pins: use only matching devices; empty means every qualifying one.
     ///   - opener: opens a node; tests pass one that makes fake devices.
+    ///   - deviceCalls: which thread makes the device calls.
     public init(
         presets: [String: HapticPattern] = HapticPresets.defaults, strengthCap: Double = 1,
         deviceDirectory: String? = "/dev/input", pins: [DevicePin] = [],
-        opener: @escaping DeviceOpener = EvdevDevice.opener,
+        opener: @escaping DeviceOpener = EvdevDevice.opener, deviceCalls: DeviceCalls = .firstStepOnCaller,
         logger: Logger = Logger(label: "sysound.haptics")
     ) throws(HapticsError) {
         try HapticsError.checkLevel(strengthCap, name: "strength cap")
         for (_, pattern) in presets { try HapticsError.validate(pattern) }
-        state = Locked(State(core: HapticsCore(strengthCap: strengthCap, logger: logger), presets: presets))
+        state = Locked(State(core: HapticsCore(strengthCap: strengthCap, logger: logger)))
+        self.presets = Locked(presets)
+        self.deviceCalls = deviceCalls
         directory = deviceDirectory
         self.pins = pins
         self.opener = opener
@@ -81,14 +113,17 @@ public final class HapticsEngine: Sendable {
             return s.running
         }
         if already { return }
+        snapshot.withLock { $0.running = true }
         var watcher: DirectoryWatcher?
         do throws(HapticsError) {
             if let directory { watcher = try DirectoryWatcher(directory: directory) }
         } catch {
             state.withLock { $0.running = false }
+            snapshot.withLock { $0.running = false }
             throw error
         }
         for path in watcher?.scan() ?? [] { consider(path) }
+        publish()
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else {
             state.withLock { $0.running = false }
@@ -115,6 +150,7 @@ public final class HapticsEngine: Sendable {
             s.core.stop()
             for path in s.core.devices.keys { s.core.detach(path: path) }
         }
+        snapshot.withLock { $0 = Snapshot() }
         guard let rt = runtime.withLock({ r in defer { r = nil }; return r }) else { return }
         var byte: UInt8 = 1
         _ = write(rt.wakeWrite, &byte, 1)
@@ -128,9 +164,9 @@ public final class HapticsEngine: Sendable {
     /// Vibrates with the preset `name`, magnitudes × `intensity` (0–1).
     /// Replaces a running vibration of lower or equal `priority`.
     public func vibrate(preset name: String, intensity: Double = 1, priority: Int = 0) throws(HapticsError) {
-        let pattern: HapticPattern? = state.withLock { $0.presets[name] }
+        let pattern: HapticPattern? = presets.withLock { $0[name] }
         guard let pattern else {
-            throw .unknownPreset(name, known: state.withLock { $0.presets.keys.sorted() })
+            throw .unknownPreset(name, known: presetNames)
         }
         try vibrate(pattern: pattern, intensity: intensity, priority: priority)
     }
@@ -141,39 +177,93 @@ public final class HapticsEngine: Sendable {
     public func vibrate(pattern: HapticPattern, intensity: Double = 1, priority: Int = 0) throws(HapticsError) {
         try HapticsError.validate(pattern)
         try HapticsError.checkLevel(intensity, name: "intensity")
+        let now = MonotonicClock.now()
+        if deviceCalls == .onEngineThread {
+            // Decided from the snapshot, carried out by the engine thread:
+            // the caller never waits for a device call.
+            try snapshot.withLock { s throws(HapticsError) in
+                guard s.running else { throw .notRunning }
+                guard !s.devices.isEmpty else { throw .noDevice }
+                if let playing = s.playing, playing.until > now, playing.priority > priority {
+                    throw .outranked(running: playing.priority, requested: priority)
+                }
+                s.playing = (priority, now + UInt64(pattern.durationMs) * 1_000_000)
+            }
+            commands.withLock { $0.append(.start(pattern, intensity: intensity, priority: priority, at: now)) }
+            return wake()
+        }
         try state.withLock { s throws(HapticsError) in
             guard s.running else { throw .notRunning }
-            try s.core.start(pattern, intensity: intensity, priority: priority, now: MonotonicClock.now())
+            try s.core.start(pattern, intensity: intensity, priority: priority, now: now)
         }
+        publish()
         wake()
     }
 
     /// Ends the running vibration, if any.
     public func stop() {
+        if deviceCalls == .onEngineThread {
+            snapshot.withLock { $0.playing = nil }
+            commands.withLock { $0.append(.stop) }
+            return wake()
+        }
         state.withLock { $0.core.stop() }
+        publish()
         wake()
     }
 
     /// Whether a pattern is running now.
-    public var isVibrating: Bool { state.withLock { $0.core.isPlaying } }
-
-    /// The devices in use, by path.
-    public var devices: [HapticDeviceInfo] {
-        state.withLock { s in
-            s.core.devices.values.map {
-                let c = $0.device.capabilities
-                return HapticDeviceInfo(path: $0.device.path, name: c.name, effectSlots: c.effectSlots, gain: c.gain)
-            }.sorted { $0.path < $1.path }
-        }
+    public var isVibrating: Bool {
+        snapshot.withLock { s in s.playing.map { $0.until > MonotonicClock.now() } ?? false }
     }
 
+    /// The devices in use, by path.
+    public var devices: [HapticDeviceInfo] { snapshot.withLock { $0.devices } }
+
     /// The preset names, sorted.
-    public var presetNames: [String] { state.withLock { $0.presets.keys.sorted() } }
+    public var presetNames: [String] { presets.withLock { $0.keys.sorted() } }
 
     /// Replaces the presets (config reload).
     public func setPresets(_ presets: [String: HapticPattern]) throws(HapticsError) {
         for (_, pattern) in presets { try HapticsError.validate(pattern) }
-        state.withLock { $0.presets = presets }
+        self.presets.withLock { $0 = presets }
+    }
+
+    /// Publishes what callers read (devices, what plays) after a change.
+    private func publish() {
+        let (devices, playing) = state.withLock { s in
+            let devices = s.core.devices.values.map {
+                let c = $0.device.capabilities
+                return HapticDeviceInfo(path: $0.device.path, name: c.name, effectSlots: c.effectSlots, gain: c.gain)
+            }.sorted { $0.path < $1.path }
+            let playing = s.core.playback.map { (priority: $0.priority, until: $0.start + UInt64($0.plan.durationMs) * 1_000_000) }
+            return (devices, playing)
+        }
+        snapshot.withLock { s in
+            s.devices = devices
+            // A request handed to the engine thread and not yet started stays shown as playing.
+            if deviceCalls == .firstStepOnCaller || commands.withLock({ $0.isEmpty }) { s.playing = playing }
+        }
+    }
+
+    /// Carries out the requests handed over by `vibrate` and `stop` (engine thread).
+    private func runCommands() {
+        let pending = commands.withLock { c in defer { c = [] }; return c }
+        guard !pending.isEmpty else { return }
+        state.withLock { s in
+            for command in pending {
+                switch command {
+                case .start(let pattern, let intensity, let priority, let at):
+                    do {
+                        try s.core.start(pattern, intensity: intensity, priority: priority, now: max(at, MonotonicClock.now()))
+                    } catch {
+                        logger.debug("vibration not started: \(error)")
+                    }
+                case .stop:
+                    s.core.stop()
+                }
+            }
+        }
     }
 
     /// Changes the global strength cap (0–1); devices with FF_GAIN get it now.
@@ -190,12 +280,14 @@ public final class HapticsEngine: Sendable {
     public func attach(_ device: any ForceFeedbackDevice) -> Bool {
         guard qualifies(device) else { return false }
         state.withLock { $0.core.attach(device) }
+        publish()
         return true
     }
 
     /// Closes and forgets the device at `path`.
     public func detach(path: String) {
         state.withLock { $0.core.detach(path: path) }
+        publish()
     }
 
     // MARK: Discovery
@@ -250,6 +342,7 @@ public final class HapticsEngine: Sendable {
     private func run(watcher: DirectoryWatcher?, wake: Int32) {
         var lastRetry = MonotonicClock.now()
         while true {
+            runCommands()
             let (deadline, pending) = state.withLock { s in
                 for path in s.core.takeLost() where s.pending[path] == nil { s.pending[path] = Self.retries }
                 return (s.core.nextDeadline, !s.pending.isEmpty)
@@ -283,7 +376,9 @@ public final class HapticsEngine: Sendable {
                     if access(path, F_OK) == 0 { consider(path) } else { forget(path) }
                 }
             }
+            runCommands()
             state.withLock { $0.core.advance(now: MonotonicClock.now()) }
+            publish()
         }
     }
 

@@ -20,7 +20,9 @@ public struct DaemonOptions: Sendable {
     public var shutdownGraceMilliseconds = 3000
     /// Use a socket passed by systemd (LISTEN_FDS) instead of binding one.
     public var acceptSystemdSockets = true
-    /// Handle SIGTERM/SIGINT (stop) and SIGHUP (reload) while `run` runs.
+    /// Handle SIGTERM/SIGINT (stop) and SIGHUP (reload) while `run` runs,
+    /// from a signalfd: the process must block them in every thread
+    /// (`EventLoop.blockSignals` before any thread starts), as `serve` does.
     public var handleSignals = true
     /// Where passed sockets start: 3 (SD_LISTEN_FDS_START); tests use a free one.
     var firstPassedFD: Int32 = 3
@@ -147,7 +149,8 @@ public final class Daemon: @unchecked Sendable {
         }
         sources.forEach { $0.cancel() }
         sources = []
-        if options.handleSignals { EventLoop.unblockSignals(Self.handledSignals) }
+        // The signals stay blocked: unblocking would deliver a second SIGTERM
+        // that arrived while stopping, and end the process with it.
         release()
         logger.info("stopped")
     }

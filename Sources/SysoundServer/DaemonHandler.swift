@@ -15,7 +15,6 @@ public struct DaemonHandler: RequestHandler {
     }
 
     public func handle(_ request: Request, from peer: PeerCredentials, workers: WorkerPool, respond: Responder) {
-        var request = request
         // Another user's `play file=` may open only what FileAccessPolicy allows.
         if case .play(var play, let wait) = request, case .file(let path) = play.source {
             let configuration = manager.configuration
@@ -26,7 +25,15 @@ public struct DaemonHandler: RequestHandler {
             } catch {
                 return respond(.error(error.code, error.message))
             }
-            request = .play(play, wait: wait)
+            // Decoding a file (on its first play) reads and converts it: a
+            // worker's job. A file's play changes no setting, so leaving the
+            // loop's order costs nothing.
+            let (manager, request) = (manager, Request.play(play, wait: wait))
+            return workers.submit({ () -> Reply in
+                let (reply, voice) = manager.answer(request)
+                if let voice { manager.waitForEnd(of: voice) }
+                return reply
+            }, then: { respond($0) })
         }
         let (reply, voice) = manager.answer(request)
         guard let voice else { return respond(reply) }

@@ -151,7 +151,7 @@ final class SocketServer: @unchecked Sendable {
     /// Refuses without registering (at the connection limit): reply, drain, close.
     private static func refuseNow(_ fd: Int32, _ reply: Reply) {
         let bytes = reply.encoded()
-        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
         drain(fd)
         UnixSocket.close(fd)
     }
@@ -238,20 +238,28 @@ final class SocketServer: @unchecked Sendable {
             logger.error("reply of \(bytes.count) bytes to \(connection.peer) exceeds the limit")
             bytes = Reply.error(.tooLarge, "the reply of \(bytes.count) bytes exceeds \(WireProtocol.maximumReplySize)").encoded()
         }
+        if connection.outbox.isEmpty, send(bytes, on: connection) { return }
         connection.outbox.append(bytes)
         flush(connection)
+    }
+
+    /// Sends one reply unless the socket is full (false: queue it). A peer
+    /// that is gone (EPIPE) counts as sent: its request was carried out.
+    private func send(_ bytes: [UInt8], on connection: Connection) -> Bool {
+        while true {
+            let n = bytes.withUnsafeBytes { Glibc.send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            if n < 0 && errno == EINTR { continue }
+            return !(n < 0 && errno == EAGAIN)
+        }
     }
 
     /// Sends queued replies; waits for the socket to be writable if it is full.
     private func flush(_ connection: Connection) {
         while let bytes = connection.outbox.first {
-            let n = bytes.withUnsafeBytes { send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && errno == EAGAIN {
+            guard send(bytes, on: connection) else {
                 connection.source?.setIOEvents([.readable, .writable])
                 return
             }
-            // Sent, or the peer is gone (EPIPE): either way this reply is done.
             connection.outbox.removeFirst()
         }
         connection.source?.setIOEvents(.readable)

@@ -13,7 +13,7 @@ final class BenchContext {
     var report: Report
     /// The daemon with the default configuration (figures 1, 2, 5, 6).
     var daemon: BenchDaemon?
-    /// Figure 9: only these levers (indices), and only the loaded run.
+    /// Figure 11: only these levers (indices), and only the loaded run.
     var levers: [Int]?
     var leversLoadedOnly = false
 

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 
-/// Figure 9: the levers on launch → sink (issue 18), each a `sysound serve`
+/// Figure 11: the levers on launch → sink (issue 18), each a `sysound serve`
 /// of its own measured alone with the validated onset method (OnsetRun):
 /// `sysound play tap` against it, `pactl play-sample` and the reference,
 /// shuffled. Once on the machine as it is, once with both cores loaded by two
@@ -40,6 +40,7 @@ enum LeverFigure {
         Lever(label: "64 × 2, rt-prio 1", period: 64, rtPrio: 1),
         Lever(label: "128 × 2, fix-rate", fixRate: true),
         Lever(label: "128 × 3", periods: 3),
+        Lever(label: "64 × 4", period: 64, periods: 4),
         Lever(label: "256 × 2", period: 256),
         Lever(label: "128 × 2, every daemon thread SCHED_RR", wholeDaemonRealtime: true),
         Lever(label: "64 × 2, every daemon thread SCHED_RR", period: 64, wholeDaemonRealtime: true),
@@ -70,13 +71,13 @@ enum LeverFigure {
                              ci95: Bootstrap.ratioCI(run.latencies[0], run.latencies[1]))
                 c.report.add("9", "clips not whole at the sink: " + label, unit: "clips", value: Double(run.broken[0]))
                 let missed = run.misses.map { "\($0.value) × \($0.key)" }.sorted().joined(separator: ", ")
-                c.report.notes.append(String(format: "figure 9, %@: pactl %@ ms, reference %@ ms (medians), pactl clips not whole %d, load average %@%@",
+                c.report.notes.append(String(format: "figure 11, %@: pactl %@ ms, reference %@ ms (medians), pactl clips not whole %d, load average %@%@",
                                              label, fmt(run.median(1)), fmt(run.median(2)), run.broken[1], run.load,
                                              missed.isEmpty ? "" : "; not measured: " + missed))
                 do { try run.validate(c, figure: "9, " + label) } catch { invalid.append("\(error)") }
             }
         }
-        c.report.notes.append("figure 9: one daemon per lever (idle_pause_ms = 0 unless the row says otherwise), measured alone with pactl and the reference interleaved; rt-prio takes effect only where the process may set SCHED_RR (here: root)")
+        c.report.notes.append("figure 11: one daemon per lever (idle_pause_ms = 0 unless the row says otherwise), measured alone with pactl and the reference interleaved; rt-prio takes effect only where the process may set SCHED_RR (here: root)")
         if !invalid.isEmpty { throw BenchError(invalid.joined(separator: "; ")) }
     }
 

@@ -10,6 +10,7 @@ struct OnsetRun {
         var launch: () throws -> UInt64
     }
 
+    /// Seconds between launches, unless a figure's clip is longer.
     static let spacing = 0.35
     /// What the reference must read for the run to count (ms): a full run, and
     /// the looser bound of the smoke run in CI.
@@ -39,8 +40,13 @@ struct OnsetRun {
     /// The load average when it ended (set by the caller).
     var load = ""
 
-    static func measure(_ c: BenchContext, _ tools: [Tool], perTool: Int, clip: [Float]) throws -> OnsetRun {
-        let meter = try SinkOnsetMeter(sink: c.sink, referenceClip: clip)
+    /// `referenceClip` is what the reference tone plays, `clip` by default: a
+    /// figure whose tools play a long sound gives the reference a short one,
+    /// because the reference stream's buffer is sized to its clip.
+    static func measure(_ c: BenchContext, _ tools: [Tool], perTool: Int, clip: [Float],
+                        referenceClip: [Float]? = nil, spacing: Double = spacing) throws -> OnsetRun {
+        let referenceClip = referenceClip ?? clip
+        let meter = try SinkOnsetMeter(sink: c.sink, referenceClip: referenceClip)
         defer { meter.stop() }
         // Half a second of recording before the first launch (the quiet check needs 100 ms).
         let ready = Clock.now() + 3_000_000_000
@@ -64,12 +70,14 @@ struct OnsetRun {
         Clock.sleep(seconds: 0.5)
         meter.stop()
         if let failure = meter.failure { throw BenchError("the onset meter stopped: \(failure)") }
-        let finder = try SinkOnsets(meter.snapshot(), clip: clip)
+        let recording = meter.snapshot()
+        let finder = try SinkOnsets(recording, clip: clip)
+        let referenceFinder = referenceClip == clip ? finder : try SinkOnsets(recording, clip: referenceClip)
         var run = OnsetRun(labels: all.map(\.label), latencies: Array(repeating: [], count: all.count),
                            broken: Array(repeating: 0, count: all.count), recording: finder.recording,
                            server: server, launches: launches.count)
         for (i, t0) in launches {
-            switch finder.onset(after: t0) {
+            switch (i == tools.count ? referenceFinder : finder).onset(after: t0) {
             case .success(let o):
                 run.latencies[i].append(o.latency)
                 run.onsets.append(o)

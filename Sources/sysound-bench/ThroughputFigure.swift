@@ -7,6 +7,9 @@ import SysoundCore
 /// 16 concurrent clients, each on its own kept-open DaemonConnection, sending
 /// pre-encoded datagrams back to back. `play tap` (voices get stolen) and
 /// `ping` (the socket round trip alone). Every request must be answered `ok`.
+/// And the daemon's thread count (/proc/PID/task) idle and while 100 clients
+/// are connected and sending: one event loop serves them all, so it must not
+/// grow with clients.
 enum ThroughputFigure {
     static func run(_ c: BenchContext) throws {
         guard let daemon = c.daemon else { throw BenchError("no daemon") }
@@ -25,6 +28,43 @@ enum ThroughputFigure {
                 }
             }
         }
+        try threadCounts(c, daemon: daemon, duration: duration)
+    }
+
+    /// The daemon's threads idle, and the most seen while 100 clients send pings.
+    static func threadCounts(_ c: BenchContext, daemon: BenchDaemon, duration: Double) throws {
+        let pid = daemon.pid
+        let idle = threadCount(of: pid)
+        let sampling = Atomic<Bool>(true)
+        let most = Atomic<Int>(0)
+        let sampler = JoinableThread {
+            while sampling.load(ordering: .acquiring) {
+                let n = threadCount(of: pid)
+                if n > most.load(ordering: .relaxed) { most.store(n, ordering: .relaxed) }
+                usleep(5_000)
+            }
+        }
+        let result = try measure(socket: daemon.socketPath, bytes: Request.ping.encoded(), clients: 100, seconds: duration)
+        sampling.store(false, ordering: .releasing)
+        sampler.join()
+        c.report.add("5", "daemon threads: idle", unit: "threads", value: Double(idle))
+        c.report.add("5", "daemon threads: 100 clients connected and sending", unit: "threads",
+                     value: Double(most.load(ordering: .relaxed)))
+        c.report.add("5", "ping, 100 clients: throughput", unit: "req/s", value: result.rate)
+        if result.failures > 0 {
+            c.report.problems.append("figure 5: \(result.failures) pings with 100 clients not answered ok (first: \(result.firstFailure ?? "?"))")
+        }
+    }
+
+    /// Entries of /proc/PID/task: the process's threads now.
+    static func threadCount(of pid: pid_t) -> Int {
+        guard let dir = opendir("/proc/\(pid)/task") else { return 0 }
+        defer { closedir(dir) }
+        var count = 0
+        while let entry = readdir(dir) {
+            if entry.pointee.d_name.0 != UInt8(ascii: ".") { count += 1 }
+        }
+        return count
     }
 
     struct Result {

@@ -39,7 +39,7 @@ struct VibrateCommand: ParsableCommand {
         do {
             let (fields, _, _) = try common.backend.perform(.vibrate(VibrateRequest(source, intensity: intensity)))
             if common.verbose {
-                print(fields["outcome"] == "skip" ? "not vibrated: \(fields["reason"] ?? "?")" : "vibrated")
+                print(fields["outcome"] == FeedbackOutcome.skip.rawValue ? "not vibrated: \(fields["reason"] ?? "?")" : "vibrated")
             }
         } catch {
             throw fail("cannot vibrate", error)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import SysoundCLIOptions
 import SysoundCore
+import SysoundState
 
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,16 +25,41 @@ struct StatusCommand: ParsableCommand {
         }
         fields["daemon"] = daemon ? "running" : "not running"
         fields["state-dir"] = backend.stateDirectory.path
+        // Read here, with or without a daemon: the record lives beside the file.
+        fields[Self.lockedBy] = LockOrigin(files: ControlFiles(directory: backend.stateDirectory)).describe()
         if json {
-            print(JSON.object(fields))
+            print(JSON.object(fields, value: Self.jsonValue))
         } else {
-            let width = fields.map(\.key.count).max() ?? 0
-            for field in fields {
+            let shown = fields.filter { $0.key != Self.lockedBy }
+            let width = shown.map(\.key.count).max() ?? 0
+            for field in shown {
                 let pad = String(repeating: " ", count: width - field.key.count)
-                print("\(field.key):\(pad) \(Self.human(field.key, field.value))")
+                var text = Self.human(field.key, field.value)
+                if field.key == ControlFile.locked.rawValue, let by = fields[Self.lockedBy] { text += " (\(by))" }
+                print("\(field.key):\(pad) \(text)")
             }
         }
     }
+
+    /// Where the lock value came from (`logind session 3`, `control file`, `default`).
+    static let lockedBy = "locked-by"
+
+    /// Counts and the volume as numbers, the switches as booleans: typed
+    /// for programs, whatever the wire carried them as.
+    static func jsonValue(_ key: String, _ value: String) -> String {
+        if let control = ControlFile(rawValue: key) {
+            switch control {
+            case .volume: if let volume = Double(value) { return "\(volume)" }
+            default: if value == "1" || value == "0" { return value == "1" ? "true" : "false" }
+            }
+        } else if countFields.contains(key), let count = Int(value) {
+            return "\(count)"
+        }
+        return JSON.string(value)
+    }
+
+    /// The status fields that count something.
+    static let countFields: Set<String> = ["voices", "playing", "haptic-devices"]
 
     static func human(_ key: String, _ value: String) -> String {
         guard ControlFile(rawValue: key) != nil, key != "volume" else { return value }
@@ -64,7 +90,7 @@ struct ListCommand: ParsableCommand {
             throw fail("cannot list \(kind.rawValue)", error)
         }
         if json {
-            print("[" + records.map(JSON.object).joined(separator: ",\n ") + "]")
+            print("[" + records.map { JSON.object($0) }.joined(separator: ",\n ") + "]")
             return
         }
         let columns = kind == .sounds
@@ -104,8 +130,8 @@ struct ServeCommand: ParsableCommand {
 
 /// Just enough JSON for flat string maps.
 enum JSON {
-    static func object(_ fields: WireFields) -> String {
-        "{" + fields.map { "\(string($0.key)): \(string($0.value))" }.joined(separator: ", ") + "}"
+    static func object(_ fields: WireFields, value: (String, String) -> String = { string($1) }) -> String {
+        "{" + fields.map { "\(string($0.key)): \(value($0.key, $0.value))" }.joined(separator: ", ") + "}"
     }
 
     static func string(_ s: String) -> String {

@@ -89,11 +89,11 @@ struct PlayCommand: ParsableCommand {
         case .engine: "embedded engine (no daemon running)"
         }
         var line: String
-        switch fields["outcome"] ?? "" {
-        case "skip", "vibrate-instead":
+        switch fields["outcome"].flatMap(FeedbackOutcome.init(rawValue:)) {
+        case .skip?, .vibrateInstead?:
             let reason = fields["reason"].flatMap(SkipReason.init(rawValue:))
             line = "\(label): not played: \(reason?.explanation ?? "silenced") (\(fields["reason"] ?? "?"))"
-        case "deferred":
+        case .deferred?:
             line = "\(label): held until the interruption ends"
         default:
             line = "\(label): played on \"\(fields["device"] ?? "?")\" (\(fields["category"] ?? "?"), \(fields["duration-ms"] ?? "?") ms)"

@@ -16,9 +16,16 @@ final class DaemonTests: DaemonTestCase {
 
     func testStatusAndListAsJSON() throws {
         let status = try cli.run(["status", "--json"])
-        let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: String]
-        XCTAssertEqual(object?["daemon"], "running")
-        XCTAssertEqual(object?["audio"], "sysound-test")
+        let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+        XCTAssertEqual(object?["daemon"] as? String, "running")
+        XCTAssertEqual(object?["audio"] as? String, "sysound-test")
+        // Numbers as numbers, switches as booleans.
+        XCTAssertEqual(object?["volume"] as? Double, 1, status.stdout)
+        XCTAssertEqual(object?["voices"] as? Int, 32, status.stdout)
+        XCTAssertNotNil(object?["playing"] as? Int, status.stdout)
+        XCTAssertEqual(object?["silent"] as? Bool, false, status.stdout)
+        XCTAssertEqual(object?["haptics"] as? Bool, true, status.stdout)
+        XCTAssertTrue(status.stdout.contains("\"silent\": false"), status.stdout)
         let list = try cli.run(["list", "--json"])
         let sounds = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: String]]
         XCTAssertTrue(sounds?.contains { $0["name"] == "tap" } ?? false, list.stdout)

@@ -1,4 +1,5 @@
 import SysoundCore
+import SysoundEventLoop
 import XCTest
 @testable import SysoundHaptics
 

@@ -225,6 +225,30 @@ final class DaemonLifecycleTests: XCTestCase {
         XCTAssertEqual(String(decoding: stopping, as: UTF8.self), "STOPPING=1")
     }
 
+    /// systemd's side of the watchdog: WATCHDOG_USEC (for this PID) and a
+    /// NOTIFY_SOCKET datagram socket; the daemon pings at half the interval.
+    func testTheDaemonPingsTheWatchdogAtHalfTheInterval() throws {
+        let dir = makeTemporaryDirectory()
+        let notifyPath = dir + "/notify"
+        let receiver = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(receiver) }
+        XCTAssertEqual(UnixSocket.withAddress(notifyPath) { bind(receiver, $0, $1) }, 0)
+        setenv("NOTIFY_SOCKET", notifyPath, 1)
+        setenv("WATCHDOG_USEC", "400000", 1)
+        setenv("WATCHDOG_PID", "\(getpid())", 1)
+        defer { unsetenv("NOTIFY_SOCKET"); unsetenv("WATCHDOG_USEC"); unsetenv("WATCHDOG_PID") }
+        let running = try RunningDaemon(directory: dir)
+        XCTAssertEqual(try running.client.send(.ping), .ok())
+        usleep(1_100_000)
+        running.stop()
+        var pings = 0
+        while case .packet(let bytes, _) = UnixSocket.receivePacket(receiver, capacity: 512, flags: Int32(MSG_DONTWAIT)) {
+            if String(decoding: bytes, as: UTF8.self) == "WATCHDOG=1" { pings += 1 }
+        }
+        // At start, then every 200 ms for about 1.1 s: 6 or 7 (never 3, the full interval's count).
+        XCTAssertTrue((5...8).contains(pings), "\(pings) WATCHDOG=1 in 1.1 s at WATCHDOG_USEC=400000")
+    }
+
     private func waitUntil(timeout: TimeInterval = 2, _ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while !condition() && Date() < deadline { usleep(5000) }

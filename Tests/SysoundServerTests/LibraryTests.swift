@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Sysound
 import SysoundAudio
+import SysoundClient
 import SysoundConfig
 import SysoundEventLoop
 import SysoundHaptics
@@ -28,7 +29,8 @@ final class LibraryTests: XCTestCase {
         // As `sysound serve` builds it: the watcher's inotify sources on the daemon's loop.
         let loop = try EventLoop()
         watcher = try StateWatcher(directory: directory, loop: loop, logger: logger)
-        let haptics = try HapticsEngine(presets: configuration.haptics.presets, deviceDirectory: nil, logger: logger)
+        let haptics = try HapticsEngine(
+            presets: configuration.haptics.presets, deviceDirectory: nil, deviceCalls: .onEngineThread, logger: logger)
         rumble = FakeForceFeedbackDevice(path: "/dev/input/event-fake")
         XCTAssertTrue(haptics.attach(rumble))
         try haptics.start()
@@ -56,6 +58,43 @@ final class LibraryTests: XCTestCase {
     }
 
     var sound: SoundService { SoundService(stateDirectory: directory.path, mode: .daemon) }
+
+    func eventually(_ seconds: Double = 2, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !condition() && Date() < deadline { usleep(2_000) }
+        return condition()
+    }
+
+    /// A force-feedback upload that blocks (a uinput device whose process
+    /// answers late) holds up neither the sound nor any other request: the
+    /// loop hands every device call to the haptics engine's thread.
+    func testABlockingHapticUploadDelaysNoSoundAndNoRequest() throws {
+        rumble.blockUploads(seconds: 2)
+        var replies: [Double] = []
+        for request in [Request.play(PlayRequest(.name("tap")), wait: false), .ping, .stateGet(nil), .vibrate(VibrateRequest(.preset("heavy")))] {
+            let start = Date()
+            let reply = try DaemonClient(socketPath: daemon.socketPath).send(request)
+            replies.append(Date().timeIntervalSince(start))
+            XCTAssertTrue(reply.isOK, "\(request.text): \(reply)")
+            if case .play = request, case .ok(let fields, _) = reply {
+                XCTAssertEqual(fields["outcome"], "play-and-vibrate")
+                XCTAssertNotNil(fields["id"], "the sound's voice started")
+            }
+        }
+        XCTAssertTrue(manager.audio?.hasActiveVoices ?? false, "the tap sounds while the upload blocks")
+        // Well under the upload's 2 s, even on a loaded machine.
+        XCTAssertLessThan(replies.max() ?? 0, 1.0, "replies took \(replies) s")
+        XCTAssertEqual(plays(), 0, "the upload is still blocked")
+        XCTAssertTrue(eventually(6) { self.plays() > 0 }, "the vibration happens once the upload returns")
+    }
+
+    /// The library's presets are the daemon's: every built-in one vibrates.
+    func testEveryBuiltInPresetIsKnownToTheDaemon() throws {
+        XCTAssertTrue(HapticPreset.builtIn.contains(.alert))
+        for preset in HapticPreset.builtIn {
+            XCTAssertNoThrow(try sound.vibrate(preset), preset.name)
+        }
+    }
 
     func plays() -> Int { rumble.records.filter { if case .play = $0.operation { true } else { false } }.count }
 
@@ -89,13 +128,13 @@ final class LibraryTests: XCTestCase {
         let sound = sound
         XCTAssertTrue(sound.isUsingDaemon)
         let tap = try sound.play("tap")
-        XCTAssertEqual(tap.outcome, "play-and-vibrate")  // tap has a paired haptic
+        XCTAssertEqual(tap.outcome, .playAndVibrate)  // tap has a paired haptic
         XCTAssertNotNil(tap.voiceID)
         XCTAssertTrue(manager.audio?.hasActiveVoices ?? false)
 
         let before = plays()
         try sound.vibrate(.success)
-        XCTAssertGreaterThan(plays(), before, "the rumble device was not played")
+        XCTAssertTrue(eventually { self.plays() > before }, "the rumble device was not played")
         try sound.vibrate(try HapticPattern(parsing: "1:10,0:10,0.5:10"), intensity: 0.5)
 
         try sound.set(.silent, to: "on")
@@ -104,7 +143,7 @@ final class LibraryTests: XCTestCase {
         XCTAssertEqual(silenced.reason, .silent)
         XCTAssertNil(silenced.voiceID)
         let alert = try sound.play("notification")
-        XCTAssertEqual(alert.outcome, "vibrate-instead")
+        XCTAssertEqual(alert.outcome, .vibrateInstead)
         XCTAssertEqual(alert.fields["haptic"], "alert")
     }
 
@@ -123,10 +162,10 @@ final class LibraryTests: XCTestCase {
     func testStopAndInterruptions() throws {
         let sound = sound
         let alarm = try sound.play("alarm", loop: true)
-        XCTAssertEqual(alarm.outcome, "play-and-vibrate")
+        XCTAssertEqual(alarm.outcome, .playAndVibrate)
         try sound.beginInterruption()
         XCTAssertEqual(try sound.play("tap").reason, .interrupted)
-        XCTAssertEqual(try sound.play("notification").outcome, "deferred")
+        XCTAssertEqual(try sound.play("notification").outcome, .deferred)
         try sound.endInterruption(resumable: true)
         XCTAssertTrue(manager.audio?.hasActiveVoices ?? false)
         XCTAssertGreaterThan(Int(try sound.perform(.status)["playing"] ?? "") ?? 0, 0)
