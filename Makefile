@@ -9,12 +9,15 @@ SHELL := /bin/bash
 RUN_PACKAGES := pkg-config libopenal-dev libopenal1 libsndfile1-dev libevdev-dev libsystemd-dev libpulse0
 # `make deb`: dpkg-shlibdeps, dpkg-gencontrol, strip, readelf, lintian.
 DEB_PACKAGES := dpkg-dev binutils lintian
-TEST_PACKAGES := $(RUN_PACKAGES) pulseaudio pulseaudio-utils sox sound-theme-freedesktop socat util-linux systemd \
+TEST_PACKAGES := $(RUN_PACKAGES) libpulse-dev pulseaudio pulseaudio-utils pipewire pipewire-bin wireplumber pipewire-pulse dbus-daemon \
+	sox sound-theme-freedesktop socat util-linux systemd \
 	qemu-system-x86 busybox-static cpio xz-utils gcc libc6-dev $(DEB_PACKAGES) man-db
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RELEASE := swift build -c release --static-swift-stdlib
 # The D-Bus face's tests: a private bus, and feedbackd's own clients (fbcli, libfeedback via GI, gdbus).
 TEST_PACKAGES += dbus-daemon feedbackd gir1.2-lfb-0.0 python3-gi libglib2.0-bin
+# The session-lock tests: python-dbusmock's logind and screensavers (gdbus waits for their names).
+TEST_PACKAGES += python3-dbusmock
 
 .DEFAULT_GOAL := all
 .PHONY: all run test bench deps test-deps build release install uninstall install-manifest deb deb-deps deb-manifest
@@ -83,7 +86,9 @@ SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 MANDIR ?= $(DATADIR)/man
 USERUNITDIR ?= $(PREFIX)/lib/systemd/user
 DBUSSERVICEDIR ?= $(DATADIR)/dbus-1/services
-PIPEWIREPULSEDIR ?= $(DATADIR)/pipewire/pipewire-pulse.conf.d
+# PipeWire reads drop-ins only from /usr/share/pipewire, /etc/pipewire and
+# ~/.config/pipewire (compiled in): outside PREFIX=/usr the admin's /etc one.
+PIPEWIREPULSEDIR ?= $(if $(filter /usr,$(PREFIX)),$(DATADIR),/etc)/pipewire/pipewire-pulse.conf.d
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 ZSHCOMPDIR ?= $(DATADIR)/zsh/site-functions
 FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
@@ -116,12 +121,14 @@ $(GENERATE_MANUAL):
 	swift build --package-path .build/checkouts/swift-argument-parser --scratch-path .build/generate-manual --product generate-manual
 
 # The tool writes a blank line between paragraphs of a discussion, which mdoc
-# warns about on every `man sysound`; .Pp is mdoc's paragraph break.
+# warns about on every `man sysound`; .Pp is mdoc's paragraph break. It
+# writes no SEE ALSO: the page points at the hand-written one.
 $(GEN)/man/sysound.1: $(REL)/sysound-cli Makefile | $(GENERATE_MANUAL)
 	mkdir -p $(@D)
 	$(GENERATE_MANUAL) $< --date $(MAN_DATE) --output-directory $(@D)
-	sed -i 's/^$$/.Pp/' $@
 	test -s $@
+	sed -i 's/^$$/.Pp/' $@
+	grep -q '^\.Sh "\?SEE ALSO' $@ || printf '.Sh SEE ALSO\n.Xr sysound.toml 5 ,\n.Xr systemctl 1\n' >> $@
 
 GENERATED := $(GEN)/completions/sysound.bash $(GEN)/completions/sysound.zsh $(GEN)/completions/sysound.fish $(GEN)/man/sysound.1
 
@@ -219,7 +226,7 @@ deb: $(RELEASE_BINARIES) $(GENERATED) | deb-deps
 	gzip -9n < config/debian/changelog > $(DEB_ROOT)$(DEB_DOC)/changelog.gz
 	install -D -m 644 config/debian/lintian-overrides $(DEB_ROOT)/usr/share/lintian/overrides/sysound
 	install -d -m 755 $(DEB_ROOT)/DEBIAN
-	install -m 755 config/debian/postinst config/debian/postrm $(DEB_ROOT)/DEBIAN/
+	install -m 755 $(wildcard $(addprefix config/debian/,preinst postinst prerm postrm)) $(DEB_ROOT)/DEBIAN/
 	# Stripped as dh_strip would (Debian policy 10.1); the symbols stay in .build.
 	strip --remove-section=.comment --remove-section=.note $(DEB_ROOT)/usr/bin/* $(DEB_ROOT)/usr/libexec/sysound/*
 	cd $(DEB_WORK)

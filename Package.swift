@@ -33,6 +33,10 @@ let package = Package(
         .systemLibrary(
             name: "CSystemd", pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]),
+        // libpulse for the benchmark's onset meter only (Sources/sysound-bench/SinkOnsetMeter.swift).
+        .systemLibrary(
+            name: "CPulse", pkgConfig: "libpulse",
+            providers: [.apt(["libpulse-dev"])]),
         // What Swift cannot import: ioctl request macros, variadic ioctl, ucred.
         // sd-bus vtables, built at run time: the SD_BUS_* macros do not import.
         .target(name: "CSysoundBus", dependencies: ["CSystemd"]),
@@ -64,6 +68,13 @@ let package = Package(
             name: "SysoundHaptics",
             dependencies: [
                 "SysoundCore", "CEvdev", "CSysoundShims", "SysoundEventLoop",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // The desktop's own state: the screen lock from logind and the screensavers.
+        .target(
+            name: "SysoundSession",
+            dependencies: [
+                "SysoundCore", "SysoundState", "SysoundBus",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // sd-bus for Swift: connections, messages, exported interfaces, names, matches, reconnection.
@@ -126,7 +137,7 @@ let package = Package(
             name: "sysound-engine",
             dependencies: [
                 "Sysound", "SysoundServer", "SysoundFeedback", "SysoundEventLoop", "SysoundClient", "SysoundConfig", "SysoundState",
-                "SysoundCore", "SysoundAudio", "SysoundHaptics", "SysoundCLIOptions", "SysoundDBus",
+                "SysoundCore", "SysoundAudio", "SysoundHaptics", "SysoundCLIOptions", "SysoundDBus", "SysoundSession",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -146,7 +157,7 @@ let package = Package(
             name: "sysound-bench",
             dependencies: [
                 "Sysound", "SysoundFeedback", "SysoundAudio", "SysoundHaptics", "SysoundState", "SysoundClient",
-                "SysoundConfig", "SysoundCore", "CBenchMalloc",
+                "SysoundConfig", "SysoundCore", "CBenchMalloc", "CPulse", "SysoundBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -159,6 +170,7 @@ let package = Package(
         .testTarget(
             name: "SysoundStateTests",
             dependencies: ["SysoundState", "SysoundCore", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "SysoundSessionTests", dependencies: ["SysoundSession", "SysoundCore"]),
         .testTarget(name: "SysoundAudioTests", dependencies: ["SysoundAudio", "SysoundCore", "SysoundTestSupport"]),
         .testTarget(
             name: "SysoundHapticsTests",
@@ -175,7 +187,7 @@ let package = Package(
         // A plain `swift build` builds it too: XCTest only where it imports.
         .target(name: "SysoundTestSupport", dependencies: ["SysoundClient", "SysoundCore"], path: "Tests/SysoundTestSupport"),
         // Real sound through a real PulseAudio server (Tests/fixture/with-pulse.sh).
-        .testTarget(name: "EndToEndTests", dependencies: ["SysoundTestSupport", "SysoundClient", "SysoundCore", "COpenAL", "CSndfile"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["SysoundTestSupport", "SysoundClient", "SysoundCore", "SysoundAudio", "COpenAL", "CSndfile"]),
         // Hostile files, faults, load, access against a real daemon (Tests/ReliabilityTests; issue 9).
         .testTarget(
             name: "ReliabilityTests",

@@ -6,11 +6,15 @@
 #     PulseAudio server (Tests/fixture/with-pulse.sh) and private session and
 #     system buses (Tests/fixture/with-dbus.sh); tests that need them fail
 #     rather than skip here (SYSOUND_REQUIRE_PULSE=1, SYSOUND_REQUIRE_DBUS=1).
+#     Then the suites that touch the sound server again under a private
+#     PipeWire (Tests/fixture/with-pipewire.sh, which brings its own buses),
+#     counted separately.
 #  2. the real-kernel force-feedback test under qemu (Tests/kernel/run.sh).
 #  3. the fuzz targets, 30 s each (Tests/fuzz/run.sh 30), crash inputs of
 #     earlier runs replayed first.
 #  4. a smoke run of the benchmark (Tests/bench/run.sh --smoke): a few
-#     iterations of every figure, no thresholds, so the bench cannot rot.
+#     iterations of every figure on both servers, no thresholds, so the bench
+#     cannot rot.
 #  5. installing (Tests/install/run.sh): make install and uninstall, the
 #     installed programs, man pages and completions, and as root the Debian
 #     package installed, used and removed.
@@ -35,19 +39,33 @@ if ! grep -q 'Build complete' "$logs/build.log"; then
     exit 1
 fi
 
+# Counts an XCTest run from its last line: "Executed N tests, with [K tests
+# skipped and] M failures"; no such line (a crash) counts as one failure.
+count_xctest() { # name log
+    local summary total fails skipped
+    summary=$(grep -E "Test Suite 'All tests' (passed|failed)|Test Suite 'Selected tests' (passed|failed)" -A1 "$2" | grep -E 'Executed [0-9]+ tests?' | tail -1)
+    if [ -n "$summary" ]; then
+        total=$(grep -oE 'Executed [0-9]+' <<<"$summary" | grep -oE '[0-9]+')
+        fails=$(grep -oE '[0-9]+ failures?' <<<"$summary" | grep -oE '[0-9]+')
+        skipped=$(grep -oE '[0-9]+ tests? skipped' <<<"$summary" | grep -oE '[0-9]+' || true)
+        count "$1" $((total - fails - ${skipped:-0})) "$fails"
+    else
+        echo "$1 ended without a summary (crash?)"
+        count "$1" 0 1
+    fi
+}
+
 echo "== swift test (with a private PulseAudio server and private D-Bus buses)"
 SYSOUND_REQUIRE_PULSE=1 SYSOUND_REQUIRE_DBUS=1 Tests/fixture/with-dbus.sh Tests/fixture/with-pulse.sh swift test --skip-build 2>&1 | tee "$logs/swift-test.log"
-# XCTest's last line: "Executed N tests, with [K tests skipped and] M failures".
-summary=$(grep -E "Test Suite 'All tests' (passed|failed)" -A1 "$logs/swift-test.log" | grep -E 'Executed [0-9]+ tests?' | tail -1)
-if [ -n "$summary" ]; then
-    total=$(grep -oE 'Executed [0-9]+' <<<"$summary" | grep -oE '[0-9]+')
-    fails=$(grep -oE '[0-9]+ failures?' <<<"$summary" | grep -oE '[0-9]+')
-    skipped=$(grep -oE '[0-9]+ tests? skipped' <<<"$summary" | grep -oE '[0-9]+' || true)
-    count "swift test" $((total - fails - ${skipped:-0})) "$fails"
-else
-    echo "swift test ended without a summary (crash?)"
-    count "swift test" 0 1
-fi
+count_xctest "swift test" "$logs/swift-test.log"
+
+# The suites that touch the sound server, again on PipeWire: sound heard and
+# silenced end to end, device loss and return, the idle pause, the server
+# killed and restarted under a running daemon (about 2 minutes).
+pipewire_suites='EndToEndTests|PulseDeviceTests|IdlePauseTests|FaultTests/testPulseAudioKilledAndRestartedWhileSoundsPlay'
+echo "== swift test on PipeWire ($pipewire_suites)"
+SYSOUND_REQUIRE_PULSE=1 SYSOUND_REQUIRE_DBUS=1 Tests/fixture/with-pipewire.sh swift test --skip-build --filter "$pipewire_suites" 2>&1 | tee "$logs/swift-test-pipewire.log"
+count_xctest "swift test on PipeWire" "$logs/swift-test-pipewire.log"
 
 # Runs a suite whose output ends with "N passed, N failed" and counts it;
 # no such line (a crash, a hang cut short) counts as one failure.

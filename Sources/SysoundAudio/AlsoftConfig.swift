@@ -19,7 +19,10 @@ enum AlsoftConfig {
         guard s.writeAlsoftConfig, ProcessInfo.processInfo.environment["ALSOFT_CONF"] == nil else { return }
         let text = """
             # Written by sysound for this process only: a short mixing period.
+            # period_size counts frames at `frequency` (44100 when unset): without
+            # it a 48 kHz context scales 128 frames up to 140.
             [general]
+            frequency = \(s.sampleRate)
             period_size = \(max(64, min(s.periodFrames, 8192)))
             periods = \(max(2, min(s.periods, 16)))
 

@@ -53,6 +53,7 @@ public final class AudioEngine: @unchecked Sendable {
         self.settings = settings
         self.outputKind = output
         AlsoftConfig.installOnce(settings)
+        PulseClientTag.installOnce()
         // OpenAL Soft has read its config by the first ALC call: the file can go.
         defer { AlsoftConfig.removeFile() }
         let out: ALOutput

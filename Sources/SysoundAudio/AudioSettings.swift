@@ -1,8 +1,8 @@
 import Foundation
 
 /// How the audio engine is set up. The defaults are the measured trade-off of
-/// the README: 128-frame periods × 2 at 48 kHz (about 3.5 ms median, 5 ms p90
-/// from request to the PulseAudio sink) against the CPU of a running device
+/// the README: 128-frame periods × 2 at 48 kHz (about 3.2 ms median, 5 ms p90
+/// from `play()` to the PulseAudio sink, bench figure 2) against the CPU of a running device
 /// (about 4 % of a core on the 2-core CI machine, 1 % at 1024 × 2), which the
 /// idle pause removes while nothing plays (0.07 %).
 public struct AudioSettings: Sendable, Equatable {
@@ -39,8 +39,8 @@ public struct AudioSettings: Sendable, Equatable {
     /// device (alcDevicePauseSOFT), so neither OpenAL Soft nor the sound server
     /// mixes silence; the next `play` resumes it first. 0 never pauses.
     /// Measured (README, figures 2, 3, 8): a resume adds about 70 µs to that
-    /// `play` call and nothing measurable at the sink, so the idle time need
-    /// not be long; 1 s keeps bursts (typing, scrolling) on a running device.
+    /// `play` call and about 0.6 ms at the sink; 1 s keeps bursts (typing,
+    /// scrolling) on a running device.
     public var idlePauseMilliseconds: Double = 1_000
     /// The monitor's tick while the device is paused: only device loss is
     /// watched then.

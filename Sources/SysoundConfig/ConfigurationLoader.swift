@@ -48,26 +48,27 @@ public struct ConfigurationSearch: Sendable {
 
     /// Directories that may be the data directory, in the order they are tried:
     /// `$SYSOUND_DATA_DIR`; `PREFIX/share/sysound` of the prefix the executable
-    /// is installed under (`InstallLayout`: `PREFIX/bin/` or `PREFIX/libexec/sysound/`);
-    /// the executable's directory and its ancestors (a source tree:
-    /// `.build/debug/sysound` → the package root); this source file's package
-    /// root; then `/usr/local/share/sysound` and `/usr/share/sysound`.
+    /// is installed under (`InstallLayout`: `PREFIX/bin/` or `PREFIX/libexec/sysound/`),
+    /// or else the executable's directory and its ancestors (a source tree:
+    /// `.build/debug/sysound` → the package root) and this source file's
+    /// package root; then `/usr/local/share/sysound` and `/usr/share/sysound`.
+    /// An installed executable never reads the tree it was built from.
     public func dataDirectoryCandidates() -> [String] {
         var candidates: [String] = []
         if let dir = environment["SYSOUND_DATA_DIR"], !dir.isEmpty { return [dir] }
-        if let exe = executablePath {
-            if let prefix = installPrefix {
-                candidates.append(InstallLayout.path(prefix, InstallLayout.dataSubdirectory))
+        if let prefix = installPrefix {
+            candidates.append(InstallLayout.path(prefix, InstallLayout.dataSubdirectory))
+        } else {
+            if let exe = executablePath {
+                var dir = Paths.directory(of: exe)
+                for _ in 0..<6 where dir != "/" && !dir.isEmpty {
+                    candidates.append(dir)
+                    dir = Paths.directory(of: dir)
+                }
             }
-            var dir = Paths.directory(of: exe)
-            for _ in 0..<6 where dir != "/" && !dir.isEmpty {
-                candidates.append(dir)
-                dir = Paths.directory(of: dir)
-            }
+            // Sources/SysoundConfig/ConfigurationLoader.swift → the package root.
+            candidates.append(Paths.directory(of: Paths.directory(of: Paths.directory(of: #filePath))))
         }
-        // Sources/SysoundConfig/ConfigurationLoader.swift → the package root.
-        let source = Paths.directory(of: Paths.directory(of: Paths.directory(of: #filePath)))
-        candidates.append(source)
         candidates += ["/usr/local/share/sysound", "/usr/share/sysound"]
         return candidates
     }

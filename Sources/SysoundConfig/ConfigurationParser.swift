@@ -4,7 +4,7 @@ import SysoundCore
 /// every problem (unknown keys, wrong types, out-of-range values, presets that
 /// do not parse, references to presets that do not exist) to the document.
 enum ConfigurationParser {
-    static let sections = ["theme", "xdg", "categories", "policy", "audio", "haptics", "state", "server", "aliases", "dbus", "apps"]
+    static let sections = ["theme", "xdg", "categories", "policy", "audio", "haptics", "state", "server", "session", "aliases", "dbus", "apps"]
 
     static func parse(_ document: TOMLDocument, dataDirectory: String, environment: [String: String]) -> SysoundConfiguration {
         var config = SysoundConfiguration(dataDirectory: dataDirectory)
@@ -82,6 +82,10 @@ enum ConfigurationParser {
             server.reportUnknownKeys(known: ["socket_group", "others_may_play_any_file"])
         }
 
+        if let session = root.table("session") {
+            parseSession(session, into: &config)
+        }
+
         if let aliases = root.table("aliases") {
             for name in aliases.keys {
                 guard let target = aliases.string(name, default: nil, expected: "the name of a sound, in quotes") else { continue }
@@ -93,10 +97,10 @@ enum ConfigurationParser {
             config.dbus.enabled = dbus.bool("enabled", default: true)
             config.dbus.replace = dbus.bool("replace", default: false)
             let allowed = dbus.strings("allow_important", default: [], expected: "an array of app ids")
-            for app in allowed where !Self.isAppID(app) {
+            for app in allowed where !PlayRequest.isValidApp(app) {
                 document.report(.invalidValue, key: "dbus.allow_important", "\"\(app)\" is not an app id; expected e.g. \"org.gnome.clocks\"")
             }
-            config.policy.allowImportant = Set(allowed.filter(Self.isAppID))
+            config.policy.allowImportant = Set(allowed.filter(PlayRequest.isValidApp))
             dbus.reportUnknownKeys(known: ["enabled", "replace", "allow_important"])
         }
 
@@ -110,7 +114,7 @@ enum ConfigurationParser {
     private static func parseApps(_ apps: TableReader, into levels: inout [String: AppLevel]) {
         for id in apps.keys {
             guard let app = apps.table(id) else { continue }
-            guard isAppID(id) else {
+            guard PlayRequest.isValidApp(id) else {
                 apps.document.report(.invalidValue, key: apps.keyPath(id), "\"\(id)\" is not an app id; expected e.g. [apps.\"org.example.App\"]")
                 continue
             }
@@ -128,13 +132,6 @@ enum ConfigurationParser {
         }
     }
 
-    /// An app id as feedbackd and the socket accept it: non-empty, at most
-    /// 255 bytes, no control characters.
-    static func isAppID(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= PlayRequest.maximumAppLength
-            && !id.unicodeScalars.contains { $0.properties.generalCategory == .control }
-    }
-
     private static func parseAudio(_ audio: TableReader, into settings: inout AudioSettings) {
         settings.voices = audio.int("voices", in: 1...256, default: settings.voices)
         settings.frequency = audio.int("frequency", in: 8_000...192_000, default: settings.frequency, unit: " Hz")
@@ -150,6 +147,24 @@ enum ConfigurationParser {
             "voices", "frequency", "period_frames", "periods", "idle_pause_ms", "duck_db", "duck_ramp_ms", "max_clip_seconds",
             "max_preload_bytes", "adhoc_cache_files",
         ])
+    }
+
+    private static func parseSession(_ session: TableReader, into config: inout SysoundConfiguration) {
+        let known = LockSource.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        if session.table.keys.contains("lock_sources") {
+            var sources: [LockSource] = []
+            for name in session.strings("lock_sources", default: config.lockSources.map(\.rawValue), expected: "an array of lock sources such as [\(known)]") {
+                guard let source = LockSource(rawValue: name) else {
+                    session.document.report(
+                        .invalidValue, key: session.keyPath("lock_sources"),
+                        "\"\(name)\" is not a lock source\(NameSuggestions.phrase(for: name, among: LockSource.allCases.map(\.rawValue))); expected \(known), or [] for the locked file alone")
+                    continue
+                }
+                if !sources.contains(source) { sources.append(source) }
+            }
+            config.lockSources = sources
+        }
+        session.reportUnknownKeys(known: ["lock_sources"])
     }
 
     private static func parseHaptics(_ haptics: TableReader, into settings: inout HapticSettings) {

@@ -106,6 +106,9 @@ public struct SysoundConfiguration: Sendable, Equatable {
     public var othersMayPlayAnyFile = false
     /// Extra names (`[aliases]`): alias → target (a sound or another alias).
     public var aliases: [String: String] = [:]
+    /// The desktop services whose screen lock the daemon follows (`[session]
+    /// lock_sources`); empty: the `locked` control file alone.
+    public var lockSources: [LockSource] = LockSource.allCases
     /// The D-Bus face (`[dbus]`); its allow-list and the per-app levels
     /// (`[apps."id"]`) are policy, in `policy`.
     public var dbus = DBusSettings()

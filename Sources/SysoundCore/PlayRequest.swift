@@ -52,4 +52,11 @@ public struct PlayRequest: Sendable, Equatable, Hashable {
 
     /// The longest app id accepted (D-Bus names are at most 255 bytes).
     public static let maximumAppLength = 255
+
+    /// An app id as every face accepts it (socket `app=`, D-Bus `app_id`,
+    /// `[apps."ID"]`): 1 to 255 bytes, no control characters.
+    public static func isValidApp(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= maximumAppLength
+            && !id.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
 }

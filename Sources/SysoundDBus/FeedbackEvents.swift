@@ -21,7 +21,6 @@ enum EndReason: UInt32 {
 struct RunningEvent {
     var voice: VoiceID?
     var sender: String?
-    var app: String
     /// Checks for the natural end (the voice stopped, the vibration done).
     var poll: EventTimer?
     /// The timeout of a looping event (> 0 s).

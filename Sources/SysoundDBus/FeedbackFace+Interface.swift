@@ -35,13 +35,17 @@ extension FeedbackFace {
         var interface = BusInterface(Self.hapticInterface)
         interface.method("Vibrate", "sa(du)", arguments: ["app_id", "pattern"], result: "b", results: ["success"]) { [unowned self] call in
             let app = try call.message.readString()
-            guard !app.isEmpty, app.utf8.count <= PlayRequest.maximumAppLength else {
-                throw BusError.invalidArgs("invalid app id \"\(FeedbackHints.show(app))\"; expected e.g. org.example.App")
-            }
+            try Self.checkApp(app)
             let vibrated = try vibrate(app: app, pattern: try Self.pattern(call.message.readValue()))
             try call.reply { m in try m.append(vibrated) }
         }
         return interface
+    }
+
+    static func checkApp(_ app: String) throws {
+        guard PlayRequest.isValidApp(app) else {
+            throw BusError.invalidArgs("invalid app id \"\(FeedbackHints.show(app))\"; expected 1 to \(PlayRequest.maximumAppLength) printable bytes, e.g. org.example.App")
+        }
     }
 
     /// `a(du)`: magnitude 0–1 and milliseconds per step; steps of 0 ms are dropped.
@@ -78,7 +82,7 @@ extension FeedbackFace {
             return true
         }
         switch manager.handle(.vibrate(VibrateRequest(.pattern(pattern), app: app))) {
-        case .ok(let fields, _): return fields["outcome"] == "vibrate"
+        case .ok(let fields, _): return fields["outcome"] == FeedbackOutcome.vibrate.rawValue
         case .error(let code, let message):
             if code == .noDevice { return false }
             throw BusError(name: code == .badValue ? BusError.invalidArgs : BusError.failed, message: message)
@@ -91,9 +95,7 @@ extension FeedbackFace {
         let app = try m.readString(), eventName = try m.readString()
         let hints = FeedbackHints(try m.readVardict())
         let timeout = max(try m.readInt32(), -1)  // < -1 is -1, as feedbackd
-        guard !app.isEmpty, app.utf8.count <= PlayRequest.maximumAppLength else {
-            throw BusError.invalidArgs("invalid app id \"\(FeedbackHints.show(app))\"; expected e.g. org.example.App")
-        }
+        try Self.checkApp(app)
         guard !eventName.isEmpty else { throw BusError.invalidArgs("invalid event \"\"; expected an event name such as button-pressed") }
         for ignored in hints.ignored { logger.info("TriggerFeedback from \(app): ignoring hint \(ignored)") }
         guard !events.isFull else {
@@ -140,7 +142,7 @@ extension FeedbackFace {
             emitEnded(id, .natural)  // the policy silenced it all: nothing to wait for
             return
         }
-        events[id] = RunningEvent(voice: result.voice, sender: m.sender, app: app)
+        events[id] = RunningEvent(voice: result.voice, sender: m.sender)
         let soundMs = result.voice == nil ? 0 : Int((result.duration ?? 0) * 1000)
         pollNaturalEnd(id, after: UInt64(max(soundMs, hapticMs, 1)) * 1000)
         if timeout > 0 { expire(id, afterSeconds: timeout) }

@@ -26,6 +26,8 @@ public final class FeedbackFace: @unchecked Sendable {
     private var senderWatches: [String: BusSlot] = [:]
     var events = RunningEvents()
     private var profile: FeedbackProfile
+    /// Set while the Profile setter writes its two control files: one PropertiesChanged, not two.
+    private var settingProfile = false
 
     /// - Parameter event: the sd_event* whose thread runs the face.
     init(manager: FeedbackManager, event: OpaquePointer, logger: Logger) {
@@ -65,8 +67,10 @@ public final class FeedbackFace: @unchecked Sendable {
         do {
             slots.append(try bus.export(feedbackInterface(), at: Self.path))
             slots.append(try bus.export(hapticInterface(), at: Self.path))
-            var flags: BusName.Flags = [.allowReplacement]
-            flags.insert(manager.configuration.dbus.replace ? .replaceExisting : .queue)
+            // Always queued: with replace, a feedbackd that does not allow
+            // replacement still hands the name over when it exits.
+            var flags: BusName.Flags = [.allowReplacement, .queue]
+            if manager.configuration.dbus.replace { flags.insert(.replaceExisting) }
             name = try BusName(DBusSettings.busName, on: bus, flags: flags) { [unowned self] state in nameChanged(state) }
             logger.info("D-Bus face connected as \(bus.uniqueName ?? "?"), asking for \(DBusSettings.busName)")
         } catch {
@@ -105,6 +109,7 @@ public final class FeedbackFace: @unchecked Sendable {
 
     /// A control file changed (or this face wrote one): PropertiesChanged when the profile moved.
     func stateChanged() {
+        guard !settingProfile else { return }
         let now = FeedbackProfile(state: manager.state)
         guard now != profile else { return }
         profile = now
@@ -116,11 +121,15 @@ public final class FeedbackFace: @unchecked Sendable {
             throw BusError.invalidArgs("\"\(FeedbackHints.show(text))\" is not a profile; expected one of \(FeedbackProfile.names)")
         }
         let (silent, haptics) = wanted.settings
+        settingProfile = true
+        defer {
+            settingProfile = false
+            stateChanged()
+        }
         for (file, on) in [(ControlFile.silent, silent), (.haptics, haptics)] {
             let change = try StateChange(file, parsing: on ? "1" : "0")
             if case .error(_, let message) = manager.handle(.stateSet(change)) { throw BusError.failed(message) }
         }
-        stateChanged()
     }
 
     // MARK: - Events

@@ -37,11 +37,11 @@ public struct ControlFiles: Sendable {
         try Self.readBounded(directory.file(control))
     }
 
-    /// Reads a file of at most `ControlFile.maximumLength` bytes of UTF-8.
+    /// Reads a file of at most `limit` bytes of UTF-8.
     ///
     /// Opens with O_NONBLOCK|O_NOFOLLOW so a FIFO or a symlink planted in
     /// the directory cannot block or redirect the reader.
-    static func readBounded(_ path: String) throws(ControlFileError) -> ReadResult {
+    static func readBounded(_ path: String, limit: Int = ControlFile.maximumLength) throws(ControlFileError) -> ReadResult {
         let fd: FileDescriptor
         do {
             fd = try FileDescriptor.open(
@@ -57,17 +57,17 @@ public struct ControlFiles: Sendable {
             throw ControlFileError(path: path, problem: .unreadable(Errno(rawValue: errno)))
         }
         guard (st.st_mode & S_IFMT) == S_IFREG else { throw ControlFileError(path: path, problem: .notARegularFile) }
-        guard st.st_size <= ControlFile.maximumLength else {
+        guard st.st_size <= limit else {
             throw ControlFileError(path: path, problem: .tooLarge(bytes: Int(st.st_size)))
         }
-        var bytes = [UInt8](repeating: 0, count: ControlFile.maximumLength + 1)
+        var bytes = [UInt8](repeating: 0, count: limit + 1)
         let count: Int
         do {
             count = try bytes.withUnsafeMutableBytes { try fd.read(into: $0) }
         } catch {
             throw ControlFileError(path: path, problem: .unreadable(Errno(error)))
         }
-        guard count <= ControlFile.maximumLength else {
+        guard count <= limit else {
             throw ControlFileError(path: path, problem: .tooLarge(bytes: count))
         }
         guard let text = String(validating: bytes[..<count], as: UTF8.self) else {
@@ -106,13 +106,19 @@ public struct ControlFiles: Sendable {
     /// rename over the old file. On failure (disk full, permissions) the old
     /// file stays whole and the temp file is removed.
     public func write(_ control: ControlFile, _ content: String) throws(ControlFileError) {
-        let path = directory.file(control)
+        try write(named: control.fileName, content)
+    }
+
+    /// Writes any small file of the state directory the same atomic way
+    /// (the control files, and records beside them such as `LockOrigin`'s).
+    func write(named name: String, _ content: String) throws(ControlFileError) {
+        let path = directory.file(name)
         do {
             try directory.prepare()
         } catch {
             throw ControlFileError(path: path, problem: .directory(error))
         }
-        var template = Array((directory.file("." + control.fileName + ".XXXXXX")).utf8CString)
+        var template = Array((directory.file("." + name + ".XXXXXX")).utf8CString)
         let raw = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard raw >= 0 else { throw ControlFileError(path: path, problem: .unwritable(Errno(rawValue: errno))) }
         let tempPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }

@@ -9,15 +9,20 @@ final class BenchContext {
     let sysound: String
     let work: String
     let sink: String
+    let server: SoundServer
     var report: Report
     /// The daemon with the default configuration (figures 1, 2, 5, 6).
     var daemon: BenchDaemon?
+    /// Figure 11: only these levers (indices), and only the loaded run.
+    var levers: [Int]?
+    var leversLoadedOnly = false
 
-    init(smoke: Bool, root: String, sysound: String, sink: String, report: Report) throws {
+    init(smoke: Bool, root: String, sysound: String, sink: String, server: SoundServer, report: Report) throws {
         self.smoke = smoke
         self.root = root
         self.sysound = sysound
         self.sink = sink
+        self.server = server
         self.report = report
         var template = Array("/tmp/sysound-bench.XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {

@@ -15,7 +15,8 @@ final class BenchDaemon {
     var socketPath: String { stateDirectory + "/socket" }
 
     /// Starts the daemon and waits until it is ready (at most `timeout` seconds).
-    init(binary: String, config: String, workDirectory: String, name: String, timeout: Double = 30) throws {
+    init(binary: String, config: String, workDirectory: String, name: String, environment: [String: String] = [:],
+         timeout: Double = 30) throws {
         stateDirectory = workDirectory + "/state-" + name
         logPath = workDirectory + "/daemon-" + name + ".log"
         mkdir(stateDirectory, 0o700)
@@ -30,6 +31,7 @@ final class BenchDaemon {
         let log = open(logPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         defer { if log >= 0 { close(log) } }
         var env = currentEnvironment()
+        env.merge(environment) { $1 }
         env["NOTIFY_SOCKET"] = notifyPath
         let start = Clock.now()
         pid = try Children.spawn(binary, [

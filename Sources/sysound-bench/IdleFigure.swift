@@ -2,9 +2,10 @@ import Foundation
 import Glibc
 
 /// Figure 8: the daemon's CPU use with nothing playing, over 10 s; on-CPU
-/// time from every thread's schedstat (ns), sampled in 1 s windows. The
-/// PulseAudio server's CPU in the same windows is shown beside it: an open,
-/// running stream keeps it mixing too.
+/// time from every thread's schedstat (ns), sampled in 1 s windows. The sound
+/// server's CPU in the same windows is shown beside it (PulseAudio; on PipeWire
+/// pipewire, pipewire-pulse and wireplumber together): an open, running stream
+/// keeps it mixing too.
 ///
 /// The shipped configuration pauses the output device after `idle_pause_ms`
 /// with nothing playing: its row is measured after that time (device paused).
@@ -12,14 +13,13 @@ import Glibc
 /// default mixing period (128 frames × 2), a lower and a higher one.
 enum IdleFigure {
     static func run(_ c: BenchContext) throws {
-        let pulsePid = readTextFile((currentEnvironment()["SYSOUND_FIXTURE_DIR"] ?? "") + "/pulse.pid")
-            .flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        let serverPids = c.server.pids()
         let windows = c.count(10, smoke: 2)
         let window = c.seconds(1, smoke: 0.5)
-        if let pulsePid {
+        if !serverPids.isEmpty {
             // The server's own cost with only the fixture's recorders attached, for comparison.
-            let (shares, _, _) = sample(nil, pulsePid, windows: c.count(3, smoke: 1), window: window)
-            c.report.add("8", "PulseAudio server, no daemon", unit: "% core", shares)
+            let (shares, _, _) = sample(nil, serverPids, windows: c.count(3, smoke: 1), window: window)
+            c.report.add("8", "\(c.server.label), no daemon", unit: "% core", shares)
         }
         let shipped = try c.writeConfig(name: "idle-shipped")
         let pauseMs = try idlePause(in: shipped)
@@ -38,7 +38,7 @@ enum IdleFigure {
             let settle = c.seconds(1, smoke: 0.3) + Double(run.pause) / 1000
             Clock.sleep(seconds: settle)
             let threads0 = cpuByThread(of: daemon.pid)
-            let (pulseShares, daemonShares, total) = sample(daemon.pid, pulsePid, windows: windows, window: window)
+            let (serverShares, daemonShares, total) = sample(daemon.pid, serverPids, windows: windows, window: window)
             let threads1 = cpuByThread(of: daemon.pid)
             let elapsed = Double(windows) * window
             let busiest = threads1.map { name, ns in (name, Double(ns &- (threads0[name] ?? 0)) / (elapsed * 1e7)) }
@@ -49,8 +49,8 @@ enum IdleFigure {
                 : ""
             c.report.add("8", "daemon idle CPU, \(run.label)", unit: "% core", daemonShares,
                          note: state + String(format: "%.3f %% of a core over %.0f s; by thread: %@", total, elapsed, busiest))
-            if pulsePid != nil {
-                c.report.add("8", "PulseAudio server meanwhile, \(run.label)", unit: "% core", pulseShares)
+            if !serverPids.isEmpty {
+                c.report.add("8", "\(c.server.label) meanwhile, \(run.label)", unit: "% core", serverShares)
             }
         }
     }
@@ -73,24 +73,26 @@ enum IdleFigure {
         return path
     }
 
-    /// CPU shares (% of one core) of PulseAudio and the daemon in `windows`
-    /// consecutive windows, and the daemon's share over all of them.
-    static func sample(_ daemon: pid_t?, _ pulse: pid_t?, windows: Int, window: Double) -> ([Double], [Double], Double) {
-        var daemonShares: [Double] = [], pulseShares: [Double] = []
-        var d0 = daemon.map(cpuByThread) ?? [:], p0 = pulse.map(cpuByThread) ?? [:]
+    /// CPU shares (% of one core) of the server's processes (together) and
+    /// the daemon in `windows` consecutive windows, and the daemon's share
+    /// over all of them.
+    static func sample(_ daemon: pid_t?, _ server: [pid_t], windows: Int, window: Double) -> ([Double], [Double], Double) {
+        var daemonShares: [Double] = [], serverShares: [Double] = []
+        let serverThreads = { server.reduce(into: [String: UInt64]()) { all, pid in all.merge(cpuByThread(of: pid)) { $0 + $1 } } }
+        var d0 = daemon.map(cpuByThread) ?? [:], p0 = serverThreads()
         var t0 = Clock.now()
         let first = t0
         var daemonTotal: UInt64 = 0
         for _ in 0..<windows {
             Clock.sleep(until: t0 + UInt64(window * 1e9))
-            let d1 = daemon.map(cpuByThread) ?? [:], p1 = pulse.map(cpuByThread) ?? [:], t1 = Clock.now()
+            let d1 = daemon.map(cpuByThread) ?? [:], p1 = serverThreads(), t1 = Clock.now()
             let d = spent(d0, d1)
             daemonTotal += d
             daemonShares.append(Double(d) / Double(t1 - t0) * 100)
-            pulseShares.append(Double(spent(p0, p1)) / Double(t1 - t0) * 100)
+            serverShares.append(Double(spent(p0, p1)) / Double(t1 - t0) * 100)
             (d0, p0, t0) = (d1, p1, t1)
         }
-        return (pulseShares, daemonShares, Double(daemonTotal) / Double(t0 - first) * 100)
+        return (serverShares, daemonShares, Double(daemonTotal) / Double(t0 - first) * 100)
     }
 
     /// CPU nanoseconds spent between two per-thread snapshots. Threads are

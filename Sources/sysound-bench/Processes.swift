@@ -43,6 +43,10 @@ enum Children {
 
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        // The embedded engines of figures 2 and 3 mark this process's PulseAudio
+        // clients (PULSE_PROP, for PipeWire's pulse.rules); the tools and
+        // recorders compared with them must not inherit the mark.
+        let environment = environment ?? (getenv("PULSE_PROP") == nil ? nil : currentEnvironment().filter { $0.key != "PULSE_PROP" })
         let envList: [UnsafeMutablePointer<CChar>?]? = environment.map { env in
             env.map { strdup("\($0.key)=\($0.value)") } + [nil]
         }

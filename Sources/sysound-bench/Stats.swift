@@ -32,6 +32,8 @@ struct Row: Codable, Sendable {
     /// A distribution, or nil for a single derived value (`value`).
     var summary: Summary?
     var value: Double?
+    /// Bootstrap 95 % confidence interval of the median (or of `value`).
+    var ci95: [Double]? = nil
     var note: String?
 }
 
@@ -48,6 +50,8 @@ struct Report: Codable, Sendable {
     var date: String
     var machine: String
     var mode: String
+    /// The sound server measured on, as it names itself.
+    var server: String
     var rows: [Row] = []
     var targets: [TargetCheck] = []
     /// Measurement problems: missed tones, unanswered requests, figures that failed.
@@ -60,21 +64,34 @@ struct Report: Codable, Sendable {
     }
 
     mutating func add(_ figure: String, _ name: String, unit: String, value: Double, note: String? = nil) {
-        rows.append(Row(figure: figure, name: name, unit: unit, summary: nil, value: value, note: note))
+        rows.append(Row(figure: figure, name: name, unit: unit, summary: nil, value: value.isFinite ? value : nil, note: note))
+    }
+
+    /// A distribution with the bootstrap 95 % interval of its median.
+    mutating func addWithCI(_ figure: String, _ name: String, unit: String, _ values: [Double], note: String? = nil) {
+        rows.append(Row(figure: figure, name: name, unit: unit, summary: Summary(values), value: nil,
+                        ci95: Bootstrap.medianCI(values), note: note))
+    }
+
+    /// A derived value with its interval.
+    mutating func add(_ figure: String, _ name: String, unit: String, value: Double, ci95: [Double]?, note: String? = nil) {
+        rows.append(Row(figure: figure, name: name, unit: unit, summary: nil, value: value.isFinite ? value : nil,
+                        ci95: ci95?.allSatisfy(\.isFinite) == true ? ci95 : nil, note: note))
     }
 
     func row(_ figure: String, _ name: String) -> Row? { rows.first { $0.figure == figure && $0.name == name } }
 
     /// The table as text: one line per row, distributions in columns.
     var table: String {
-        var lines = ["sysound-bench \(mode) — \(date) — \(machine)", ""]
-        let header = ["fig", "measurement", "unit", "median", "p90", "p99", "min", "max", "n"]
+        var lines = ["sysound-bench \(mode) — \(date) — \(machine) — \(server)", ""]
+        let header = ["fig", "measurement", "unit", "median", "95% CI", "p90", "p99", "min", "max", "n"]
         var cells: [[String]] = [header]
         for r in rows {
+            let ci = r.ci95.map { "\(fmt($0[0]))–\(fmt($0[1]))" } ?? ""
             if let s = r.summary {
-                cells.append([r.figure, r.name, r.unit, fmt(s.median), fmt(s.p90), fmt(s.p99), fmt(s.min), fmt(s.max), "\(s.n)"])
+                cells.append([r.figure, r.name, r.unit, fmt(s.median), ci, fmt(s.p90), fmt(s.p99), fmt(s.min), fmt(s.max), "\(s.n)"])
             } else {
-                cells.append([r.figure, r.name, r.unit, r.value.map(fmt) ?? "—", "", "", "", "", ""])
+                cells.append([r.figure, r.name, r.unit, r.value.map(fmt) ?? "—", ci, "", "", "", "", ""])
             }
         }
         let widths = header.indices.map { i in cells.map { $0[i].count }.max() ?? 0 }
@@ -118,4 +135,53 @@ func fmt(_ v: Double) -> String {
     if a >= 10 { return String(format: "%.2f", v) }
     if a >= 1 { return String(format: "%.3f", v) }
     return String(format: "%.4f", v)
+}
+
+/// Percentile bootstrap of medians (2000 resamples, a fixed seed so a run's
+/// intervals can be reproduced from its JSON's values).
+enum Bootstrap {
+    static let resamples = 2000
+
+    static func medianCI(_ values: [Double]) -> [Double]? {
+        guard values.count >= 2 else { return nil }
+        var rng = SplitMix64(seed: 8)
+        return interval((0..<resamples).map { _ in median(resample(values, &rng)) })
+    }
+
+    /// The interval of median(a) / median(b), each resampled on its own.
+    static func ratioCI(_ a: [Double], _ b: [Double]) -> [Double]? {
+        guard a.count >= 2, b.count >= 2 else { return nil }
+        var rng = SplitMix64(seed: 9)
+        return interval((0..<resamples).map { _ in median(resample(a, &rng)) / median(resample(b, &rng)) })
+    }
+
+    /// The interval of median(a) − median(b), each resampled on its own.
+    static func differenceCI(_ a: [Double], _ b: [Double]) -> [Double]? {
+        guard a.count >= 2, b.count >= 2 else { return nil }
+        var rng = SplitMix64(seed: 10)
+        return interval((0..<resamples).map { _ in median(resample(a, &rng)) - median(resample(b, &rng)) })
+    }
+
+    static func median(_ v: [Double]) -> Double { Summary(v)!.median }
+
+    private static func resample(_ v: [Double], _ rng: inout SplitMix64) -> [Double] {
+        (0..<v.count).map { _ in v[Int(rng.next() % UInt64(v.count))] }
+    }
+
+    private static func interval(_ estimates: [Double]) -> [Double] {
+        let s = estimates.sorted()
+        return [s[Int(0.025 * Double(s.count))], s[Int(0.975 * Double(s.count)) - 1]]
+    }
+}
+
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }

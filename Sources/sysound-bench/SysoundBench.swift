@@ -9,8 +9,9 @@ struct SysoundBench: ParsableCommand {
         commandName: "sysound-bench",
         abstract: "Measure sysound's latency, throughput and cost beside PulseAudio's sample cache (issue 8).",
         discussion: """
-            Starts its own fixtures: a private PulseAudio server with a null sink (re-running itself \
-            under Tests/fixture/with-pulse.sh), `sysound serve` daemons in temp state directories, a \
+            Starts its own fixtures: a private PulseAudio server or PipeWire with a null sink (--server; \
+            re-running itself under Tests/fixture/with-pulse.sh or with-pipewire.sh), `sysound serve` \
+            daemons in temp state directories, a \
             fake haptic device. Prints a table (median, p90, p99, min, max, n) and writes it as JSON. \
             Everything it starts is stopped by PID at the end, also on failure or Ctrl-C. Needs the \
             release `sysound` binary next to this one: Tests/bench/run.sh builds both.
@@ -28,12 +29,24 @@ struct SysoundBench: ParsableCommand {
     @Option(help: ArgumentHelp("The sysound source tree (config/, Sounds/, Tests/fixture/).", valueName: "dir"))
     var packageRoot: String?
 
-    @Option(help: ArgumentHelp("Only these figures, comma-separated (e.g. 1,5).", valueName: "list"))
+    @Option(help: ArgumentHelp("Only these figures, comma-separated (e.g. 1,5; 11 is the latency levers).", valueName: "list"))
     var figures: String?
 
+    @Option(help: ArgumentHelp("The sound server to run on: pulseaudio or pipewire (Tests/bench/run.sh runs both).", valueName: "name"))
+    var server: SoundServer = .pulseaudio
+
+    @Option(help: ArgumentHelp("Figure 11: only these levers (0-based indices, comma-separated).", valueName: "list"))
+    var levers: String?
+
+    @Flag(help: "Figure 11: only the run with both cores loaded.")
+    var leversLoadedOnly = false
+
     func validate() throws {
-        if let figures, figures.split(separator: ",").contains(where: { Int($0).map { !(1...8).contains($0) } ?? true }) {
-            throw ValidationError("--figures \(figures): give numbers 1–8 separated by commas, e.g. --figures 1,5")
+        if let levers, levers.split(separator: ",").contains(where: { Int($0).map { !LeverFigure.levers.indices.contains($0) } ?? true }) {
+            throw ValidationError("--levers \(levers): give lever indices 0–\(LeverFigure.levers.count - 1) separated by commas")
+        }
+        if let figures, figures.split(separator: ",").contains(where: { Int($0).map { !(1...11).contains($0) } ?? true }) {
+            throw ValidationError("--figures \(figures): give numbers 1–11 separated by commas, e.g. --figures 1,5")
         }
     }
 
@@ -42,7 +55,10 @@ struct SysoundBench: ParsableCommand {
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let env = currentEnvironment()
         if env["SYSOUND_FIXTURE_DIR"] == nil || env["PULSE_SERVER"] == nil {
-            try Self.reexecUnderFixture(root: root, exe: exe)
+            try Self.reexecUnderFixture(server, root: root, exe: exe)
+        }
+        guard SoundServer.ofFixture ?? .pulseaudio == server else {
+            throw BenchError("--server \(server.rawValue), but this runs under the \(SoundServer.ofFixture!.rawValue) fixture (SYSOUND_SOUND_SERVER); run it outside a fixture and the bench starts the right one")
         }
         Children.handleSignals()
         let binary = sysound ?? (exe as NSString).deletingLastPathComponent + "/sysound"
@@ -52,9 +68,12 @@ struct SysoundBench: ParsableCommand {
         guard bench_malloc_interposed() != 0 else {
             throw BenchError("the counting allocator is not in use (malloc was not interposed); allocation counts would be wrong")
         }
-        let wanted = Set((figures ?? "1,2,3,4,5,6,7,8").split(separator: ",").compactMap { Int($0) })
-        let report = Report(date: Self.today(), machine: Self.machine(), mode: smoke ? "smoke" : "full")
-        let context = try BenchContext(smoke: smoke, root: root, sysound: binary, sink: env["SYSOUND_SINK"] ?? "sysound_test", report: report)
+        let wanted = Set((figures ?? "1,2,3,4,5,6,7,8,9,10,11").split(separator: ",").compactMap { Int($0) })
+        let report = Report(date: Self.today(), machine: Self.machine(), mode: smoke ? "smoke" : "full", server: Self.serverVersion(server))
+        let context = try BenchContext(smoke: smoke, root: root, sysound: binary, sink: env["SYSOUND_SINK"] ?? "sysound_test",
+                                       server: server, report: report)
+        context.levers = levers.map { $0.split(separator: ",").compactMap { Int($0) } }
+        context.leversLoadedOnly = leversLoadedOnly
         let started = Clock.now()
         let loadStart = Self.loadAverage()
         var failed = false
@@ -93,6 +112,9 @@ struct SysoundBench: ParsableCommand {
         context.daemon = nil
         figure(7, StartupFigure.run)
         figure(8, IdleFigure.run)
+        figure(9, DBusFigure.run)
+        figure(10, LockedHintFigure.run)
+        figure(11, LeverFigure.run)
         context.report.notes.append("load average (1, 5, 15 min) at the start: \(loadStart); at the end: \(Self.loadAverage()) — the 2 cores may be shared")
         Targets.judge(&context.report)
         context.report.seconds = Clock.seconds(since: started)
@@ -115,10 +137,10 @@ struct SysoundBench: ParsableCommand {
         return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     }
 
-    /// Runs this binary again under the PulseAudio fixture, which stops its
-    /// server and recorder by PID when the bench exits (`execv`).
-    static func reexecUnderFixture(root: String, exe: String) throws -> Never {
-        let script = root + "/Tests/fixture/with-pulse.sh"
+    /// Runs this binary again under the server's fixture, which stops the
+    /// server and its recorder by PID when the bench exits (`execv`).
+    static func reexecUnderFixture(_ server: SoundServer, root: String, exe: String) throws -> Never {
+        let script = root + "/Tests/fixture/" + server.fixture
         guard access(script, X_OK) == 0 else {
             throw BenchError("\(script) is missing; run from the sysound source tree or pass --package-root")
         }
@@ -126,6 +148,14 @@ struct SysoundBench: ParsableCommand {
         let argv = args.map { strdup($0) } + [nil]
         execv(script, argv)
         throw BenchError("cannot run \(script): \(String(cString: strerror(errno)))")
+    }
+
+    /// "PulseAudio 16.1" or "PipeWire 0.3.65 (pipewire-pulse)", from `pactl info`'s server name.
+    static func serverVersion(_ server: SoundServer) -> String {
+        let out = (try? runCapturing("/usr/bin/pactl", ["info"]))?.output ?? ""
+        let line = out.split(separator: "\n").first { $0.hasPrefix("Server Name: ") }.map { String($0.dropFirst("Server Name: ".count)) }
+        let version = out.split(separator: "\n").first { $0.hasPrefix("Server Version: ") }.map { String($0.dropFirst("Server Version: ".count)) }
+        return "\(line ?? server.rawValue) \(version ?? "")".trimmingCharacters(in: .whitespaces)
     }
 
     static func loadAverage() -> String {

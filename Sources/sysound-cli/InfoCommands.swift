@@ -1,6 +1,7 @@
 import ArgumentParser
 import SysoundCLIOptions
 import SysoundCore
+import SysoundState
 
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,16 +25,24 @@ struct StatusCommand: ParsableCommand {
         }
         fields["daemon"] = daemon ? "running" : "not running"
         fields["state-dir"] = backend.stateDirectory.path
+        // Read here, with or without a daemon: the record lives beside the file.
+        fields[Self.lockedBy] = LockOrigin(files: ControlFiles(directory: backend.stateDirectory)).describe()
         if json {
             print(JSON.object(fields, value: Self.jsonValue))
         } else {
-            let width = fields.map(\.key.count).max() ?? 0
-            for field in fields {
+            let shown = fields.filter { $0.key != Self.lockedBy }
+            let width = shown.map(\.key.count).max() ?? 0
+            for field in shown {
                 let pad = String(repeating: " ", count: width - field.key.count)
-                print("\(field.key):\(pad) \(Self.human(field.key, field.value))")
+                var text = Self.human(field.key, field.value)
+                if field.key == ControlFile.locked.rawValue, let by = fields[Self.lockedBy] { text += " (\(by))" }
+                print("\(field.key):\(pad) \(text)")
             }
         }
     }
+
+    /// Where the lock value came from (`logind session 3`, `control file`, `default`).
+    static let lockedBy = "locked-by"
 
     /// Counts and the volume as numbers, the switches as booleans: typed
     /// for programs, whatever the wire carried them as.

@@ -5,11 +5,13 @@ import SysoundAudio
 import SysoundCLIOptions
 import SysoundClient
 import SysoundConfig
+import SysoundCore
 import SysoundDBus
 import SysoundEventLoop
 import SysoundHaptics
 import SysoundFeedback
 import SysoundServer
+import SysoundSession
 import SysoundState
 
 struct ServeCommand: ParsableCommand {
@@ -84,12 +86,34 @@ struct ServeCommand: ParsableCommand {
             printError("sysound serve: \(error)")
             throw ExitCode(Exit.busy)
         }
+        let sessionLock = followSessionLock(configuration.lockSources, manager: manager, files: ControlFiles(directory: directory), loop: loop)
+        defer { sessionLock?.stop() }
         logger.info("serving \(daemon.socketPath) (audio: \(manager.audio?.deviceName ?? "none yet"), haptic devices: \(haptics?.devices.count ?? 0))")
         // The D-Bus face (feedbackd's interface): one more source on the loop.
         let bus = FeedbackBusService.start(manager: manager, loop: loop, watcher: watcher, logger: Logger(label: "sysound.dbus"))
         defer { bus?.stop() }
         daemon.run()
         logger.info("stopped")
+    }
+
+    /// Follows the desktop's screen lock (logind, the screensavers) on the
+    /// daemon's loop: a change is set through the manager exactly as a
+    /// socket's `state set locked` (`sysound lock on|off`) sets it.
+    func followSessionLock(_ sources: [LockSource], manager: FeedbackManager, files: ControlFiles, loop: EventLoop) -> SessionLock? {
+        let logger = Logger(label: "sysound.session")
+        guard !sources.isEmpty else {
+            logger.info("lock sources: none ([session] lock_sources = []); the locked file alone decides")
+            return nil
+        }
+        let write = SessionLock.writer(files: files) { locked in
+            if case .error(_, let message) = manager.handle(.stateSet(try StateChange(.locked, parsing: locked ? "1" : "0"))) {
+                throw LockWriteRefused(message)
+            }
+        }
+        // Made before the loop runs, on the thread that will run it.
+        let lock = SessionLock(sources: sources, event: loop.event, logger: logger, write: write)
+        lock.start()
+        return lock
     }
 
     /// The manager with the audio device open now; with no device the daemon

@@ -1,5 +1,6 @@
 import COpenAL
 import Foundation
+@testable import SysoundAudio
 import SysoundTestSupport
 import XCTest
 
@@ -52,6 +53,10 @@ final class PulseToneTests: XCTestCase {
     /// Opens the default OpenAL device (the fixture pins ALSOFT_DRIVERS=pulse)
     /// with a short mixing period and gives the body one source.
     private func withOpenAL(_ body: (ALuint) throws -> Void) throws {
+        // OpenAL Soft reads its config once per process, at the first ALC
+        // call: this test runs first, and the device tests after it must get
+        // the engine's mixing period, not OpenAL's default of 1024 × 3.
+        AlsoftConfig.installOnce(.defaults)
         guard let device = alcOpenDevice(nil) else {
             throw FixtureError("alcOpenDevice(nil) failed: OpenAL Soft found no PulseAudio server at \(ProcessInfo.processInfo.environment["PULSE_SERVER"] ?? "?")")
         }

@@ -74,6 +74,8 @@ final class ConfigurationTests: XCTestCase {
         for exe in [prefix + "/libexec/sysound/sysound-engine", prefix + "/bin/sysound"] {
             let search = ConfigurationSearch(environment: ["HOME": "/nonexistent"], executablePath: exe)
             XCTAssertEqual(try search.dataDirectory(), data)
+            // Never the source tree it was built from, also when the data is missing.
+            XCTAssertEqual(search.dataDirectoryCandidates(), [data, "/usr/local/share/sysound", "/usr/share/sysound"])
             XCTAssertEqual(
                 search.configurationCandidates(dataDirectory: data),
                 ["/nonexistent/.config/sysound/sysound.toml", prefix + "/etc/sysound/sysound.toml",

@@ -124,3 +124,43 @@ final class ControlFilesTests: XCTestCase {
         XCTAssertGreaterThan(reads, 100)
     }
 }
+
+/// `locked-by`: where the current lock value came from.
+final class LockOriginTests: XCTestCase {
+    func testTheRecordHoldsUntilAnyoneElseWritesTheLockedFile() throws {
+        let dir = NSTemporaryDirectory() + "sysound-origin-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let files = ControlFiles(directory: StateDirectory(path: dir))
+        let origin = LockOrigin(files: files)
+        XCTAssertEqual(origin.describe(), "default", "no locked file")
+        try files.write(.locked, "1")
+        XCTAssertEqual(origin.describe(), "control file")
+        try origin.record("logind session 3")
+        XCTAssertEqual(origin.describe(), "logind session 3")
+        // The CLI without a daemon: an atomic rename, a new file.
+        try files.write(.locked, "1")
+        XCTAssertEqual(origin.describe(), "control file")
+        try origin.record("org.gnome.ScreenSaver")
+        XCTAssertEqual(origin.describe(), "org.gnome.ScreenSaver")
+        // A person: `echo 0 > locked`, the same inode rewritten in place.
+        let fd = open(dir + "/locked", O_WRONLY | O_TRUNC)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        XCTAssertEqual(write(fd, "0\n", 2), 2)
+        close(fd)
+        XCTAssertEqual(origin.describe(), "control file")
+        unlink(dir + "/locked")
+        XCTAssertEqual(origin.describe(), "default")
+        XCTAssertThrowsError(try origin.record("logind session 3"), "nothing to attribute")
+    }
+
+    func testAGarbledRecordIsIgnored() throws {
+        let dir = NSTemporaryDirectory() + "sysound-origin-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let files = ControlFiles(directory: StateDirectory(path: dir))
+        try files.write(.locked, "1")
+        try String(repeating: "x", count: 5000).write(toFile: dir + "/locked-by", atomically: true, encoding: .utf8)
+        XCTAssertEqual(LockOrigin(files: files).describe(), "control file")
+        try "logind session 3\n".write(toFile: dir + "/locked-by", atomically: true, encoding: .utf8)
+        XCTAssertEqual(LockOrigin(files: files).describe(), "control file")
+    }
+}

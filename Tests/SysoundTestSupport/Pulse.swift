@@ -11,6 +11,18 @@ import XCTest
 public enum Pulse {
     static var environment: [String: String] { ProcessInfo.processInfo.environment }
 
+    /// Which server speaks the PulseAudio protocol at PULSE_SERVER:
+    /// `SYSOUND_SOUND_SERVER` of with-pulse.sh / with-pipewire.sh.
+    public enum Server: String { case pulseaudio, pipewire }
+    public static var server: Server { environment["SYSOUND_SOUND_SERVER"].flatMap(Server.init) ?? .pulseaudio }
+
+    /// How many reopens a device loss may take once the server is back. On
+    /// PipeWire the server answers before any sink exists and offers a
+    /// placeholder ("Dummy Output") meanwhile: an engine reopening in that
+    /// window lands there, and OpenAL's stream (which may not move) is ended
+    /// when the real sink appears, so the engine reopens once more.
+    public static var reopensAfterReturn: ClosedRange<Int> { server == .pipewire ? 1...2 : 1...1 }
+
     /// Skips the test when there is no fixture, unless SYSOUND_REQUIRE_PULSE=1
     /// (CI), where that is a failure. Returns the monitor recording's path.
     @discardableResult
@@ -36,6 +48,28 @@ public enum Pulse {
         guard let ctl = environment["SYSOUND_PULSE_CTL"] else { throw FixtureError("SYSOUND_PULSE_CTL is not set") }
         let status = try Spawned(ctl, [verb], output: .discard).wait()
         guard status == 0 else { throw FixtureError("pulse-ctl \(verb) failed (exit status \(status))") }
+    }
+
+    /// A playback stream as PipeWire's `pw-dump` shows its node.
+    public struct PipeWireStream {
+        /// "running", "idle" (corked: out of the graph), "suspended"…
+        public var state: String
+        public var props: [String: Any]
+    }
+
+    /// On PipeWire: the playback stream of process `pid` (its client's
+    /// application.process.id), or nil when it has none.
+    public static func pipewireStream(of pid: pid_t = getpid()) throws -> PipeWireStream? {
+        let result = try Spawned.run("/usr/bin/pw-dump", [])
+        guard result.status == 0 else { throw FixtureError("pw-dump failed (\(result.status)): \(result.stderr)") }
+        let objects = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]] ?? []
+        for object in objects {
+            guard let info = object["info"] as? [String: Any], let props = info["props"] as? [String: Any],
+                  props["media.class"] as? String == "Stream/Output/Audio",
+                  props["application.process.id"].map({ "\($0)" }) == "\(pid)" else { continue }  // a number or a string
+            return PipeWireStream(state: info["state"] as? String ?? "?", props: props)
+        }
+        return nil
     }
 
     /// The loudest left-channel sample the sink's monitor recorded while

@@ -2,13 +2,15 @@
 # Builds the release `sysound`, `sysound-cli`, `sysound-engine` and `sysound-bench` (static
 # Swift stdlib, as shipped) and runs the benchmark of issue 8. Arguments go to sysound-bench:
 #
-#   Tests/bench/run.sh                 the full run (< 5 min on 2 cores): table + JSON
-#   Tests/bench/run.sh --smoke         a few iterations of every figure, no targets (< 60 s): CI
-#   Tests/bench/run.sh --json out.json --figures 1,2
+#   Tests/bench/run.sh                 the full run on PulseAudio, then on PipeWire: tables + JSON
+#   Tests/bench/run.sh --smoke         a few iterations of every figure, no targets: CI
+#   Tests/bench/run.sh --server pipewire --json out.json --figures 1,2
 #
-# The bench starts its own PulseAudio null sink (Tests/fixture/with-pulse.sh),
-# daemons in temp state directories and a fake haptic device, and stops all of
-# them by PID when it ends. SYSOUND_BENCH_SCRATCH picks the build directory
+# --server pulseaudio|pipewire picks one sound server (default: both, one
+# after the other; with --json PATH each writes PATH with the server's name
+# before the extension). The bench starts its own server with a null sink
+# (Tests/fixture/with-pulse.sh or with-pipewire.sh), daemons in temp state
+# directories and a fake haptic device, and stops all of them by PID when it ends. SYSOUND_BENCH_SCRATCH picks the build directory
 # (default .build, shared with `make release`).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,4 +26,28 @@ for product in sysound sysound-cli sysound-engine sysound-bench; do
     fi
 done
 bin=$("${build[@]}" --show-bin-path)
-"$bin/sysound-bench" "$@"
+
+servers=(pulseaudio pipewire) args=() json=
+while [ $# -gt 0 ]; do
+    case $1 in
+        --server) [ $# -ge 2 ] || { echo "bench: --server needs pulseaudio or pipewire" >&2; exit 2; }
+                  servers=("$2"); shift 2 ;;
+        --server=*) servers=("${1#--server=}"); shift ;;
+        --json) [ $# -ge 2 ] || { echo "bench: --json needs a path" >&2; exit 2; }
+                json=$2; shift 2 ;;
+        --json=*) json=${1#--json=}; shift ;;
+        *) args+=("$1"); shift ;;
+    esac
+done
+status=0
+for server in "${servers[@]}"; do
+    out=()
+    if [ -n "$json" ]; then
+        if [ ${#servers[@]} -gt 1 ]; then out=(--json "${json%.json}-$server.json"); else out=(--json "$json"); fi
+    elif [ ${#servers[@]} -gt 1 ]; then
+        out=(--json "$bin/sysound-bench-$server.json")
+    fi
+    echo "== sysound-bench on $server"
+    "$bin/sysound-bench" --server "$server" "${out[@]}" "${args[@]}" || status=$?
+done
+exit "$status"

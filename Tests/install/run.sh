@@ -107,7 +107,8 @@ daemon=$!
 for _ in $(seq 200); do [ -S "$state/socket" ] && break; sleep 0.05; done
 via_daemon() {
     local out
-    out=$(plays installed "$sysound" play installed-theme-check --verbose --state-dir "$state") || { echo "$out"; return 1; }
+    # --wait: the reply comes when the sound has ended, not when the daemon took it.
+    out=$(plays installed "$sysound" play installed-theme-check --wait --verbose --state-dir "$state") || { echo "$out"; return 1; }
     grep -q "via the daemon" <<<"$out" || { echo "$out"; cat "$tmp/daemon.log"; return 1; }
 }
 check "installed sysound serve loads the installed theme" via_daemon
@@ -176,7 +177,7 @@ check "make uninstall leaves no file in the prefix" \
 # --- 3. The Debian package, installed for real ---------------------------------
 if [ "$(id -u)" != 0 ] || ! command -v dpkg >/dev/null; then
     echo "skip the Debian package: installing it needs root on a Debian system (CI runs as root)"
-elif dpkg -s sysound >/dev/null 2>&1; then
+elif ! [[ "$(dpkg-query -W -f='${db:Status-Status}' sysound 2>/dev/null)" =~ ^(not-installed)?$ ]]; then
     not_ok "a sysound package is installed already: purge it (dpkg -P sysound) and run again"
 else
     # Every path on the system that names sysound (or links to such a path),
@@ -196,7 +197,8 @@ else
     check "apt-get install ./$deb" deb_install
     dpkg_files() {
         make -s deb-manifest | sort > "$tmp/deb-manifest"
-        dpkg -L sysound | while read -r f; do [ -d "$f" ] && [ ! -L "$f" ] || echo "$f"; done | sort > "$tmp/dpkg-L"
+        # Paths only (dpkg -L also says "diverts others to: …"), without directories.
+        dpkg -L sysound | grep '^/' | while read -r f; do [ -d "$f" ] && [ ! -L "$f" ] || echo "$f"; done | sort > "$tmp/dpkg-L"
         same "$tmp/deb-manifest" "$tmp/dpkg-L"
     }
     check "the package holds exactly make deb-manifest" dpkg_files
@@ -204,6 +206,11 @@ else
     check "systemd-analyze verify --user passes on /usr/lib/systemd/user" verify_units /usr/lib/systemd/user
     check "postinst enabled sysound.socket for every user (no service started)" \
         test -L /etc/systemd/user/sockets.target.wants/sysound.socket
+    dbus_file=/usr/share/dbus-1/services/org.sigxcpu.Feedback.service
+    if grep -qx "$dbus_file" "$tmp/deb-manifest"; then
+        check "D-Bus activates the installed sysound (feedbackd's file moved aside)" \
+            grep -qx 'Exec=/usr/bin/sysound serve' "$dbus_file"
+    fi
     check "man finds both pages" bash -c "man -w sysound | grep -q '/usr/share/man/man1/sysound.1.gz' && man -w 5 sysound.toml | grep -q man5/sysound.toml.5.gz"
 
     check "dpkg -r sysound" dpkg -r sysound
@@ -224,6 +231,15 @@ else
         same "$tmp/before" "$tmp/after"
     }
     check "dpkg -P leaves no file behind" purged
+    # preinst's diversion is gone, and feedbackd (if installed) has its file back.
+    diversion_undone() {
+        ! dpkg-divert --list | grep -w sysound || return 1
+        if dpkg -s feedbackd >/dev/null 2>&1; then
+            dpkg -V feedbackd | grep dbus-1/services && return 1
+            grep -q 'feedbackd' "$dbus_file" || { echo "$dbus_file is not feedbackd's"; return 1; }
+        fi
+    }
+    check "no diversion left; feedbackd's D-Bus activation file is back" diversion_undone
     check "apt-get install ./$deb again" deb_install
     check "dpkg -P sysound at once" dpkg -P sysound
     deb_installed=

@@ -124,9 +124,7 @@ enum RequestParser {
     /// `app=ID`: who asks, for per-app levels. Any printable text up to 255 bytes.
     private static func app(_ args: inout Arguments) throws(RequestParseError) -> String? {
         guard let app = args.option("app") else { return nil }
-        guard !app.isEmpty, app.utf8.count <= PlayRequest.maximumAppLength,
-            !app.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else {
+        guard PlayRequest.isValidApp(app) else {
             throw .badValue(name: "app", found: app, expected: "an app id of 1 to \(PlayRequest.maximumAppLength) printable bytes, e.g. org.example.App")
         }
         return app

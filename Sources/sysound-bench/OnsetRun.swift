@@ -1,0 +1,145 @@
+/// One onset measurement: launches of several tools, all playing the same
+/// clip, in shuffled order ≥ 350 ms apart, the sink's monitor recorded
+/// throughout (SinkOnsetMeter) and the meter's reference tone interleaved as
+/// one more tool. `report` adds the rows of a figure and throws when the
+/// reference says the run does not count.
+struct OnsetRun {
+    struct Tool {
+        var label: String
+        /// Starts the sound; returns the launch instant (CLOCK_MONOTONIC ns).
+        var launch: () throws -> UInt64
+    }
+
+    /// Seconds between launches, unless a figure's clip is longer.
+    static let spacing = 0.35
+    /// What the reference must read for the run to count (ms): a full run, and
+    /// the looser bound of the smoke run in CI.
+    static let referenceValid = 0.05...0.3
+    static let referenceSmoke = 0.0...0.4
+    /// On PipeWire a written buffer starts only at the graph's next cycle and
+    /// pipewire-pulse holds it one cycle more: the reference reads up to two
+    /// quanta of the meter's own stream (256 frames: pipewire-pulse's floor
+    /// for a client without the drop-in), whatever the mapping's error.
+    static let referencePipeWire = 0.05...(2 * 256 / 48.0)
+
+    /// The bounds for a run on `server`.
+    static func referenceBounds(_ server: SoundServer, smoke: Bool) -> ClosedRange<Double> {
+        server == .pipewire ? referencePipeWire : smoke ? referenceSmoke : referenceValid
+    }
+    static let referenceLabel = "reference: write → sink on the bench's own stream"
+
+    /// Per tool (the reference last): latencies of the onsets found, clips not whole, misses by kind.
+    var labels: [String]
+    var latencies: [[Double]]
+    var broken: [Int]
+    var misses: [String: Int] = [:]
+    var onsets: [SinkOnsets.Onset] = []
+    var recording: SinkOnsetMeter.Recording
+    var server: [String]
+    var launches: Int
+    /// The load average when it ended (set by the caller).
+    var load = ""
+
+    /// `referenceClip` is what the reference tone plays, `clip` by default: a
+    /// figure whose tools play a long sound gives the reference a short one,
+    /// because the reference stream's buffer is sized to its clip.
+    static func measure(_ c: BenchContext, _ tools: [Tool], perTool: Int, clip: [Float],
+                        referenceClip: [Float]? = nil, spacing: Double = spacing) throws -> OnsetRun {
+        let referenceClip = referenceClip ?? clip
+        let meter = try SinkOnsetMeter(sink: c.sink, referenceClip: referenceClip)
+        defer { meter.stop() }
+        // Half a second of recording before the first launch (the quiet check needs 100 ms).
+        let ready = Clock.now() + 3_000_000_000
+        while meter.frameCount < Int(SinkOnsetMeter.rate) / 2 {
+            guard Clock.now() < ready else {
+                throw BenchError("the record stream on \(c.sink).monitor delivered \(meter.frameCount) frames in 3 s")
+            }
+            Clock.sleep(seconds: 0.05)
+        }
+        let server = PulseServerInfo.describe(sink: c.sink)
+        let all = tools + [Tool(label: referenceLabel, launch: { meter.playReference() })]
+        var order = all.indices.flatMap { [Int](repeating: $0, count: perTool) }
+        order.shuffle()
+        var launches: [(Int, UInt64)] = []
+        var next = Clock.now()
+        for i in order {
+            Clock.sleep(until: next)
+            next = Clock.now() + UInt64(spacing * 1e9)
+            launches.append((i, try all[i].launch()))
+        }
+        Clock.sleep(seconds: 0.5)
+        meter.stop()
+        if let failure = meter.failure { throw BenchError("the onset meter stopped: \(failure)") }
+        let recording = meter.snapshot()
+        let finder = try SinkOnsets(recording, clip: clip)
+        let referenceFinder = referenceClip == clip ? finder : try SinkOnsets(recording, clip: referenceClip)
+        var run = OnsetRun(labels: all.map(\.label), latencies: Array(repeating: [], count: all.count),
+                           broken: Array(repeating: 0, count: all.count), recording: finder.recording,
+                           server: server, launches: launches.count)
+        for (i, t0) in launches {
+            switch (i == tools.count ? referenceFinder : finder).onset(after: t0) {
+            case .success(let o):
+                run.latencies[i].append(o.latency)
+                run.onsets.append(o)
+                if !o.isWhole { run.broken[i] += 1 }
+            case .failure(let miss):
+                // A clip whose attack does not fit arrived broken: it counts as not whole too.
+                if case .badFit = miss { run.broken[i] += 1 }
+                run.misses["\(all[i].label) → \(miss)", default: 0] += 1
+            }
+        }
+        return run
+    }
+
+    func median(_ i: Int) -> Double { Summary(latencies[i])?.median ?? .nan }
+    var reference: [Double] { latencies[latencies.count - 1] }
+
+    /// The rows of `figure`: each tool's latencies with CIs and its clips not
+    /// whole; the method's own figures once (`methodRows`); notes; then the
+    /// reference's verdict.
+    func report(_ c: BenchContext, figure: String, methodRows: Bool = true, condition: String = "") throws {
+        for (i, label) in labels.enumerated() {
+            c.report.addWithCI(figure, label + condition, unit: "ms", latencies[i])
+        }
+        for (i, label) in labels.enumerated() where i < labels.count - 1 {
+            c.report.add(figure, "clips not whole at the sink: \(label.split(separator: ":").last!.dropFirst())\(condition)", unit: "clips",
+                         value: Double(broken[i]), note: i == 0 ? "the fitted clip leaves > 5 % of the recorded energy over its whole length: a gap (underrun) or another sound on top" : nil)
+        }
+        if methodRows {
+            c.report.add(figure, "method: timing replies per line fit (±50 ms)", unit: "replies", onsets.map { Double($0.replies) })
+            c.report.add(figure, "method: replies left out of the line", unit: "replies", onsets.map { Double($0.dropped) },
+                         note: "further than 3 × the median distance (≥ 20 µs) from a first fit: late replies of a preempted server thread")
+            c.report.add(figure, "method: worst reply off its line", unit: "ms", onsets.map(\.lineError),
+                         note: "how far one timing reply sits from the straight line through its neighbours: the mapping's noise")
+            c.report.add(figure, "method: recorded frames per sink second", unit: "frames/s", onsets.map(\.framesPerSecond),
+                         note: "the line's slope: above 48000 when the monitor's frame count runs ahead of the sink's clock")
+            c.report.add(figure, "method: clip fit residual (attack)", unit: "share", onsets.map(\.residual),
+                         note: "energy the fitted clip (free gain) leaves unexplained over its first 10 ms and the 0.5 ms before")
+            c.report.add(figure, "method: fitted clip gain", unit: "×", onsets.map(\.gain))
+        }
+        let drift = (recording.realtimeOffsets.end - recording.realtimeOffsets.start) / 1e6
+        c.report.notes += server.map { "figure \(figure)\(condition): \($0)" }
+        c.report.notes.append(String(format: "figure %@%@: %d timing replies (%d dropped: clocks not synchronized); client and server frame counts differed by at most %.0f frames; CLOCK_REALTIME − CLOCK_MONOTONIC moved %.3f ms",
+                                     figure, condition, recording.replies.count, recording.unsynchronized, recording.indexMismatch, drift))
+        let missed = misses.values.reduce(0, +)
+        c.report.notes.append("figure \(figure)\(condition): \(launches) launches, \(missed) not measured" +
+                              (misses.isEmpty ? "" : ": " + misses.sorted { $0.key < $1.key }.map { "\($0.value) × \($0.key)" }.joined(separator: ", ")))
+        if missed > 0 { c.report.problems.append("figure \(figure)\(condition): \(missed) of \(launches) onsets not measured (see the notes)") }
+        try validate(c, figure: figure + condition)
+    }
+
+    /// Throws unless the reference's median is within the bounds of this mode.
+    /// The tight bounds hold for PulseAudio, which plays a write on an
+    /// underrun stream at once (it rewinds the sink); PipeWire has no rewinds,
+    /// so the write waits for the next graph cycle and the reference reads
+    /// several ms there: only its coarse bound (`referencePipeWire`) is checked,
+    /// which still catches a run the machine's load made meaningless.
+    func validate(_ c: BenchContext, figure: String) throws {
+        let bounds = Self.referenceBounds(c.server, smoke: c.smoke)
+        let ref = Summary(reference)?.median
+        guard let ref, bounds.contains(ref) else {
+            let read = ref.map { fmt($0) + " ms" } ?? "nothing"
+            throw BenchError("figure \(figure) INVALID: the reference tone read \(read) (median), outside \(bounds.lowerBound)–\(bounds.upperBound) ms: the frame → sink-clock mapping is wrong, so no onset of this run counts")
+        }
+    }
+}

@@ -1,0 +1,278 @@
+import CPulse
+import Glibc
+import SysoundCore
+
+/// Records a sink's monitor through libpulse's asynchronous API and maps every
+/// recorded frame to CLOCK_MONOTONIC from the server's own timing, so that the
+/// instant a known clip starts playing at the sink can be found (`SinkOnsets`).
+/// Works on any server that speaks the pulse protocol (PulseAudio,
+/// pipewire-pulse).
+///
+/// Use: `start()`, note each launch's `Clock.now()` (or call
+/// `playReference()`, which returns its own), then `stop()` and hand
+/// `snapshot()` to `SinkOnsets.find`.
+///
+/// Timing: every `pollInterval` the meter asks the server for the record
+/// stream's timing (`pa_stream_update_timing_info`). In each reply the frame
+/// at `write_index / frame_size` plays at `timestamp + sink_usec −
+/// source_usec`; `timestamp` is the server's CLOCK_REALTIME, converted with an
+/// offset measured in this process. Replies whose clocks libpulse does not
+/// find synchronized are dropped (and counted).
+///
+/// The reference: a playback stream of the meter's own (prebuffer 1 ms, no
+/// latency adjustment, so it changes nothing of the sink's), idle between
+/// uses so it has underrun. `playReference()` writes the clip on it and
+/// returns the instant of the write: a sound whose true latency is known to
+/// be tiny (the server's wake-up and a rewind), which checks the whole method.
+final class SinkOnsetMeter: @unchecked Sendable {
+    static let rate: UInt32 = 48_000
+    static let pollInterval: UInt64 = 5_000  // µs
+
+    struct TimingReply {
+        /// Frame index in the recording (write_index / frame size).
+        var frame: Double
+        /// When that frame plays at the sink, CLOCK_MONOTONIC ns.
+        var playsAt: Double
+    }
+
+    struct Recording {
+        /// Per frame: the mean of the two channels.
+        var samples: [Float]
+        var replies: [TimingReply]
+        /// Replies dropped because libpulse did not find the clocks synchronized.
+        var unsynchronized: Int
+        /// Largest |client frame count − libpulse's read index| seen in a reply, in frames:
+        /// both must count the same stream, or the mapping is wrong.
+        var indexMismatch: Double
+        /// CLOCK_REALTIME − CLOCK_MONOTONIC at the start and at the end, ns.
+        var realtimeOffsets: (start: Double, end: Double)
+    }
+
+    private struct State {
+        var samples: [Float] = []
+        var replies: [TimingReply] = []
+        var unsynchronized = 0
+        var indexMismatch = 0.0
+        var failure: String?
+    }
+
+    private let mainloop: OpaquePointer
+    private let context: OpaquePointer
+    private var record: OpaquePointer?
+    private var reference: OpaquePointer?
+    private var timer: OpaquePointer?
+    private let referenceClip: [Float]
+    private let state = Locked(State())
+    private var offsetAtStart = 0.0
+    private var stopped = false
+
+    /// Connects to the server named by PULSE_SERVER (or libpulse's default).
+    /// `referenceClip` is mono float at 48 kHz; it is played in both channels.
+    init(sink: String, referenceClip: [Float]) throws {
+        self.referenceClip = referenceClip
+        guard let m = pa_threaded_mainloop_new() else { throw BenchError("pa_threaded_mainloop_new failed") }
+        mainloop = m
+        // The bench's embedded engines mark this process's PulseAudio clients
+        // (PULSE_PROP: sysound.engine, which PipeWire's drop-in lets ask for
+        // shorter latencies). libpulse merges PULSE_PROP without overwriting:
+        // a value of our own keeps the meter's streams at the server's defaults.
+        let props = pa_proplist_new()
+        defer { pa_proplist_free(props) }
+        pa_proplist_sets(props, "sysound.engine", "bench-meter")
+        guard let c = pa_context_new_with_proplist(pa_threaded_mainloop_get_api(m), "sysound-bench onset meter", props) else {
+            pa_threaded_mainloop_free(m)
+            throw BenchError("pa_context_new failed")
+        }
+        context = c
+        pa_context_set_state_callback(c, { _, me in SinkOnsetMeter.from(me).signal() }, selfPointer)
+        lock()
+        defer { unlock() }
+        guard pa_threaded_mainloop_start(m) == 0 else { throw BenchError("pa_threaded_mainloop_start failed") }
+        guard pa_context_connect(c, nil, PA_CONTEXT_NOAUTOSPAWN, nil) == 0 else { throw error("pa_context_connect") }
+        try waitUntil("the context is ready") { () -> Bool? in
+            switch pa_context_get_state(c) {
+            case PA_CONTEXT_READY: true
+            case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED: nil
+            default: false
+            }
+        }
+        offsetAtStart = Self.realtimeOffset()
+        var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: Self.rate, channels: 2)
+        // The record stream: 1 ms fragments, so the recording keeps up with the sink.
+        guard let r = pa_stream_new(c, "sysound-bench monitor", &spec, nil) else { throw error("pa_stream_new (record)") }
+        record = r
+        pa_stream_set_state_callback(r, { _, me in SinkOnsetMeter.from(me).signal() }, selfPointer)
+        pa_stream_set_read_callback(r, { s, _, me in SinkOnsetMeter.from(me).drain(s!) }, selfPointer)
+        var recordAttr = pa_buffer_attr(maxlength: UInt32.max, tlength: UInt32.max, prebuf: UInt32.max,
+                                        minreq: UInt32.max, fragsize: Self.rate / 1000 * 8)
+        guard pa_stream_connect_record(r, sink + ".monitor", &recordAttr, PA_STREAM_ADJUST_LATENCY) == 0 else {
+            throw error("pa_stream_connect_record \(sink).monitor")
+        }
+        try waitForStream(r, "the monitor's record stream")
+        // The reference stream: prebuffer 1 ms, target length the clip, no latency request.
+        guard let p = pa_stream_new(c, "sysound-bench reference", &spec, nil) else { throw error("pa_stream_new (playback)") }
+        reference = p
+        pa_stream_set_state_callback(p, { _, me in SinkOnsetMeter.from(me).signal() }, selfPointer)
+        let clipBytes = UInt32(max(referenceClip.count, 480) * 8)
+        var playAttr = pa_buffer_attr(maxlength: UInt32.max, tlength: clipBytes, prebuf: Self.rate / 1000 * 8,
+                                      minreq: UInt32.max, fragsize: UInt32.max)
+        guard pa_stream_connect_playback(p, sink, &playAttr, PA_STREAM_NOFLAGS, nil, nil) == 0 else {
+            throw error("pa_stream_connect_playback \(sink)")
+        }
+        try waitForStream(p, "the reference playback stream")
+        timer = pa_context_rttime_new(c, pa_rtclock_now() + Self.pollInterval, { _, event, _, me in
+            SinkOnsetMeter.from(me).poll(event!)
+        }, selfPointer)
+    }
+
+    deinit {
+        stop()
+        pa_context_unref(context)
+        pa_threaded_mainloop_free(mainloop)
+    }
+
+    /// Writes the reference clip on the meter's own playback stream; returns
+    /// CLOCK_MONOTONIC just before the write.
+    @discardableResult
+    func playReference() -> UInt64 {
+        lock()
+        defer { unlock() }
+        var stereo = [Float](repeating: 0, count: referenceClip.count * 2)
+        for (i, x) in referenceClip.enumerated() { stereo[2 * i] = x; stereo[2 * i + 1] = x }
+        let now = Clock.now()
+        stereo.withUnsafeBytes { _ = pa_stream_write(reference, $0.baseAddress, $0.count, nil, 0, PA_SEEK_RELATIVE) }
+        return now
+    }
+
+    /// Why the meter stopped early, if it did (the server went away, a stream failed).
+    var failure: String? { state.withLock { $0.failure } }
+
+    /// Frames recorded so far.
+    var frameCount: Int { state.withLock { $0.samples.count } }
+
+    /// Disconnects; the recording stays readable.
+    func stop() {
+        lock()
+        defer { unlock() }
+        guard !stopped else { return }
+        stopped = true
+        if let timer { pa_threaded_mainloop_get_api(mainloop).pointee.time_free(timer) }
+        for s in [record, reference].compactMap({ $0 }) {
+            pa_stream_set_read_callback(s, nil, nil)
+            pa_stream_set_state_callback(s, nil, nil)
+            pa_stream_disconnect(s)
+            pa_stream_unref(s)
+        }
+        record = nil
+        reference = nil
+        pa_context_set_state_callback(context, nil, nil)
+        pa_context_disconnect(context)
+        unlock()
+        pa_threaded_mainloop_stop(mainloop)
+        lock()
+    }
+
+    /// A copy of the recording and the timing replies.
+    func snapshot() -> Recording {
+        let end = Self.realtimeOffset()
+        return state.withLock {
+            Recording(samples: $0.samples, replies: $0.replies, unsynchronized: $0.unsynchronized,
+                      indexMismatch: $0.indexMismatch, realtimeOffsets: (offsetAtStart, end))
+        }
+    }
+
+    /// CLOCK_REALTIME − CLOCK_MONOTONIC in ns, from the tightest of 50
+    /// monotonic–realtime–monotonic sandwiches.
+    static func realtimeOffset() -> Double {
+        var best = (width: UInt64.max, offset: 0.0)
+        for _ in 0..<50 {
+            var real = timespec()
+            let a = Clock.now()
+            clock_gettime(CLOCK_REALTIME, &real)
+            let b = Clock.now()
+            let r = Double(real.tv_sec) * 1e9 + Double(real.tv_nsec)
+            if b - a < best.width { best = (b - a, r - (Double(a) + Double(b)) / 2) }
+        }
+        return best.offset
+    }
+
+    // MARK: On the mainloop thread
+
+    private func drain(_ s: OpaquePointer) {
+        while pa_stream_readable_size(s) > 0 {
+            var data: UnsafeRawPointer?
+            var bytes = 0
+            guard pa_stream_peek(s, &data, &bytes) == 0 else { return fail("pa_stream_peek") }
+            if bytes == 0 { return }
+            let frames = bytes / 8
+            state.withLock { st in
+                if let data {
+                    let f = data.assumingMemoryBound(to: Float.self)
+                    for i in 0..<frames { st.samples.append((f[2 * i] + f[2 * i + 1]) / 2) }
+                } else {
+                    // A hole: the server dropped data; it still counts as frames.
+                    st.samples += repeatElement(0, count: frames)
+                }
+            }
+            pa_stream_drop(s)
+        }
+    }
+
+    private func poll(_ event: OpaquePointer) {
+        guard let record, !stopped else { return }
+        if let op = pa_stream_update_timing_info(record, { s, ok, me in
+            if ok != 0, let s { SinkOnsetMeter.from(me).timingReply(s) }
+        }, selfPointer) { pa_operation_unref(op) }
+        pa_context_rttime_restart(context, event, pa_rtclock_now() + Self.pollInterval)
+    }
+
+    private func timingReply(_ s: OpaquePointer) {
+        guard let info = pa_stream_get_timing_info(s)?.pointee, info.write_index_corrupt == 0 else { return }
+        let realtime = Double(info.timestamp.tv_sec) * 1e9 + Double(info.timestamp.tv_usec) * 1e3
+        let playsAt = realtime - offsetAtStart + (Double(info.sink_usec) - Double(info.source_usec)) * 1e3
+        state.withLock { st in
+            guard info.synchronized_clocks != 0 else { st.unsynchronized += 1; return }
+            st.replies.append(TimingReply(frame: Double(info.write_index) / 8, playsAt: playsAt))
+            if info.read_index_corrupt == 0 {
+                st.indexMismatch = max(st.indexMismatch, abs(Double(st.samples.count) - Double(info.read_index) / 8))
+            }
+        }
+    }
+
+    private func fail(_ what: String) {
+        state.withLock { $0.failure = $0.failure ?? "\(what): \(String(cString: pa_strerror(pa_context_errno(context))))" }
+    }
+
+    // MARK: Helpers
+
+    private var selfPointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+    private static func from(_ p: UnsafeMutableRawPointer?) -> SinkOnsetMeter { Unmanaged.fromOpaque(p!).takeUnretainedValue() }
+    private func lock() { pa_threaded_mainloop_lock(mainloop) }
+    private func unlock() { pa_threaded_mainloop_unlock(mainloop) }
+    private func signal() { pa_threaded_mainloop_signal(mainloop, 0) }
+
+    private func error(_ what: String) -> BenchError {
+        BenchError("\(what) failed: \(String(cString: pa_strerror(pa_context_errno(context))))")
+    }
+
+    /// Waits (mainloop locked) until `ready` says true; nil means it never will. 5 s at most.
+    private func waitUntil(_ what: String, _ ready: () -> Bool?) throws {
+        let deadline = Clock.now() + 5_000_000_000
+        while true {
+            guard let ok = ready() else { throw error("waiting for \(what)") }
+            if ok { return }
+            guard Clock.now() < deadline else { throw BenchError("timed out waiting for \(what)") }
+            pa_threaded_mainloop_wait(mainloop)
+        }
+    }
+
+    private func waitForStream(_ s: OpaquePointer, _ what: String) throws {
+        try waitUntil(what) { () -> Bool? in
+            switch pa_stream_get_state(s) {
+            case PA_STREAM_READY: true
+            case PA_STREAM_FAILED, PA_STREAM_TERMINATED: nil
+            default: false
+            }
+        }
+    }
+}

@@ -1,0 +1,164 @@
+/// Finds when a known clip started playing at the sink, in a `SinkOnsetMeter`
+/// recording: the first frame above the threshold after the launch, the clip
+/// fitted there (free gain, sub-frame offset), and that frame mapped to
+/// CLOCK_MONOTONIC by a straight line through the server's timing replies
+/// within ±50 ms of it.
+struct SinkOnsets {
+    /// −24 dBFS.
+    static let threshold: Float = 0.0631
+    static let fitWindow = 50e6  // ns either side of the onset
+    /// Frames of the clip compared (10 ms at 48 kHz): its attack.
+    static let fitFrames = 480
+    /// How far the fitted start may move from the threshold estimate (1 ms).
+    static let search = 48
+    /// Unexplained energy above this share: not the clip as it was played.
+    static let maxResidual = 0.05
+
+    enum Miss: Error {
+        /// No timing replies near the launch, or too few to fit a line.
+        case noTiming
+        /// Sound already there before the launch (the previous one not over).
+        case notQuiet
+        /// Nothing above the threshold in the time allowed.
+        case silent
+        /// The clip's attack does not fit what was recorded (another sound, a gap).
+        case badFit(Double)
+    }
+
+    struct Onset {
+        /// Launch → the clip's first sample at the sink, ms.
+        var latency: Double
+        /// Fitted gain of the clip, and the residual energy left, as a share of the recorded.
+        var gain: Double
+        var residual: Double
+        /// The same over the whole clip: above `maxResidual` the clip did not
+        /// arrive whole (a gap from an underrun, or another sound on top).
+        var wholeResidual: Double
+        var isWhole: Bool { wholeResidual < SinkOnsets.maxResidual }
+        /// Timing replies the line went through, and the worst one's distance from it (ms).
+        var replies: Int
+        var lineError: Double
+        /// Replies left out of the line as too far from the first fit.
+        var dropped: Int
+        /// The line's slope: recorded frames per second of the sink's clock.
+        var framesPerSecond: Double
+    }
+
+    let recording: SinkOnsetMeter.Recording
+    /// The clip as mono float at the recording's rate.
+    let clip: [Float]
+    /// Where the clip itself first crosses the threshold.
+    let clipCrossing: Int
+
+    init(_ recording: SinkOnsetMeter.Recording, clip: [Float]) throws {
+        self.recording = recording
+        self.clip = clip
+        guard let cross = clip.firstIndex(where: { abs($0) > Self.threshold }) else {
+            throw BenchError("the clip never exceeds −24 dBFS; the onset method needs a louder clip")
+        }
+        clipCrossing = cross
+    }
+
+    /// The onset of the clip launched at `launch` (CLOCK_MONOTONIC ns); the
+    /// 100 ms before it must be quiet, the onset within `within` seconds.
+    func onset(after launch: UInt64, within: Double = 0.3) -> Result<Onset, Miss> {
+        let t0 = Double(launch)
+        guard let near = line(around: t0) else { return .failure(.noTiming) }
+        let rate = 1e9 / near.nsPerFrame
+        let k0 = Int(near.frame(at: t0).rounded())
+        let quiet = max(0, k0 - Int(0.1 * rate)), end = min(recording.samples.count, k0 + Int(within * rate))
+        guard k0 > 0, end > k0 else { return .failure(.noTiming) }
+        let s = recording.samples
+        if s[quiet..<k0].contains(where: { abs($0) > Self.threshold }) { return .failure(.notQuiet) }
+        guard let crossing = (k0..<end).first(where: { abs(s[$0]) > Self.threshold }) else { return .failure(.silent) }
+        let (start, gain, residual) = fitClip(near: crossing - clipCrossing)
+        guard residual < Self.maxResidual else { return .failure(.badFit(residual)) }
+        let whole = wholeResidual(start: Int(start.rounded()), gain: gain)
+        // The line again, centred on the onset itself.
+        guard let local = line(around: near.time(at: start)) else { return .failure(.noTiming) }
+        let latency = (local.time(at: start) - t0) / 1e6
+        return .success(Onset(latency: latency, gain: gain, residual: residual, wholeResidual: whole, replies: local.count, lineError: local.worst / 1e6, dropped: local.dropped,
+                              framesPerSecond: 1e9 / local.nsPerFrame))
+    }
+
+    /// time = time0 + (frame − frame0) · nsPerFrame, through `count` replies.
+    struct Line {
+        var frame0: Double, time0: Double, nsPerFrame: Double, count: Int, worst: Double, dropped: Int
+        func time(at frame: Double) -> Double { time0 + (frame - frame0) * nsPerFrame }
+        func frame(at time: Double) -> Double { frame0 + (time - time0) / nsPerFrame }
+    }
+
+    /// A least-squares line time = a + b·frame through the replies within
+    /// ±50 ms of `time`, fitted twice: replies further than 3 × the median
+    /// distance (at least 20 µs) from the first line are left out of the
+    /// second. A reply whose server thread was preempted between its latency
+    /// snapshot and its timestamp sits late by that time; on a busy machine
+    /// one such reply would tilt the line.
+    func line(around time: Double) -> Line? {
+        let near = recording.replies.filter { abs($0.playsAt - time) <= Self.fitWindow }
+        guard let first = Self.fit(near) else { return nil }
+        let distances = near.map { abs(first.time(at: $0.frame) - $0.playsAt) }
+        let limit = max(20_000, 3 * (Summary(distances)?.median ?? 0))
+        let kept = zip(near, distances).filter { $0.1 <= limit }.map(\.0)
+        guard var second = Self.fit(kept) else { return first }
+        second.dropped = near.count - kept.count
+        return second
+    }
+
+    static func fit(_ r: [SinkOnsetMeter.TimingReply]) -> Line? {
+        guard r.count >= 3 else { return nil }
+        let f0 = r.map(\.frame).mean, t0 = r.map(\.playsAt).mean
+        var sff = 0.0, sft = 0.0
+        for p in r {
+            sff += (p.frame - f0) * (p.frame - f0)
+            sft += (p.frame - f0) * (p.playsAt - t0)
+        }
+        guard sff > 0 else { return nil }
+        let b = sft / sff
+        let worst = r.map { abs(t0 + ($0.frame - f0) * b - $0.playsAt) }.max() ?? 0
+        return Line(frame0: f0, time0: t0, nsPerFrame: b, count: r.count, worst: worst, dropped: 0)
+    }
+
+    /// Σ(recorded − gain·clip)² / Σ recorded² over the whole clip from `start`.
+    func wholeResidual(start: Int, gain: Double) -> Double {
+        let s = recording.samples
+        guard start >= 0, start + clip.count <= s.count else { return 1 }
+        var error = 0.0, energy = 0.0
+        for j in clip.indices {
+            let r = Double(s[start + j])
+            error += (r - gain * Double(clip[j])) * (r - gain * Double(clip[j]))
+            energy += r * r
+        }
+        return energy > 0 ? error / energy : 1
+    }
+
+    /// The clip's start (fractional frame) that best explains the recording
+    /// near `estimate`, with the best gain for each candidate; the residual is
+    /// the recorded energy the fit leaves, as a share.
+    func fitClip(near estimate: Int) -> (start: Double, gain: Double, residual: Double) {
+        let s = recording.samples
+        let n = min(Self.fitFrames, clip.count)
+        guard estimate - Self.search - 24 >= 0, estimate + Self.search + n <= s.count else { return (Double(estimate), 0, 1) }
+        let clipEnergy = clip[..<n].reduce(0.0) { $0 + Double($1) * Double($1) }
+        // score(d) = (r·c_d)² / |c|², the energy the best gain explains; only positive gains.
+        var scores: [Double] = []
+        for d in (estimate - Self.search)...(estimate + Self.search) {
+            var dot = 0.0
+            for j in 0..<n { dot += Double(s[d + j]) * Double(clip[j]) }
+            scores.append(dot > 0 ? dot * dot / clipEnergy : 0)
+        }
+        let best = scores.indices.max { scores[$0] < scores[$1] }!
+        var offset = 0.0
+        if best > 0, best < scores.count - 1 {
+            let (a, b, c) = (scores[best - 1], scores[best], scores[best + 1])
+            let denom = a - 2 * b + c
+            if denom < 0 { offset = 0.5 * (a - c) / denom }
+        }
+        let d = estimate - Self.search + best
+        var dot = 0.0, energy = 0.0
+        for j in 0..<n { dot += Double(s[d + j]) * Double(clip[j]) }
+        // The 24 frames before the start count too: sound there is not the clip.
+        for j in (d - 24)..<(d + n) { energy += Double(s[j]) * Double(s[j]) }
+        return (Double(d) + offset, dot / clipEnergy, energy > 0 ? max(0, 1 - scores[best] / energy) : 1)
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import SysoundTestSupport
+import XCTest
+
+/// What only PipeWire (pipewire-pulse) decides, with the real daemon: the
+/// latency its stream is given, and what the idle pause leaves of it in the
+/// graph. Skipped on PulseAudio (Tests/fixture/with-pipewire.sh runs them).
+final class PipeWireTests: DaemonTestCase {
+    override func setUpWithError() throws {
+        guard Pulse.server == .pipewire else { throw XCTSkip("PipeWire only (SYSOUND_SOUND_SERVER=\(Pulse.server))") }
+        try super.setUpWithError()
+    }
+
+    func stream() -> Pulse.PipeWireStream? { try? Pulse.pipewireStream(of: daemon.pid) }
+
+    /// The shipped drop-in (config/pipewire-pulse.conf.d, which the fixture
+    /// installs as `make install` does) lets the daemon's stream have the
+    /// 128 × 2 frames it asks for: a 128-frame quantum and a 384-frame buffer.
+    /// Without it pipewire-pulse gives 256 and 768 (1024 and 3072 in a VM).
+    func testTheDaemonsStreamGetsTheLatencyItAsksFor() throws {
+        XCTAssertTrue(eventually(3) { self.stream() != nil }, "no stream of the daemon (pid \(daemon.pid)) in pw-dump")
+        let props = try XCTUnwrap(stream()?.props)
+        XCTAssertEqual(props["sysound.engine"] as? String, "openal-soft", "the client mark the drop-in matches")
+        XCTAssertEqual(props["node.latency"] as? String, "128/48000", "the quantum the stream asks of the graph")
+        XCTAssertEqual(props["pulse.attr.tlength"] as? Int, 384 * 8, "the buffer, in bytes of stereo float32")
+    }
+
+    /// After the idle time (1 s in the shipped config) the daemon's stream is
+    /// corked and its node leaves the graph (state idle: PipeWire no longer
+    /// schedules it); the next tap resumes it and is heard.
+    func testTheIdleDaemonsNodeLeavesTheGraphAndTheNextTapIsHeard() throws {
+        XCTAssertTrue(eventually(3) { self.stream() != nil }, "no stream of the daemon (pid \(daemon.pid)) in pw-dump")
+        XCTAssertTrue(eventually(4) { self.stream()?.state == "idle" }, "after the idle time the node is \(stream()?.state ?? "gone")")
+        let peak = try Pulse.peak(0.5) { XCTAssertEqual(try daemon.cli.run(["play", "tap"]).status, 0) }
+        XCTAssertGreaterThan(peak, 0.05, "the tap after the pause reached the sink")
+        XCTAssertTrue(eventually(3) { self.stream()?.state == "idle" }, "paused again after the tap: \(stream()?.state ?? "gone")")
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import SysoundTestSupport
+import XCTest
+
+/// Sounds played while both cores are busy must still arrive whole: with the
+/// shipped period, OpenAL Soft's mixer has to refill its PulseAudio stream in
+/// time, or the sink loses part of the clip (an underrun).
+///
+/// Issue 18's acceptance test, and not met yet: with the shipped 128 × 2 it
+/// fails on the 2-core CI machine (1–3 of 10 taps lost their start in each
+/// run, PulseAudio logging ~30 implicit underruns a second; README, "Latency
+/// and its cost"). Until a configuration passes it runs only when asked:
+/// `SYSOUND_UNDER_LOAD_TEST=1 Tests/fixture/with-pulse.sh swift test --filter UnderLoadTests`.
+final class UnderLoadTests: DaemonTestCase {
+    override func setUpWithError() throws {
+        guard ProcessInfo.processInfo.environment["SYSOUND_UNDER_LOAD_TEST"] == "1" else {
+            throw XCTSkip("known to fail with the shipped period (issue 18); set SYSOUND_UNDER_LOAD_TEST=1 to run it")
+        }
+        try super.setUpWithError()
+    }
+
+    /// Unexplained energy above this share: the clip did not arrive as played.
+    let maxResidual = 0.05
+
+    func testTapsPlayedWhileBothCoresAreBusyArriveWhole() throws {
+        let file = try readSamples(TestPaths.packageRoot + "/Sounds/tap.wav")
+        XCTAssertEqual(file.channels, 1, "the test compares a mono clip")
+        let clip = file.samples
+        // Two busy processes: one per core, at the daemon's own priority.
+        let busy = try (0..<2).map { _ in try Spawned("/bin/sh", ["-c", "while :; do :; done"], output: .discard) }
+        defer { busy.forEach { $0.signal(SIGKILL); _ = $0.wait() } }
+        usleep(300_000)
+        var broken: [String] = []
+        // Ten taps, each on a device that has been idle a little longer than
+        // the last: warm, then some after the idle pause (1 s) resumed it.
+        for i in 0..<10 {
+            let recording = try MonitorRecording()
+            XCTAssertEqual(try daemon.cli.run(["play", "tap"]).status, 0)
+            let samples = try recording.samples(atLeast: 0.3)
+            guard let residual = Self.residual(of: clip, in: samples) else {
+                broken.append("tap \(i): never reached the sink")
+                continue
+            }
+            if residual >= maxResidual { broken.append(String(format: "tap %d: %.0f %% of it not the clip", i, residual * 100)) }
+            usleep(useconds_t(100_000 * i))
+        }
+        XCTAssertEqual(broken, [], "taps with a gap at the sink while both cores were busy: \(daemon.log(tail: 5))")
+    }
+
+    /// The clip aligned on the recording (best of ±1 ms around the first
+    /// sample above −24 dBFS) with its best gain: the share of the recorded
+    /// energy over the clip's length, and the 0.5 ms before it, that the
+    /// clip does not explain. A gap leaves the rest of the clip unexplained.
+    static func residual(of clip: [Float], in x: [Float]) -> Double? {
+        let threshold: Float = 0.0631
+        guard let cross = clip.firstIndex(where: { abs($0) > threshold }),
+              let onset = Signal.onset(x, threshold: threshold) else { return nil }
+        var best: (start: Int, explained: Double)?
+        let clipEnergy = clip.reduce(0.0) { $0 + Double($1) * Double($1) }
+        for start in (onset - cross - 48)...(onset - cross + 48) where start >= 24 && start + clip.count <= x.count {
+            var dot = 0.0
+            for j in clip.indices { dot += Double(x[start + j]) * Double(clip[j]) }
+            let explained = dot > 0 ? dot * dot / clipEnergy : 0
+            if explained > (best?.explained ?? -1) { best = (start, explained) }
+        }
+        guard let best else { return nil }
+        var energy = 0.0
+        for j in (best.start - 24)..<(best.start + clip.count) { energy += Double(x[j]) * Double(x[j]) }
+        return energy > 0 ? max(0, 1 - best.explained / energy) : nil
+    }
+}
