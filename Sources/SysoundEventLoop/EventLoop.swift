@@ -24,7 +24,13 @@ public final class EventLoop: @unchecked Sendable {
     public let event: OpaquePointer
     private let wakeFD: Int32
     private var wakeSource: EventSource?
-    private let posted = Locked<[@Sendable () -> Void]>([])
+    private let posted = Locked<Posted>(Posted())
+
+    private struct Posted {
+        var work: [@Sendable () -> Void] = []
+        /// Set once `run` has returned: what is posted then is dropped at once.
+        var finished = false
+    }
     /// The thread in `run` (pthread_t), 0 when none: read on every reply, so an atomic.
     private let runner = Atomic<UInt>(0)
 
@@ -60,7 +66,16 @@ public final class EventLoop: @unchecked Sendable {
     @discardableResult
     public func run() throws(EventLoopError) -> Int32 {
         runner.store(UInt(pthread_self()), ordering: .releasing)
-        defer { runner.store(0, ordering: .releasing) }
+        defer {
+            runner.store(0, ordering: .releasing)
+            // Nothing runs any more: release what waits, and what comes later.
+            let dropped = posted.withLock { p in
+                p.finished = true
+                defer { p.work = [] }
+                return p.work
+            }
+            _ = dropped
+        }
         return try check("sd_event_loop", sd_event_loop(event))
     }
 
@@ -87,7 +102,11 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Runs `work` on the loop thread soon, in the order posted; from any thread.
     public func post(_ work: @escaping @Sendable () -> Void) {
-        posted.withLock { $0.append(work) }
+        let accepted = posted.withLock { p in
+            if !p.finished { p.work.append(work) }
+            return !p.finished
+        }
+        guard accepted else { return }
         var one: UInt64 = 1
         _ = write(wakeFD, &one, 8)
     }
@@ -95,7 +114,7 @@ public final class EventLoop: @unchecked Sendable {
     private func runPosted() {
         var count: UInt64 = 0
         _ = read(wakeFD, &count, 8)
-        let work = posted.withLock { queue in defer { queue = [] }; return queue }
+        let work = posted.withLock { p in defer { p.work = [] }; return p.work }
         for item in work { item() }
     }
 

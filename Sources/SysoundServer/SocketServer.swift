@@ -209,12 +209,14 @@ final class SocketServer: @unchecked Sendable {
         connection.awaitingReply = true
         let id = connection.id
         let loop = loop
-        let respond = Responder { [weak self] reply in
-            guard let self else { return }
+        // Strong, not weak: a weak reference's side table outlives the
+        // server for LeakSanitizer. No cycle lasts: a worker releases the
+        // job once run, and the loop drops what is posted after it exited.
+        let respond = Responder { [self] reply in
             if loop.isLoopThread {
                 replied(id, reply)
             } else {
-                loop.post { [weak self] in self?.replied(id, reply) }
+                loop.post { [self] in replied(id, reply) }
             }
         }
         handler.handle(request, from: connection.peer, workers: workers, respond: respond)
