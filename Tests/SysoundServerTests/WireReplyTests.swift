@@ -14,6 +14,15 @@ final class WireReplyTests: XCTestCase {
                        "sysound/1 ok count=2\nname=tap file=/usr/share/a%20b.wav\nname=x")
     }
 
+    /// A tab or space followed by a combining mark is one Character to Swift
+    /// but spacing on the wire (found by the WireReply fuzzer).
+    func testSpacingBeforeACombiningMarkIsStillSpacing() throws {
+        let bytes = Array("sysound/1 error bad\t\t\u{0599}i".utf8)
+        let reply = try Reply(parsing: bytes)
+        XCTAssertEqual(reply, .error(WireErrorCode(rawValue: "bad"), "\u{0599}i"))
+        XCTAssertEqual(try Reply(parsing: reply.encoded()), reply)
+    }
+
     func testRoundTrips() throws {
         let replies: [Reply] = [
             .ok(), .ok(["id": "1.2"]), .ok(["path": "a=b %c d\té"]),

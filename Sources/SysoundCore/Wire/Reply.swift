@@ -136,7 +136,8 @@ extension Reply {
         case "error":
             guard tokens.count >= 3, WireErrorCode.isValid(tokens[2]) else { throw .malformed(line: 1, String(status)) }
             // The message is the rest of the line after the code, spacing kept.
-            let message = status[tokens[2].endIndex...].drop(while: { $0 == " " || $0 == "\t" })
+            // Scalars, as in `WireProtocol.tokens`: a tab that a combining mark follows is still spacing.
+            let message = status.unicodeScalars[tokens[2].endIndex...].drop(while: { $0 == " " || $0 == "\t" })
             self = .error(WireErrorCode(rawValue: String(tokens[2])), String(message))
         default:
             throw .malformed(line: 1, String(status))

@@ -64,7 +64,9 @@ public enum WireProtocol {
 
     /// Splits a line into tokens at runs of spaces and tabs.
     static func tokens(_ line: Substring) -> [Substring] {
-        line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        // Unicode scalars, not Characters: a space followed by a combining mark
+        // is one Character to Swift, but a separator and a token on the wire.
+        line.unicodeScalars.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(Substring.init)
     }
 
     /// Parses a decimal number (`0.5`, `1`, `2.5e-1`) that must be finite.
