@@ -19,11 +19,15 @@ final class TOMLDocument {
     /// Parses `text` (named `file` in diagnostics) with TOMLKit's `TOMLTable(string:)`.
     /// On a syntax error returns the diagnostic, with the parser's line.
     static func parse(text: String, file: String) -> Result<TOMLDocument, Diagnostic> {
-        // Before TOMLKit: toml++ aborts on some invalid headers (TOMLPreflight).
-        if let (line, column) = TOMLPreflight.badHeaderStart(in: text) {
-            return .failure(Diagnostic(
-                .syntax, file: file, line: line,
-                message: "a table header must start with a name of letters, digits, \"-\" and \"_\", or a quoted one (column \(column)); e.g. [audio] or [\"é\"]"))
+        // Before TOMLKit: toml++ aborts on some invalid TOML (TOMLPreflight).
+        if let (problem, line, column) = TOMLPreflight.problem(in: text) {
+            let message = switch problem {
+            case .headerStart:
+                "a table header must start with a name of letters, digits, \"-\" and \"_\", or a quoted one (column \(column)); e.g. [audio] or [\"é\"]"
+            case .braceInArray:
+                "\"}\" where an array expects a value or \"]\" (column \(column)); e.g. names = [\"tap\", \"click\"]"
+            }
+            return .failure(Diagnostic(.syntax, file: file, line: line, message: message))
         }
         do {
             return .success(TOMLDocument(file: file, root: try TOMLTable(string: text), text: text))

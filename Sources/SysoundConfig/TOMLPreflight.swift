@@ -1,31 +1,43 @@
 /// Refuses TOML text that would crash the parser underneath TOMLKit.
 ///
 /// toml++ 3 (inside TOMLKit) asserts — aborting the process in a debug build,
-/// undefined behaviour with NDEBUG — when a table header's first key starts
-/// with anything but a bare-key character or a quote (`[é]`, `[[ =]]`, `[.a]`,
-/// `[\u{1}]`), found by Tests/fuzz (Config target). Such a header is invalid
-/// TOML anyway, so refusing it before toml++ sees it loses nothing valid.
+/// undefined behaviour with NDEBUG — on two kinds of invalid TOML, both found
+/// by Tests/fuzz (Config and Theme targets): a table header whose first key
+/// starts with anything but a bare-key character or a quote (`[é]`, `[[ =]]`,
+/// `[.a]`, `[\u{1}]`, also after a byte-order mark), and a `}` where an array
+/// expects its next element (`s = [}`, `s = [1, }`). Both are invalid TOML
+/// anyway, so refusing them before toml++ sees them loses nothing valid.
 enum TOMLPreflight {
-    /// The 1-based line and column of a table header whose first key starts
-    /// with a character toml++ cannot take, or nil if there is none. Strings
-    /// (also multi-line ones) and comments are skipped: `[` inside them is no header.
-    static func badHeaderStart(in text: String) -> (line: Int, column: Int)? {
+    enum Problem: Equatable {
+        case headerStart
+        case braceInArray
+    }
+
+    /// The first construct toml++ cannot take, with its 1-based line and
+    /// column, or nil if there is none. Strings (also multi-line ones) and
+    /// comments are skipped: `[` inside them is no header.
+    static func problem(in text: String) -> (problem: Problem, line: Int, column: Int)? {
         enum Mode { case code, comment, basic, literal, multiBasic, multiLiteral }
         let s = Array(text.unicodeScalars)
         var mode = Mode.code
         var line = 1, lineStart = 0
         // After a header's `[` (or `[[`) and blanks: where its first key must start.
         var headerBrackets = 0, atLineStart = true, headerLine = false
-        // Open arrays and inline tables of values: a `[` at a line start inside one is a value.
-        var nesting = 0
-        var i = 0
+        // Open arrays (`[`) and inline tables (`{`) of values, innermost last:
+        // a `[` at a line start inside one is a value.
+        var open: [Unicode.Scalar] = []
+        // Right after an array's `[` or `,`: where its next element (or `]`) must come.
+        var expectingElement = false
+        // toml++ skips a byte-order mark before the first line.
+        var i = s.first == "\u{FEFF}" ? 1 : 0
+        lineStart = i
         func starts(_ quote: Unicode.Scalar, at j: Int) -> Bool {
             j + 2 < s.count && s[j] == quote && s[j + 1] == quote && s[j + 2] == quote
         }
         while i < s.count {
             let c = s[i]
             if c == "\n" {
-                if mode == .code && headerBrackets > 0 { return (line, i - lineStart + 1) }
+                if mode == .code && headerBrackets > 0 { return (.headerStart, line, i - lineStart + 1) }
                 line += 1
                 lineStart = i + 1
                 if mode == .comment || mode == .basic || mode == .literal { mode = .code }
@@ -46,7 +58,7 @@ enum TOMLPreflight {
                 if starts("'", at: i) { mode = .code; i += 2 }
             case .code:
                 if atLineStart && (c == " " || c == "\t") { break }
-                if atLineStart && c == "[" && nesting == 0 {
+                if atLineStart && c == "[" && open.isEmpty {
                     atLineStart = false; headerBrackets = 1; headerLine = true
                     break
                 }
@@ -55,7 +67,11 @@ enum TOMLPreflight {
                     if c == " " || c == "\t" { break }
                     if c == "[" && headerBrackets == 1 { headerBrackets = 2; break }
                     headerBrackets = 0
-                    if !(isBareKey(c) || c == "\"" || c == "'" || c == "]") { return (line, i - lineStart + 1) }
+                    if !(isBareKey(c) || c == "\"" || c == "'" || c == "]") { return (.headerStart, line, i - lineStart + 1) }
+                }
+                if expectingElement && c != " " && c != "\t" && c != "\r" && c != "#" {
+                    if c == "}" { return (.braceInArray, line, i - lineStart + 1) }
+                    expectingElement = false
                 }
                 if c == "#" {
                     mode = .comment
@@ -68,14 +84,17 @@ enum TOMLPreflight {
                 } else if c == "'" {
                     mode = .literal
                 } else if !headerLine && (c == "[" || c == "{") {
-                    nesting += 1
+                    open.append(c)
+                    expectingElement = c == "["
                 } else if !headerLine && (c == "]" || c == "}") {
-                    nesting = max(0, nesting - 1)
+                    _ = open.popLast()
+                } else if c == "," && open.last == "[" {
+                    expectingElement = true
                 }
             }
             i += 1
         }
-        if mode == .code && headerBrackets > 0 { return (line, i - lineStart + 1) }
+        if mode == .code && headerBrackets > 0 { return (.headerStart, line, i - lineStart + 1) }
         return nil
     }
 
