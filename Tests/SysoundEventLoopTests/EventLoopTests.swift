@@ -103,6 +103,29 @@ final class EventLoopTests: XCTestCase {
         XCTAssertEqual(results.withLock { $0 }, [2, 1])
     }
 
+    func testAHostOnItsOwnThreadRunsTimersAndCompletionsOnItsLoop() throws {
+        let host = try LoopHost.ownThread(name: "test-host")
+        defer { host.loop.stop() }
+        let done = DispatchSemaphore(value: 0)
+        let seen = Locked<[String]>([])
+        host.loop.post {
+            let start = EventLoop.monotonicNow()
+            // A one-shot timer 20 ms out, kept until its completion comes back.
+            let holder = SourceBox()
+            holder.source = try? host.loop.addTimer(at: start + 20_000) { now in
+                seen.withLock { $0.append(host.loop.isLoopThread && now >= start + 20_000 ? "timer" : "timer off the loop or early") }
+                host.workers.submit({ host.loop.isLoopThread }, then: { onLoop in
+                    seen.withLock { $0.append(onLoop ? "job on the loop" : "job on a worker") }
+                    seen.withLock { $0.append(host.loop.isLoopThread ? "completion" : "completion off the loop") }
+                    holder.source = nil
+                    done.signal()
+                })
+            }
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 5), .success)
+        XCTAssertEqual(seen.withLock { $0 }, ["timer", "job on a worker", "completion"])
+    }
+
     func testInotifyEventsNameTheFile() throws {
         let dir = NSTemporaryDirectory() + "evloop-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         XCTAssertEqual(mkdir(dir, 0o700), 0)
@@ -198,4 +221,9 @@ final class EventLoopTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("No such file"), "\(error)")
         }
     }
+}
+
+/// Keeps a source alive across closures; used on the loop thread only.
+private final class SourceBox: @unchecked Sendable {
+    var source: EventSource?
 }

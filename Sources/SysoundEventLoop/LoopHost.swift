@@ -1,0 +1,27 @@
+/// Where an engine runs: the event loop that owns its timers and watches, and
+/// the workers its blocking device calls go to (their completions come back
+/// to `loop`).
+///
+/// The daemon hands every engine its own loop and pool. Embedded users (the
+/// library, the CLI without a daemon, tools and tests) have no loop to join,
+/// so `ownThread` starts one on a thread of its own: the same code paths run
+/// in both, only the thread differs.
+public struct LoopHost: Sendable {
+    public let loop: EventLoop
+    public let workers: WorkerPool
+
+    public init(loop: EventLoop, workers: WorkerPool) {
+        self.loop = loop
+        self.workers = workers
+    }
+
+    /// A loop running on a thread named `name` and `workerCount` workers.
+    /// Sources can be added from any thread with `loop.post`; the thread and
+    /// workers live as long as the process (embedded engines live that long).
+    public static func ownThread(name: String, workerCount: Int = 2) throws(EventLoopError) -> LoopHost {
+        let loop = try EventLoop()
+        let workers = try WorkerPool(size: workerCount, name: "\(name)-work", loop: loop)
+        try loop.runOnThread(name: name)
+        return LoopHost(loop: loop, workers: workers)
+    }
+}
