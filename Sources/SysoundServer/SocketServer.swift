@@ -135,8 +135,10 @@ final class SocketServer: @unchecked Sendable {
         }
         do {
             connection.source = try loop.addIO(fd: fd, events: .readable) { [unowned self, unowned connection] events in
-                if events.contains(.writable) { flush(connection) }
-                if events.contains(.readable) || events.contains(.hangUp) { readRequest(connection) }
+                // A peer that hung up with replies queued: sending them fails
+                // (EPIPE, counted as sent) and the read then finds the end.
+                if !connection.outbox.isEmpty, !events.isDisjoint(with: [.writable, .hangUp, .error]) { flush(connection) }
+                if !events.isDisjoint(with: [.readable, .hangUp, .error]) { readRequest(connection) }
             }
             if connection.refusal != nil {
                 // A simple client such as socat writes before it reads: answer
