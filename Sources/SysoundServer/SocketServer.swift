@@ -245,16 +245,14 @@ final class SocketServer: @unchecked Sendable {
         guard let connection = connections[id], connection.awaitingReply else { return }
         connection.awaitingReply = false
         answer(connection, reply)
-        if stopping != nil {
-            // Shutting down: closed once the reply is out (`flush` does it if it was queued).
-            if connection.outbox.isEmpty { close(connection) }
-            return
-        }
         if connection.parked {
-            // Watched again: a request that came meanwhile is read at once.
+            // Watched again: a request that came meanwhile is read at once,
+            // a queued reply flushed when the socket takes it.
             connection.parked = false
             connection.source?.setEnabled(true)
         }
+        // Shutting down: closed once the reply is out (`flush` does it if it was queued).
+        if stopping != nil, connection.outbox.isEmpty { close(connection) }
     }
 
     /// Sends a reply, or queues it while the peer's socket is full.
