@@ -45,6 +45,11 @@ final class BusFollower {
         self.lost = lost
     }
 
+    /// A shared connection outlives its users: it must not call a follower that is gone.
+    deinit {
+        if let user { connection.removeUser(user) }
+    }
+
     /// Follows from now on; call on the loop's thread.
     func start() {
         guard user == nil else { return }
