@@ -75,6 +75,7 @@ public final class BusConnection: @unchecked Sendable {
         stopped = true
         cancelTimer()
         disconnectSlot = nil
+        bus?.close()
         bus = nil
     }
 
@@ -116,6 +117,7 @@ public final class BusConnection: @unchecked Sendable {
             let connection = Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue()
             connection.cancelTimer()
             connection.disconnectSlot = nil
+            connection.bus?.close()
             connection.bus = nil
             connection.connect()
             return 0
