@@ -42,6 +42,19 @@ extension AudioEngine {
     /// lock, not in a completion on the loop: `shutdown` waits for them, also
     /// after the loop has ended.
     func pauseOnWorker(_ out: ALOutput) {
+        // A play between the idle timer and this worker (a busy machine can
+        // make that milliseconds) started its voice on the running device:
+        // then there is nothing to pause, and pausing would cut that voice.
+        let go = locked { () -> Bool in
+            guard outputPaused, output === out else {
+                pausing = false
+                pauseCount -= 1  // counted when decided; it did not happen
+                ALLock.condition.broadcast()
+                return false
+            }
+            return true
+        }
+        guard go else { return }
         out.pause()
         let resume = locked { () -> Bool in
             pausing = false
@@ -69,12 +82,15 @@ extension AudioEngine {
         host.workers.submit { [self] in resumeOnWorker(out) }
     }
 
-    /// Resumes the device (alcDeviceResumeSOFT) off the lock; `resuming` is set.
+    /// Resumes the device (alcDeviceResumeSOFT) off the lock; `resuming` is
+    /// set. Then brings the monitor's check back to its busy interval: the
+    /// voice that asked for the resume plays now.
     func resumeOnWorker(_ out: ALOutput) {
         out.resume()
         locked {
             resuming = false
             ALLock.condition.broadcast()
         }
+        monitor?.wake()
     }
 }

@@ -184,9 +184,13 @@ public final class AudioEngine: @unchecked Sendable {
                  pitch: pitch, loop: loop)
         if outputPaused { resume = resumeOutput(out) }
         lock.unlock()
-        // Neither waits: the resume goes to a worker, the wake to the loop.
-        if let resume { resumeLater(resume) }
-        if wake { monitor?.wake() }
+        // Neither waits: the resume goes to a worker (which wakes the monitor
+        // once the device runs: one thread woken from here, not two), the wake to the loop.
+        if let resume {
+            resumeLater(resume)
+        } else if wake {
+            monitor?.wake()
+        }
         return id
     }
 
@@ -205,7 +209,7 @@ public final class AudioEngine: @unchecked Sendable {
     }
 
     /// Blocks until `voice` ends or `timeout` seconds pass; returns whether it ended.
-    /// On a device engine the monitor thread notices the end within one
+    /// On a device engine the monitor's check on the loop notices the end within one
     /// monitor interval; on a loopback engine another thread must render.
     @discardableResult
     public func wait(for voice: VoiceID, timeout: Double? = nil) -> Bool {
