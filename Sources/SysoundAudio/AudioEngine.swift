@@ -36,7 +36,7 @@ public final class AudioEngine: @unchecked Sendable {
     var closed = false
     var openedDeviceName = ""
     var reopenCount = 0
-    /// The device is paused for idleness (alcDevicePauseSOFT); `play` resumes it.
+    /// The device is paused for idleness (alcDevicePauseSOFT); `play` has a worker resume it.
     var outputPaused = false
     /// A worker is inside alcDevicePauseSOFT / alcDeviceResumeSOFT (without
     /// the lock): the device is not paused, resumed or closed meanwhile.
@@ -63,8 +63,8 @@ public final class AudioEngine: @unchecked Sendable {
     ///   of its own shared by the process's engines. Loopback engines need none.
     /// - Throws: `AudioError.noOutputDevice` when `.device` is asked and
     ///   `alcOpenDevice(NULL)` finds nothing; `.missingExtension` when the
-    ///   OpenAL implementation lacks loopback rendering; `.system` when no
-    ///   embedded loop can be started.
+    ///   OpenAL implementation lacks loopback rendering; `.openAL` naming the
+    ///   audio loop when no embedded loop can be started.
     public init(settings: AudioSettings = .defaults, output: AudioOutput = .device, host: LoopHost? = nil) throws(AudioError) {
         self.settings = settings
         self.outputKind = output
