@@ -2,6 +2,7 @@ import Logging
 import SysoundAudio
 import SysoundConfig
 import SysoundCore
+import SysoundEventLoop
 import SysoundHaptics
 import SysoundState
 
@@ -66,14 +67,16 @@ public enum ServiceSetup {
     }
 
     /// Builds the manager, reading the user's settings from `settings`; a
-    /// watcher also reports their changes to the manager from now on.
+    /// watcher also reports their changes to the manager from now on. A
+    /// device engine runs on `host` (the daemon's loop and workers), or on
+    /// the process's embedded audio loop when nil.
     public static func manager(
         configuration: SysoundConfiguration, theme: Theme, stateDirectory: StateDirectory,
-        audio mode: AudioMode, haptics: HapticsEngine?, settings: SettingsSource, logger: Logger
+        audio mode: AudioMode, haptics: HapticsEngine?, settings: SettingsSource, host: LoopHost? = nil, logger: Logger
     ) throws(AudioError) -> FeedbackManager {
         let engineSettings = audioSettings(configuration.audio)
         let open: @Sendable () throws(AudioError) -> AudioEngine = { () throws(AudioError) -> AudioEngine in
-            try AudioEngine(settings: engineSettings, output: .device)
+            try AudioEngine(settings: engineSettings, output: .device, host: host)
         }
         let engine: AudioEngine?
         switch mode {
