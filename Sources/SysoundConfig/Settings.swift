@@ -10,7 +10,7 @@ public struct AudioSettings: Sendable, Equatable {
     /// Frames per mixing period and periods in the output buffer: the output
     /// latency target is `periodFrames × periods / frequency`.
     public var periodFrames = 128
-    public var periods = 2
+    public var periods = 3
     /// After this many milliseconds with nothing playing the output device is
     /// paused (no mixing of silence) and the next sound resumes it; 0 never pauses.
     public var idlePauseMs = 1_000
