@@ -29,8 +29,8 @@ enum LeverFigure {
     }
 
     static let levers = [
-        Lever(label: "128 × 3 (shipped period), device running", periods: 3, shipped: true),
-        Lever(label: "128 × 3, shipped idle pause (resumed by the play)", periods: 3, idlePause: true, shipped: true),
+        Lever(label: "96 × 4 (shipped period), device running", period: 96, periods: 4, shipped: true),
+        Lever(label: "96 × 4, shipped idle pause (resumed by the play)", period: 96, periods: 4, idlePause: true, shipped: true),
         Lever(label: "64 × 2", period: 64),
         Lever(label: "64 × 3", period: 64, periods: 3),
         Lever(label: "128 × 2, rt-prio 1", rtPrio: 1),
@@ -48,6 +48,7 @@ enum LeverFigure {
         Lever(label: "128 × 2 (shipped before issue 18)"),
         Lever(label: "128 × 3, every daemon thread SCHED_RR", periods: 3, wholeDaemonRealtime: true),
         Lever(label: "96 × 3, every daemon thread SCHED_RR", period: 96, periods: 3, wholeDaemonRealtime: true),
+        Lever(label: "96 × 4, every daemon thread SCHED_RR", period: 96, periods: 4, wholeDaemonRealtime: true),
     ]
 
     static func run(_ c: BenchContext) throws {

@@ -15,16 +15,16 @@ final class PipeWireTests: DaemonTestCase {
 
     /// The shipped drop-in (config/pipewire-pulse.conf.d, which the fixture
     /// installs as `make install` does) lets the daemon's stream have what its
-    /// 128 × 3 frames ask for: pipewire-pulse makes the quantum half of what
-    /// the buffer holds beyond two requests ((384 − 2 × 128) / 2 = 64 frames)
-    /// and the buffer 320 frames. Without it pipewire-pulse gives no client
-    /// less than 256 (1024 in a VM).
+    /// 96 × 4 frames ask for: pipewire-pulse makes the quantum half of what
+    /// the buffer holds beyond two requests ((384 − 2 × 96) / 2 = 96 frames)
+    /// and the buffer the rest, 288 frames (three periods). Without it
+    /// pipewire-pulse gives no client less than 256 (1024 in a VM).
     func testTheDaemonsStreamGetsTheLatencyItAsksFor() throws {
         XCTAssertTrue(eventually(3) { self.stream() != nil }, "no stream of the daemon (pid \(daemon.pid)) in pw-dump")
         let props = try XCTUnwrap(stream()?.props)
         XCTAssertEqual(props["sysound.engine"] as? String, "openal-soft", "the client mark the drop-in matches")
-        XCTAssertEqual(props["node.latency"] as? String, "64/48000", "the quantum the stream asks of the graph")
-        XCTAssertEqual(props["pulse.attr.tlength"] as? Int, 320 * 8, "the buffer, in bytes of stereo float32")
+        XCTAssertEqual(props["node.latency"] as? String, "96/48000", "the quantum the stream asks of the graph")
+        XCTAssertEqual(props["pulse.attr.tlength"] as? Int, 288 * 8, "the buffer, in bytes of stereo float32")
     }
 
     /// After the idle time (1 s in the shipped config) the daemon's stream is
