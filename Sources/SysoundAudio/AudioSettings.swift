@@ -1,19 +1,21 @@
 import Foundation
 
 /// How the audio engine is set up. The defaults are the measured trade-off of
-/// the README: 128-frame periods × 2 at 48 kHz (about 3.2 ms median, 5 ms p90
-/// from `play()` to the PulseAudio sink, bench figure 2) against the CPU of a running device
-/// (about 4 % of a core on the 2-core CI machine, 1 % at 1024 × 2), which the
-/// idle pause removes while nothing plays (0.07 %).
+/// the README ("Latency and its cost"): 96-frame periods × 4 at 48 kHz, a
+/// stream that played without a gap on PulseAudio once the client's threads
+/// ran real-time (two periods underran even then) and that pipewire-pulse
+/// grants in whole periods, against the CPU of a running device (about 4 % of
+/// a core on the 2-core CI machine, 1 % at 1024 × 2), which the idle pause
+/// removes while nothing plays (0.07 %).
 public struct AudioSettings: Sendable, Equatable {
     /// Number of sources in the voice pool (never more than the device gives).
     public var voices: Int = 32
     /// Output sample rate in Hz (ALC_FREQUENCY).
     public var sampleRate: Int = 48_000
     /// Mixing period in frames (OpenAL Soft `period_size`; ALC_REFRESH = rate / period).
-    public var periodFrames: Int = 128
+    public var periodFrames: Int = 96
     /// Periods in the device buffer (OpenAL Soft `periods`).
-    public var periods: Int = 2
+    public var periods: Int = 4
     /// Whether the engine may write a private OpenAL Soft config (ALSOFT_CONF) so
     /// the period settings apply; OpenAL Soft 1.19 ignores ALC_REFRESH for them.
     public var writeAlsoftConfig: Bool = true

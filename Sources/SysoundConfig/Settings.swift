@@ -9,8 +9,8 @@ public struct AudioSettings: Sendable, Equatable {
     public var frequency = 48_000
     /// Frames per mixing period and periods in the output buffer: the output
     /// latency target is `periodFrames × periods / frequency`.
-    public var periodFrames = 128
-    public var periods = 2
+    public var periodFrames = 96
+    public var periods = 4
     /// After this many milliseconds with nothing playing the output device is
     /// paused (no mixing of silence) and the next sound resumes it; 0 never pauses.
     public var idlePauseMs = 1_000

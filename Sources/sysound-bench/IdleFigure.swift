@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SysoundAudio
 
 /// Figure 8: the daemon's CPU use with nothing playing, over 10 s; on-CPU
 /// time from every thread's schedstat (ns), sampled in 1 s windows. The sound
@@ -10,7 +11,7 @@ import Glibc
 /// The shipped configuration pauses the output device after `idle_pause_ms`
 /// with nothing playing: its row is measured after that time (device paused).
 /// The rows with `idle_pause_ms = 0` show what a running device costs, at the
-/// default mixing period (128 frames × 2), a lower and a higher one.
+/// default mixing period, a lower and a higher one (periods as shipped).
 enum IdleFigure {
     static func run(_ c: BenchContext) throws {
         let serverPids = c.server.pids()
@@ -23,12 +24,14 @@ enum IdleFigure {
         }
         let shipped = try c.writeConfig(name: "idle-shipped")
         let pauseMs = try idlePause(in: shipped)
-        var runs = [(frames: 128, pause: pauseMs, label: "period 128×2 (default)")]
+        // writeConfig changes period_frames only: every row has the shipped periods.
+        let shippedPeriod = AudioSettings().periodFrames, periods = AudioSettings().periods
+        var runs = [(frames: shippedPeriod, pause: pauseMs, label: "period \(shippedPeriod)×\(periods) (default)")]
         if pauseMs > 0 {
-            runs += [(128, 0, "device running (idle_pause_ms = 0), period 128×2")]
+            runs += [(shippedPeriod, 0, "device running (idle_pause_ms = 0), period \(shippedPeriod)×\(periods)")]
         }
-        runs += [(64, 0, "device running (idle_pause_ms = 0), period 64×2"),
-                 (1024, 0, "device running (idle_pause_ms = 0), period 1024×2")]
+        runs += [(64, 0, "device running (idle_pause_ms = 0), period 64×\(periods)"),
+                 (1024, 0, "device running (idle_pause_ms = 0), period 1024×\(periods)")]
         for run in runs {
             let name = "idle-\(run.frames)-\(run.pause)"
             let config = try setIdlePause(run.pause, in: try c.writeConfig(name: name, periodFrames: run.frames))

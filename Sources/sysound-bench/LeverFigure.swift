@@ -26,14 +26,11 @@ enum LeverFigure {
         /// mixer and libpulse's mainloop thread included; threads started
         /// later inherit it.
         var wholeDaemonRealtime = false
-        /// The sound server's threads SCHED_RR 5 for the run, as PulseAudio
-        /// and PipeWire run on desktops (rtkit); the fixture's server is not.
-        var serverRealtime = false
     }
 
     static let levers = [
-        Lever(label: "128 × 2 (shipped period), device running", shipped: true),
-        Lever(label: "128 × 2, shipped idle pause (resumed by the play)", idlePause: true, shipped: true),
+        Lever(label: "96 × 4 (shipped period), device running", period: 96, periods: 4, shipped: true),
+        Lever(label: "96 × 4, shipped idle pause (resumed by the play)", period: 96, periods: 4, idlePause: true, shipped: true),
         Lever(label: "64 × 2", period: 64),
         Lever(label: "64 × 3", period: 64, periods: 3),
         Lever(label: "128 × 2, rt-prio 1", rtPrio: 1),
@@ -44,10 +41,14 @@ enum LeverFigure {
         Lever(label: "256 × 2", period: 256),
         Lever(label: "128 × 2, every daemon thread SCHED_RR", wholeDaemonRealtime: true),
         Lever(label: "64 × 2, every daemon thread SCHED_RR", period: 64, wholeDaemonRealtime: true),
-        Lever(label: "128 × 2 (shipped period), device running, server SCHED_RR", shipped: true, serverRealtime: true),
-        Lever(label: "128 × 2, shipped idle pause, server SCHED_RR", idlePause: true, shipped: true, serverRealtime: true),
-        Lever(label: "64 × 2, server SCHED_RR", period: 64, serverRealtime: true),
-        Lever(label: "64 × 2, rt-prio 1, server SCHED_RR", period: 64, rtPrio: 1, serverRealtime: true),
+        Lever(label: "128 × 3, rt-prio 1", periods: 3, rtPrio: 1),
+        Lever(label: "96 × 3", period: 96, periods: 3),
+        Lever(label: "64 × 3, rt-prio 1", period: 64, periods: 3, rtPrio: 1),
+        Lever(label: "128 × 4", periods: 4),
+        Lever(label: "128 × 2 (shipped before issue 18)"),
+        Lever(label: "128 × 3, every daemon thread SCHED_RR", periods: 3, wholeDaemonRealtime: true),
+        Lever(label: "96 × 3, every daemon thread SCHED_RR", period: 96, periods: 3, wholeDaemonRealtime: true),
+        Lever(label: "96 × 4, every daemon thread SCHED_RR", period: 96, periods: 4, wholeDaemonRealtime: true),
     ]
 
     static func run(_ c: BenchContext) throws {
@@ -94,11 +95,6 @@ enum LeverFigure {
         if lever.wholeDaemonRealtime {
             try chrt(["-a", "-r", "-p", "1", "\(daemon.pid)"])
         }
-        if lever.serverRealtime {
-            guard let server = serverPid() else { throw BenchError("no pulse.pid in the fixture directory: cannot make the server real-time") }
-            try chrt(["-a", "-r", "-p", "5", "\(server)"])
-        }
-        defer { if lever.serverRealtime, let server = serverPid() { try? chrt(["-a", "-o", "-p", "0", "\(server)"]) } }
         let play = ["play", "tap", "--state-dir", daemon.stateDirectory]
         // The daemon opens its device and loads the clip before timing.
         Children.wait(try Children.spawn(c.sysound, play))
@@ -119,14 +115,11 @@ enum LeverFigure {
         guard exitCode(status) == 0 else { throw BenchError("chrt \(args.joined(separator: " ")) failed: \(output)") }
     }
 
-    static func serverPid() -> pid_t? {
-        readTextFile((currentEnvironment()["SYSOUND_FIXTURE_DIR"] ?? "") + "/pulse.pid")
-            .flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-    }
-
     /// An OpenAL Soft config for one lever, in the bench's temp directory.
     static func alsoftConf(_ c: BenchContext, _ lever: Lever, index: Int) throws -> String {
-        var text = "[general]\nperiod_size = \(lever.period)\nperiods = \(lever.periods)\n"
+        // frequency as the engine writes it: period_size counts frames at
+        // 44100 otherwise, and 128 would become 140 at 48 kHz.
+        var text = "[general]\nfrequency = 48000\nperiod_size = \(lever.period)\nperiods = \(lever.periods)\n"
         if let rt = lever.rtPrio { text += "rt-prio = \(rt)\n" }
         if lever.fixRate { text += "[pulse]\nfix-rate = true\n" }
         let path = c.work + "/alsoft-lever-\(index).conf"

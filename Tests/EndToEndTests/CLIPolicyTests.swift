@@ -50,9 +50,10 @@ final class CLIPolicyTests: XCTestCase {
     }
 
     func testHalfVolumeHalvesTheLevel() throws {
-        // The level of each volume is the loudest of three plays: an underrun of
-        // the shipped 128 × 2 period (issue 18, README "Latency and its cost")
-        // can cut one play's attack and lower its peak by several per cent.
+        // The level of each volume is the loudest of three plays: an underrun
+        // (issue 18, README "Latency and its cost": a busy machine, or the resume
+        // after the idle pause) can cut one play's attack and lower its peak by
+        // several per cent.
         func level() throws -> Float { try (0..<3).map { _ in try recordedPeak(["play", "tap"]).peak }.max()! }
         let full = try level()
         XCTAssertEqual(try cli.run(["volume", "0.5"]).status, 0)

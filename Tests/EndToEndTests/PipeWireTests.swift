@@ -14,15 +14,17 @@ final class PipeWireTests: DaemonTestCase {
     func stream() -> Pulse.PipeWireStream? { try? Pulse.pipewireStream(of: daemon.pid) }
 
     /// The shipped drop-in (config/pipewire-pulse.conf.d, which the fixture
-    /// installs as `make install` does) lets the daemon's stream have the
-    /// 128 × 2 frames it asks for: a 128-frame quantum and a 384-frame buffer.
-    /// Without it pipewire-pulse gives 256 and 768 (1024 and 3072 in a VM).
+    /// installs as `make install` does) lets the daemon's stream have what its
+    /// 96 × 4 frames ask for: pipewire-pulse makes the quantum half of what
+    /// the buffer holds beyond two requests ((384 − 2 × 96) / 2 = 96 frames)
+    /// and the buffer the rest, 288 frames (three periods). Without it
+    /// pipewire-pulse gives no client less than 256 (1024 in a VM).
     func testTheDaemonsStreamGetsTheLatencyItAsksFor() throws {
         XCTAssertTrue(eventually(3) { self.stream() != nil }, "no stream of the daemon (pid \(daemon.pid)) in pw-dump")
         let props = try XCTUnwrap(stream()?.props)
         XCTAssertEqual(props["sysound.engine"] as? String, "openal-soft", "the client mark the drop-in matches")
-        XCTAssertEqual(props["node.latency"] as? String, "128/48000", "the quantum the stream asks of the graph")
-        XCTAssertEqual(props["pulse.attr.tlength"] as? Int, 384 * 8, "the buffer, in bytes of stereo float32")
+        XCTAssertEqual(props["node.latency"] as? String, "96/48000", "the quantum the stream asks of the graph")
+        XCTAssertEqual(props["pulse.attr.tlength"] as? Int, 288 * 8, "the buffer, in bytes of stereo float32")
     }
 
     /// After the idle time (1 s in the shipped config) the daemon's stream is
