@@ -86,7 +86,7 @@ let package = Package(
         .target(
             name: "SysoundFeedback",
             dependencies: [
-                "SysoundCore", "SysoundConfig", "SysoundState", "SysoundAudio", "SysoundHaptics",
+                "SysoundCore", "SysoundConfig", "SysoundState", "SysoundAudio", "SysoundHaptics", "SysoundEventLoop",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The daemon's machinery: socket, access control, lifecycle.
@@ -150,14 +150,14 @@ let package = Package(
             ]),
         .executableTarget(name: "sysound-soundgen", dependencies: ["SysoundCore", "CSndfile"]),
         // The client side of the real-kernel force-feedback test (Tests/kernel).
-        .executableTarget(name: "sysound-ff-check", dependencies: ["SysoundHaptics", "SysoundCore"]),
+        .executableTarget(name: "sysound-ff-check", dependencies: ["SysoundHaptics", "SysoundCore", "SysoundEventLoop"]),
         // Benchmarks of issue 8 (Tests/bench/run.sh); its C target counts heap allocations.
         .target(name: "CBenchMalloc", path: "Tests/bench/CBenchMalloc"),
         .executableTarget(
             name: "sysound-bench",
             dependencies: [
                 "Sysound", "SysoundFeedback", "SysoundAudio", "SysoundHaptics", "SysoundState", "SysoundClient",
-                "SysoundConfig", "SysoundCore", "CBenchMalloc", "CPulse", "SysoundBus",
+                "SysoundConfig", "SysoundCore", "CBenchMalloc", "CPulse", "SysoundBus", "SysoundEventLoop", "SysoundServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

@@ -20,8 +20,8 @@ public struct PlayResult: Sendable, Equatable {
         case notDue
         /// This preset started.
         case started(String)
-        /// Not done, for a reason code (`silent`-style policy reasons, or `no-device`).
-        case skipped(String)
+        /// Not done, and why.
+        case skipped(HapticSkipReason)
         /// Due and possible, but it failed (e.g. the theme names an unknown preset).
         case failed(String)
     }
@@ -87,7 +87,7 @@ extension FeedbackManager {
         var result = PlayResult(decision: decision, voice: nil, duration: clip?.duration, haptic: .notDue)
         switch decision.haptic {
         case .none: break
-        case .skip(let reason): result.haptic = .skipped(reason.rawValue)
+        case .skip(let reason): result.haptic = .skipped(.policy(reason))
         case .vibrate(let preset): result.haptic = vibrate(preset: preset, priority: decision.category.voicePriority)
         }
         if case .play(let gain) = decision.sound, let clip {
@@ -103,15 +103,18 @@ extension FeedbackManager {
     }
 
     /// Starts a sound's vibration; a missing device is a skip, not a failure.
+    /// It never waits for an upload: the sound starts now, and a haptic that
+    /// cannot start with it is skipped (`.uploading`) rather than felt late.
     func vibrate(preset: String, intensity: Double = 1, priority: Int) -> PlayResult.HapticResult {
-        guard let haptics else { return .skipped("no-device") }
+        guard let haptics else { return .skipped(.noDevice) }
         do {
-            try haptics.vibrate(preset: preset, intensity: intensity, priority: priority)
+            try haptics.vibrate(preset: preset, intensity: intensity, priority: priority, whenNotUploaded: .skip)
             return .started(preset)
         } catch {
             switch error {
-            case .noDevice: return .skipped("no-device")
-            case .outranked: return .skipped("outranked")
+            case .noDevice: return .skipped(.noDevice)
+            case .outranked: return .skipped(.outranked)
+            case .notUploaded: return .skipped(.uploading)
             default: return .failed(error.description)
             }
         }
