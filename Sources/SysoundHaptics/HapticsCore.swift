@@ -49,6 +49,9 @@ struct HapticsCore {
         var queued: [RumbleEffect] = []
         /// Effects a worker is uploading now.
         var inFlight: [RumbleEffect] = []
+        /// Upload jobs in a row that found the device not there (ENODEV):
+        /// a node can appear a moment before its driver takes requests.
+        var goneUploads = 0
 
         var isUploading: Bool { !queued.isEmpty || !inFlight.isEmpty }
     }
@@ -134,12 +137,12 @@ struct HapticsCore {
         return plan.segments.compactMap { effect(for: $0, on: managed) }.filter { seen.insert($0).inserted }
     }
 
-    /// Whether the device at `path` holds what `plan` needs to start: all its
-    /// effects, or as many of the first ones as the device has slots (the
-    /// rest are uploaded while it plays).
+    /// Whether the device at `path` holds what `plan` needs to start: its
+    /// first effect (the others are uploaded while it plays, and a step whose
+    /// effect is not there in time is sat out).
     func isReady(_ plan: PatternPlan, on path: String) -> Bool {
         guard let managed = devices[path] else { return false }
-        return effects(of: plan, on: path).prefix(managed.slots.capacity).allSatisfy(managed.slots.contains)
+        return effects(of: plan, on: path).first.map(managed.slots.contains) ?? true
     }
 
     /// Asks for `effects` on the device at `path`, in the order they are
@@ -172,10 +175,19 @@ struct HapticsCore {
         return UploadJob(device: managed.device, erase: victims, upload: batch)
     }
 
-    /// Takes in what an upload job did on the device at `path`.
+    /// Takes in what an upload job did on the device at `path`. When the
+    /// device said it is not there, what was not uploaded is queued again
+    /// for the engine to retry (`goneUploads` counts the tries).
     mutating func landed(_ result: UploadJob.Result, on path: String) {
         guard var managed = devices[path], managed.device === result.device else { return }
+        let notTried = managed.inFlight.filter { effect in !result.uploads.contains { $0.0 == effect } }
         managed.inFlight = []
+        if result.gone != nil {
+            managed.goneUploads += 1
+            managed.queued.insert(contentsOf: notTried, at: 0)
+        } else {
+            managed.goneUploads = 0
+        }
         for (effect, outcome) in result.uploads {
             switch outcome {
             case .success(let id):
@@ -194,11 +206,15 @@ struct HapticsCore {
             }
         }
         devices[path] = managed
-        if let gone = result.gone {
-            logger.debug("haptic device gone during upload", metadata: ["error": "\(gone)"])
-            detach(path: path)
-            lost.append(path)
-        }
+    }
+
+    /// Gives up a device whose uploads keep saying it is not there: it is
+    /// dropped as lost, and reopened while its node exists.
+    mutating func dropAsLost(_ path: String) {
+        guard devices[path] != nil else { return }
+        logger.debug("haptic device gone during upload", metadata: ["path": "\(path)"])
+        detach(path: path)
+        lost.append(path)
     }
 
     /// The distinct effects the running pattern still has to play on `path`.
@@ -222,12 +238,13 @@ struct HapticsCore {
         try start(PatternPlan(pattern, intensity: intensity), priority: priority, now: now)
     }
 
-    /// Starts `plan` now: its first step plays on every device that holds
-    /// its effect; later steps play as their effects are there.
-    mutating func start(_ plan: PatternPlan, priority: Int, now: UInt64) throws(HapticsError) {
+    /// Starts `plan`, its schedule anchored at `anchor` (when it was asked
+    /// for; `now` by default): what is due by `now` plays on every device that
+    /// holds its effect; later steps play as their effects are there.
+    mutating func start(_ plan: PatternPlan, priority: Int, now: UInt64, anchor: UInt64? = nil) throws(HapticsError) {
         guard !devices.isEmpty else { throw .noDevice }
         try checkPriority(priority)
-        playback = Playback(plan: plan, start: now, priority: priority)
+        playback = Playback(plan: plan, start: min(anchor ?? now, now), priority: priority)
         advance(now: now)
         if devices.isEmpty { throw .noDevice }  // every device vanished while starting
     }

@@ -64,6 +64,7 @@ extension HapticsEngine {
     func forget(_ path: String) {
         let o = owned
         o.core.detach(path: path)
+        o.uploadRetryTimers.removeValue(forKey: path)?.cancel()
         o.ignored.remove(path)
         o.pending[path] = nil
     }

@@ -82,6 +82,7 @@ public final class HapticsEngine: Sendable {
         var watcher: DirectoryWatcher?
         var stepTimer: EventSource?
         var retryTimer: EventSource?
+        var uploadRetryTimers: [String: EventSource] = [:]
 
         init(core: HapticsCore) { self.core = core }
 
@@ -93,6 +94,8 @@ public final class HapticsEngine: Sendable {
             stepTimer = nil
             retryTimer?.cancel()
             retryTimer = nil
+            for timer in uploadRetryTimers.values { timer.cancel() }
+            uploadRetryTimers = [:]
         }
     }
 
@@ -334,7 +337,9 @@ public final class HapticsEngine: Sendable {
             return
         }
         do {
-            try o.core.start(w.plan, priority: w.priority, now: now)
+            // Anchored at the request, as if the upload had been instant: the
+            // first step plays now, the others on the pattern's own schedule.
+            try o.core.start(w.plan, priority: w.priority, now: now, anchor: w.requested)
         } catch {
             logger.debug("vibration not started after its upload: \(error)")
         }
@@ -400,10 +405,33 @@ public final class HapticsEngine: Sendable {
     }
 
     private func uploaded(_ result: UploadJob.Result, on path: String) {
-        owned.core.landed(result, on: path)
-        pump(path)
+        let o = owned
+        o.core.landed(result, on: path)
+        if result.gone != nil, let tries = o.core.devices[path]?.goneUploads {
+            // A node that just appeared may not take requests yet (uinput
+            // answers ENODEV until UI_DEV_CREATE returns): try again shortly,
+            // keeping the device, before dropping it as lost.
+            if tries > Self.goneUploadRetries {
+                o.core.dropAsLost(path)
+            } else {
+                retryUploads(on: path)
+            }
+        } else {
+            pump(path)
+        }
         resolveWaiting()
         settle()
+    }
+
+    /// Pumps the device's uploads again in `goneUploadDelay` (one timer per device, re-armed).
+    private func retryUploads(on path: String) {
+        let deadline = EventLoop.monotonicNow() + Self.goneUploadDelay
+        if let timer = owned.uploadRetryTimers[path] { return timer.schedule(at: deadline) }
+        do {
+            owned.uploadRetryTimers[path] = try host.loop.addTimer(at: deadline) { [weak self] _ in self?.pump(path) }
+        } catch {
+            logger.error("haptic upload retry timer: \(error)")
+        }
     }
 
     /// After any change: retries for lost devices, closes on the workers,
@@ -446,4 +474,7 @@ public final class HapticsEngine: Sendable {
     /// tried again (5 s in all: long enough for udev and slow drivers).
     static let retryInterval: UInt64 = 250_000
     static let retries = 20
+    /// Upload retries on a device that said ENODEV, 20 ms apart (µs).
+    static let goneUploadDelay: UInt64 = 20_000
+    static let goneUploadRetries = 25
 }

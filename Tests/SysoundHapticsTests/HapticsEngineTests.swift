@@ -264,4 +264,21 @@ final class HapticsEngineTests: XCTestCase {
         XCTAssertEqual(device.plays.count, 1, "too late to read as the answer: dropped")
         XCTAssertFalse(engine.isVibrating)
     }
+
+    /// A node can appear a moment before its driver takes requests (uinput
+    /// answers ENODEV until UI_DEV_CREATE returns): the upload is tried again
+    /// shortly, and the device stays in use meanwhile (its gain set once).
+    func testUploadsToADeviceNotReadyYetAreRetried() throws {
+        let engine = try makeEngine(devices: 0, preload: ["tap"])
+        let device = FakeForceFeedbackDevice(path: dir.path + "/event0")
+        device.answerUploadsNotReady(3)
+        registry.add(device)
+        dir.touch("event0")
+        XCTAssertTrue(eventually { device.uploadCount == 1 }, "uploaded after the driver became ready")
+        XCTAssertEqual(engine.devices.count, 1)
+        XCTAssertEqual(registry.opens.filter { $0 == device.path }.count, 1, "not reopened")
+        XCTAssertEqual(device.records.filter { if case .gain = $0.operation { true } else { false } }.count, 1)
+        try engine.vibrate(preset: "tap", whenNotUploaded: .skip)
+        XCTAssertTrue(eventually { device.plays.count == 1 })
+    }
 }

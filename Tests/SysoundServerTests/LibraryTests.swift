@@ -74,7 +74,7 @@ final class LibraryTests: XCTestCase {
     /// skipped with a reason; once the upload lands, the next tap vibrates.
     func testABlockingHapticUploadDelaysNoSoundAndNoRequest() throws {
         let slow = FakeForceFeedbackDevice(path: "/dev/input/event-slow")
-        slow.blockUploads(seconds: 1.5)
+        slow.blockUploads(seconds: 3)
         manager.haptics?.detach(path: rumble.path)
         XCTAssertEqual(manager.haptics?.attach(slow), true)  // the theme's effects go up now, blocked
         var replies: [Double] = []
@@ -90,10 +90,11 @@ final class LibraryTests: XCTestCase {
             }
         }
         XCTAssertTrue(manager.audio?.hasActiveVoices ?? false, "the tap sounds while the upload blocks")
-        // Well under the upload's 1.5 s, even on a loaded machine.
+        XCTAssertEqual(try sound.play("tap").hapticSkipped, .uploading, "typed in the library")
+        // Well under the upload's 3 s, even on a loaded machine.
         XCTAssertLessThan(replies.max() ?? 0, 1.0, "replies took \(replies) s")
         XCTAssertEqual(plays(on: slow), 0, "the upload is still blocked")
-        slow.blockUploads(seconds: 0)  // the driver answers: the upload under way lands
+        slow.blockUploads(seconds: 0)  // the driver answers: the uploads under way land
         XCTAssertTrue(eventually(10) {
             guard case .ok(let fields, _)? = try? DaemonClient(socketPath: self.daemon.socketPath).send(.play(PlayRequest(.name("tap")), wait: false))
             else { return false }
