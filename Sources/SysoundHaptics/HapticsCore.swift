@@ -142,7 +142,11 @@ struct HapticsCore {
     /// effect is not there in time is sat out).
     func isReady(_ plan: PatternPlan, on path: String) -> Bool {
         guard let managed = devices[path] else { return false }
-        return effects(of: plan, on: path).first.map(managed.slots.contains) ?? true
+        // The first segment that vibrates, found without building the list (the request's path).
+        for segment in plan.segments {
+            if let effect = effect(for: segment, on: managed) { return managed.slots.contains(effect) }
+        }
+        return true
     }
 
     /// Asks for `effects` on the device at `path`, in the order they are

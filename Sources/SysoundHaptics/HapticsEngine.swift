@@ -83,6 +83,8 @@ public final class HapticsEngine: Sendable {
         var stepTimer: EventSource?
         var retryTimer: EventSource?
         var uploadRetryTimers: [String: EventSource] = [:]
+        /// The device paths last published to the snapshot.
+        var publishedPaths: Set<String> = []
 
         init(core: HapticsCore) { self.core = core }
 
@@ -306,15 +308,16 @@ public final class HapticsEngine: Sendable {
         guard !o.core.devices.isEmpty else { throw .noDevice }
         try o.core.checkPriority(priority)
         defer { settle() }
-        for path in o.core.devices.keys.sorted() {
-            o.core.want(o.core.effects(of: plan, on: path), on: path)
-            pump(path)
-        }
+        // The write first (a device holds the first effect), the bookkeeping after it.
         if o.core.devices.keys.contains(where: { o.core.isReady(plan, on: $0) }) {
             o.waiting = nil
             try o.core.start(plan, priority: priority, now: max(requested, MonotonicClock.now()))
             afterStep()
             return
+        }
+        for path in o.core.devices.keys.sorted() {
+            o.core.want(o.core.effects(of: plan, on: path), on: path)
+            pump(path)
         }
         switch whenNotUploaded {
         case .skip: throw .notUploaded
@@ -446,10 +449,16 @@ public final class HapticsEngine: Sendable {
 
     private func publish() {
         let o = owned
-        let devices = o.core.devices.values.map {
-            let c = $0.device.capabilities
-            return HapticDeviceInfo(path: $0.device.path, name: c.name, effectSlots: c.effectSlots, gain: c.gain)
-        }.sorted { $0.path < $1.path }
+        // Rebuilt only when the set of devices changed: a request's settle stays cheap.
+        let paths = o.core.devices.count == o.publishedPaths.count && o.core.devices.keys.allSatisfy(o.publishedPaths.contains)
+        var devices: [HapticDeviceInfo]?
+        if !paths {
+            o.publishedPaths = Set(o.core.devices.keys)
+            devices = o.core.devices.values.map {
+                let c = $0.device.capabilities
+                return HapticDeviceInfo(path: $0.device.path, name: c.name, effectSlots: c.effectSlots, gain: c.gain)
+            }.sorted { $0.path < $1.path }
+        }
         var playing = o.core.playback.map { (priority: $0.priority, until: $0.start + UInt64($0.plan.durationMs) * 1_000_000) }
         if let w = o.waiting {
             playing = (w.priority, w.requested + UInt64(Self.uploadWaitLimitMs + w.plan.durationMs) * 1_000_000)
@@ -459,7 +468,7 @@ public final class HapticsEngine: Sendable {
         snapshot.withLock { s in
             s.uploading = uploading
             s.running = running
-            s.devices = devices
+            if let devices { s.devices = devices }
             s.playing = playing
             s.strengthCap = cap
         }
