@@ -55,12 +55,14 @@ enum HapticsFigure {
         ]
         let warmup = c.count(10, smoke: 2), runs = c.count(200, smoke: 10)
         for (name, call) in layers {
+            // The manager's vibrate has priority 1: let nothing of one layer outrank the next.
+            engine.stop()
             var starts: [UInt64] = []
             for i in 0..<(warmup + runs) {
                 let t0 = try call()
                 if i >= warmup { starts.append(t0) }
-                // The tap preset lasts 10 ms: each request finds the device idle.
-                MonotonicClock.sleep(ms: 15)
+                // The tap preset lasts 15 ms: each request finds the device idle.
+                MonotonicClock.sleep(ms: 20)
             }
             let plays = device.records.compactMap { r -> UInt64? in if case .play = r.operation { r.time } else { nil } }
             var micros: [Double] = []
