@@ -103,7 +103,7 @@ public final class HapticsEngine: Sendable {
 
     let host: LoopHost
     let owned: Owned
-    private let presets: Locked<[String: HapticPattern]>
+    let presets: Locked<[String: HapticPattern]>
     private let snapshot: Locked<Snapshot>
     let directory: String?
     let pins: [DevicePin]
@@ -327,7 +327,7 @@ public final class HapticsEngine: Sendable {
 
     /// Starts the vibration waiting for its upload once a device holds its
     /// effects, or drops it when none will or it waited too long.
-    private func resolveWaiting() {
+    func resolveWaiting() {
         let o = owned
         guard let w = o.waiting else { return }
         let ready = o.core.devices.keys.contains { o.core.isReady(w.plan, on: $0) }
@@ -378,63 +378,6 @@ public final class HapticsEngine: Sendable {
         owned.core.advance(now: MonotonicClock.now())
         afterStep()
         settle()
-    }
-
-    // MARK: Uploads (results come back to the loop)
-
-    /// Queues the preloaded presets' effects on the device at `path`, as many as it has slots.
-    func preload(on path: String) {
-        let o = owned
-        guard let managed = o.core.devices[path] else { return }
-        var effects: [RumbleEffect] = []
-        for name in o.preload {
-            guard let pattern = presets.withLock({ $0[name] }) else { continue }
-            for effect in o.core.effects(of: PatternPlan(pattern, intensity: 1), on: path) where !effects.contains(effect) {
-                effects.append(effect)
-            }
-        }
-        o.core.want(Array(effects.prefix(managed.slots.capacity)), on: path)
-        pump(path)
-    }
-
-    private func preloadEverywhere() {
-        for path in owned.core.devices.keys.sorted() { preload(on: path) }
-    }
-
-    /// Starts the device's next upload job on a worker, if one is due.
-    func pump(_ path: String) {
-        guard let job = owned.core.nextUpload(on: path) else { return }
-        host.workers.submit({ job.run() }, then: { [weak self] result in self?.uploaded(result, on: path) })
-    }
-
-    private func uploaded(_ result: UploadJob.Result, on path: String) {
-        let o = owned
-        o.core.landed(result, on: path)
-        if result.gone != nil, let tries = o.core.devices[path]?.goneUploads {
-            // A node that just appeared may not take requests yet (uinput
-            // answers ENODEV until UI_DEV_CREATE returns): try again shortly,
-            // keeping the device, before dropping it as lost.
-            if tries > Self.goneUploadRetries {
-                o.core.dropAsLost(path)
-            } else {
-                retryUploads(on: path)
-            }
-        } else {
-            pump(path)
-        }
-        resolveWaiting()
-        settle()
-    }
-
-    /// Pumps the device's uploads again in `goneUploadDelay` (one timer per device, re-armed).
-    private func retryUploads(on path: String) {
-        let deadline = EventLoop.monotonicNow() + Self.goneUploadDelay
-        if let timer = owned.uploadRetryTimers[path] { return timer.schedule(at: deadline) }
-        do {
-            owned.uploadRetryTimers[path] = try host.loop.addTimer(at: deadline) { [weak self] _ in self?.pump(path) }
-        } catch {
-            logger.error("haptic upload retry timer: \(error)")
-        }
     }
 
     /// After any change: retries for lost devices, closes on the workers,
