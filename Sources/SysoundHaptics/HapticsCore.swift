@@ -163,15 +163,16 @@ struct HapticsCore {
     }
 
     /// The next upload for the device at `path`, if one is due and none is
-    /// running: as many queued effects as fit once the least recently used
-    /// effects not playing and not needed by the running pattern are erased.
+    /// running: the first queued effect, once the least recently used effect
+    /// not playing and not needed by the running pattern is erased if need be.
     mutating func nextUpload(on path: String) -> UploadJob? {
         guard var managed = devices[path], managed.inFlight.isEmpty, !managed.queued.isEmpty else { return nil }
         var inUse: Set<Int> = managed.playing.map { [$0] } ?? []
         for effect in upcoming(on: path) { if let id = managed.slots.id(for: effect) { inUse.insert(id) } }
-        let wanted = min(managed.queued.count, managed.slots.capacity)
-        let victims = managed.slots.makeRoom(for: wanted, sparing: inUse)
-        let batch = Array(managed.queued.prefix(managed.slots.free))
+        // One effect per job: the first one a request waits for lands as
+        // soon as the driver answers, not after the whole batch.
+        let victims = managed.slots.makeRoom(for: 1, sparing: inUse)
+        let batch = Array(managed.queued.prefix(min(managed.slots.free, 1)))
         guard !batch.isEmpty else { devices[path] = managed; return nil }  // all in use: wait for the next step
         managed.queued.removeFirst(batch.count)
         managed.inFlight = batch

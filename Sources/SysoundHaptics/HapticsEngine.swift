@@ -228,7 +228,10 @@ public final class HapticsEngine: Sendable {
     public func setPresets(_ presets: [String: HapticPattern]) throws(HapticsError) {
         for (_, pattern) in presets { try HapticsError.validate(pattern) }
         self.presets.withLock { $0 = presets }
-        host.loop.perform { [self] in preloadEverywhere() }
+        host.loop.perform { [self] in
+            preloadEverywhere()
+            settle()
+        }
     }
 
     /// Names the presets in use (the theme's and the policy's): their effects
@@ -238,6 +241,7 @@ public final class HapticsEngine: Sendable {
         host.loop.perform { [self] in
             owned.preload = names
             preloadEverywhere()
+            settle()
         }
     }
 
@@ -339,10 +343,14 @@ public final class HapticsEngine: Sendable {
             logger.info("vibration dropped: its effects were not uploaded in time", metadata: ["waited-ms": "\(waitedMs)"])
             return
         }
+        // Anchored at the request, as if the upload had been instant: the
+        // first step plays now, the others on the pattern's own schedule;
+        // a wait longer than the first step moves the schedule just enough
+        // for that step still to play (shortened), as a late first pulse.
+        let firstStep = UInt64(w.plan.segments.first?.durationMs ?? 0) * 1_000_000
+        let anchor = max(w.requested, now + 1_000_000 > firstStep ? now + 1_000_000 - firstStep : 0)
         do {
-            // Anchored at the request, as if the upload had been instant: the
-            // first step plays now, the others on the pattern's own schedule.
-            try o.core.start(w.plan, priority: w.priority, now: now, anchor: w.requested)
+            try o.core.start(w.plan, priority: w.priority, now: now, anchor: anchor)
         } catch {
             logger.debug("vibration not started after its upload: \(error)")
         }

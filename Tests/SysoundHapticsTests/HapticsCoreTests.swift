@@ -148,7 +148,9 @@ final class HapticsCoreTests: XCTestCase {
         let job = try XCTUnwrap(core.nextUpload(on: d.path))
         XCTAssertNil(core.nextUpload(on: d.path), "one upload job per device at a time")
         core.landed(job.run(), on: d.path)
-        XCTAssertTrue(core.isReady(plan, on: d.path))
+        XCTAssertTrue(core.isReady(plan, on: d.path), "its first effect is there")
+        let second = try XCTUnwrap(core.nextUpload(on: d.path), "one effect per job: the first lands sooner")
+        core.landed(second.run(), on: d.path)
         core.advance(now: t0 + 10 * ms)
         XCTAssertEqual(d.plays.map(\.strong), [strong(0.5)])
     }

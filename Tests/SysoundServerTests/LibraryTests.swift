@@ -146,7 +146,7 @@ final class LibraryTests: XCTestCase {
         let sound = sound
         XCTAssertTrue(sound.isUsingDaemon)
         let tap = try sound.play("tap")
-        XCTAssertEqual(tap.outcome, .playAndVibrate)  // tap has a paired haptic
+        XCTAssertEqual(tap.outcome, .playAndVibrate, "haptic skipped: \(tap.hapticSkipped?.rawValue ?? "-")")  // tap has a paired haptic
         XCTAssertNotNil(tap.voiceID)
         XCTAssertTrue(manager.audio?.hasActiveVoices ?? false)
 
