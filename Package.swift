@@ -61,7 +61,7 @@ let package = Package(
         .target(
             name: "SysoundAudio",
             dependencies: [
-                "SysoundCore", "COpenAL", "CSndfile",
+                "SysoundCore", "SysoundEventLoop", "COpenAL", "CSndfile",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
@@ -171,7 +171,7 @@ let package = Package(
             name: "SysoundStateTests",
             dependencies: ["SysoundState", "SysoundCore", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SysoundSessionTests", dependencies: ["SysoundSession", "SysoundCore"]),
-        .testTarget(name: "SysoundAudioTests", dependencies: ["SysoundAudio", "SysoundCore", "SysoundTestSupport"]),
+        .testTarget(name: "SysoundAudioTests", dependencies: ["SysoundAudio", "SysoundCore", "SysoundEventLoop", "SysoundTestSupport"]),
         .testTarget(
             name: "SysoundHapticsTests",
             dependencies: ["SysoundHaptics", "SysoundCore", "SysoundEventLoop", .product(name: "Logging", package: "swift-log")]),

@@ -51,8 +51,11 @@ struct PauseFunctions {
 
 /// One open ALC device with its context: a thin wrapper over alcOpenDevice /
 /// alcLoopbackOpenDeviceSOFT, alcCreateContext and alcCloseDevice. Callers hold
-/// `ALLock` around every method but `pause()`.
-final class ALOutput {
+/// `ALLock` around every method but the device calls `pause()`, `resume()`
+/// and `close()`, which may wait for the sound server.
+/// @unchecked Sendable: device outputs move to workers for their device calls;
+/// everything else about them is used under `ALLock`.
+final class ALOutput: @unchecked Sendable {
     let device: OpaquePointer
     let context: OpaquePointer
     let loopback: LoopbackFunctions?
@@ -153,15 +156,18 @@ final class ALOutput {
     /// Whether `pause()` does anything: false on loopback or without ALC_SOFT_pause_device.
     var canPause: Bool { pauseFunctions != nil }
 
-    /// Stops the device's mixing (alcDevicePauseSOFT). Sources keep their
-    /// state; nothing is mixed until `resume()`. The one method callers may
-    /// call without `ALLock` (it touches the device, not a context, and may
-    /// wait for the sound server); the device must stay open meanwhile.
+    /// Stops the device's mixing (alcDevicePauseSOFT): OpenAL Soft 1.19's
+    /// PulseAudio backend joins its mixer thread and waits for the server to
+    /// cork the stream. Sources keep their state; nothing is mixed until
+    /// `resume()`. Without `ALLock`; the device must stay open meanwhile.
     func pause() {
         pauseFunctions?.pause(device)
     }
 
-    /// Starts the device's mixing again after `pause()` (alcDeviceResumeSOFT).
+    /// Starts the device's mixing again after `pause()` (alcDeviceResumeSOFT):
+    /// in 1.19 it starts a new mixer thread, which uncorks the stream and
+    /// mixes as soon as the server asks for data. It waits on the device's
+    /// backend lock, which a pause holds while the server corks: without `ALLock`.
     func resume() {
         pauseFunctions?.resume(device)
     }
@@ -171,12 +177,19 @@ final class ALOutput {
         loopback?.render(device, out, ALCsizei(frames))
     }
 
-    /// Destroys the context and closes the device (alcDestroyContext, alcCloseDevice).
-    func close() {
+    /// Makes no context current if this one is (`ALLock` held): before `close()`,
+    /// so that a later context at the same address is not taken for current.
+    func releaseCurrent() {
         if ALLock.current == context {
             alcMakeContextCurrent(nil)
             ALLock.current = nil
         }
+    }
+
+    /// Destroys the context and closes the device (alcDestroyContext, which
+    /// stops the backend like a pause, and alcCloseDevice). Without `ALLock`,
+    /// after `releaseCurrent()`.
+    func close() {
         alcDestroyContext(context)
         alcCloseDevice(device)
     }

@@ -2,11 +2,17 @@
 ///
 /// An open OpenAL Soft device mixes all the time, silence included, and its
 /// PulseAudio stream keeps the server mixing too (README, figure 8). After
-/// `settings.idlePauseMilliseconds` with no voice the monitor thread pauses
-/// the device (ALC_SOFT_pause_device: OpenAL Soft ends its mixer thread and
-/// corks the stream); the next `play` resumes it before starting its voice.
-/// Only device outputs pause: OpenAL Soft refuses the extension on loopback
-/// devices, whose mixing runs only when `render` asks anyway.
+/// `settings.idlePauseMilliseconds` with no voice, the monitor's one-shot
+/// idle timer pauses the device on a worker (ALC_SOFT_pause_device: OpenAL
+/// Soft ends its mixer thread and corks the stream); the next `play` starts
+/// its voice and has a worker resume the device. Only device outputs pause:
+/// OpenAL Soft refuses the extension on loopback devices, whose mixing runs
+/// only when `render` asks anyway.
+///
+/// Neither device call is made under the lock or on the loop: a pause waits
+/// for the server to cork the stream, and a resume waits for a pause in
+/// flight. A play during a pause only clears `outputPaused`; the worker that
+/// paused resumes the device once the pause has returned.
 extension AudioEngine {
     /// Whether the output device is paused for idleness now.
     public var isOutputPaused: Bool { locked { outputPaused } }
@@ -14,47 +20,77 @@ extension AudioEngine {
     /// by a play, unless it is paused now).
     public var idlePauses: Int { locked { pauseCount } }
 
-    /// Called by the monitor with the lock held, when no voice is active and
-    /// the ramps are settled: once the device has been idle long enough,
-    /// marks it paused and returns it for `pause(_:)`, which the monitor calls
-    /// after releasing the lock. `busy` says whether a voice played since the
-    /// last check.
-    func pauseIfIdle(now: Double, busy: Bool) -> ALOutput? {
-        if busy { lastBusy = now; return nil }
-        let after = settings.idlePauseMilliseconds / 1000
-        guard after > 0, !outputPaused, !pausing, let out = output, now - lastBusy >= after else { return nil }
-        guard out.canPause else {
-            // Loopback or no extension: never try again on this output.
-            lastBusy = .infinity
-            return nil
+    /// The idle timer fired (loop thread): when nothing played since and no
+    /// device call is in flight, marks the device paused and returns it for
+    /// `pauseOnWorker`.
+    func beginIdlePause(now: Double) -> ALOutput? {
+        locked { () -> ALOutput? in
+            let after = settings.idlePauseMilliseconds / 1000
+            guard !closed, after > 0, !outputPaused, !pausing, !resuming, !playedSinceCheck,
+                  let out = output, out.canPause, out.isConnected,
+                  !pool.voices.contains(where: \.isActive), now - lastBusy >= after
+            else { return nil }
+            outputPaused = true
+            pausing = true
+            pauseCount += 1
+            return out
         }
-        outputPaused = true
-        pausing = true
-        pauseCount += 1
+    }
+
+    /// Pauses the device (alcDevicePauseSOFT) on a worker, then resumes it at
+    /// once if a play came meanwhile. The flags are cleared here, under the
+    /// lock, not in a completion on the loop: `shutdown` waits for them, also
+    /// after the loop has ended.
+    func pauseOnWorker(_ out: ALOutput) {
+        // A play between the idle timer and this worker (a busy machine can
+        // make that milliseconds) started its voice on the running device:
+        // then there is nothing to pause, and pausing would cut that voice.
+        let go = locked { () -> Bool in
+            guard outputPaused, output === out else {
+                pausing = false
+                pauseCount -= 1  // counted when decided; it did not happen
+                ALLock.condition.broadcast()
+                return false
+            }
+            return true
+        }
+        guard go else { return }
+        out.pause()
+        let resume = locked { () -> Bool in
+            pausing = false
+            let owed = !outputPaused && output === out
+            if owed { resuming = true }
+            ALLock.condition.broadcast()  // shutdown() waits for the pause to end
+            return owed
+        }
+        if resume { resumeOnWorker(out) }
+    }
+
+    /// A play found the device paused (lock held): clears the pause and
+    /// returns the output for `resumeLater`, or nil while the pause itself is
+    /// still in flight (its worker resumes the device when it returns).
+    func resumeOutput(_ out: ALOutput) -> ALOutput? {
+        outputPaused = false
+        if pausing { return nil }
+        resuming = true
         return out
     }
 
-    /// Pauses the device (alcDevicePauseSOFT) without the lock: OpenAL Soft's
-    /// PulseAudio backend waits there for the server to cork the stream, and
-    /// a slow or stopped server must not hold up `play` and every other call.
-    /// A `play` meanwhile only clears `outputPaused` (resuming a device in
-    /// the middle of pausing would wait for the server too); the device is
-    /// resumed here once the pause has returned.
-    func pause(_ out: ALOutput) {
-        out.pause()
-        locked {
-            pausing = false
-            if !outputPaused && output === out { out.resume() }
-            ALLock.condition.broadcast()  // shutdown() waits for the pause to end
-        }
+    /// Has a worker resume the device (after the lock is released).
+    func resumeLater(_ out: ALOutput) {
+        guard let host else { return }
+        host.workers.submit { [self] in resumeOnWorker(out) }
     }
 
-    /// Resumes a paused device (alcDeviceResumeSOFT) before a voice starts;
-    /// lock held. OpenAL Soft starts its mixer thread and uncorks the stream.
-    /// While the monitor's pause is still in flight it resumes the device itself.
-    func resumeOutput(_ out: ALOutput) {
-        outputPaused = false
-        if !pausing { out.resume() }
-        monitorWake.signal()  // the monitor's next tick is due now
+    /// Resumes the device (alcDeviceResumeSOFT) off the lock; `resuming` is
+    /// set. Then brings the monitor's check back to its busy interval: the
+    /// voice that asked for the resume plays now.
+    func resumeOnWorker(_ out: ALOutput) {
+        out.resume()
+        locked {
+            resuming = false
+            ALLock.condition.broadcast()
+        }
+        monitor?.wake()
     }
 }

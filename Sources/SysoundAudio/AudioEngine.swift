@@ -1,15 +1,21 @@
 import COpenAL
-import Dispatch
 import Foundation
 import Logging
 import SysoundCore
+import SysoundEventLoop
 
 /// The audio engine: one OpenAL device and context for the life of the
 /// process, preloaded clips, a fixed voice pool, and the primitives the policy
 /// layer drives (stop, silence categories, duck, hush, interruptions, volume).
 ///
 /// Thread-safe: every method takes the process-wide OpenAL lock for short AL
-/// calls only. `play` does no file I/O, decoding or allocation.
+/// calls only, never across a call that may wait for the device or the sound
+/// server. `play` does no file I/O, decoding or allocation.
+///
+/// A device engine runs on a `LoopHost` (AudioEngine+Monitor.swift): its
+/// timers (voice ends, ramps, device loss, the idle pause) are sources on the
+/// host's loop, and the device calls that may wait for the sound server
+/// (pausing, resuming, reopening, closing) run on the host's workers.
 public final class AudioEngine: @unchecked Sendable {
     public let settings: AudioSettings
     public let outputKind: AudioOutput
@@ -30,28 +36,46 @@ public final class AudioEngine: @unchecked Sendable {
     var closed = false
     var openedDeviceName = ""
     var reopenCount = 0
-    /// The device is paused for idleness (alcDevicePauseSOFT); `play` resumes it.
+    /// The device is paused for idleness (alcDevicePauseSOFT); `play` has a worker resume it.
     var outputPaused = false
-    /// The monitor is inside alcDevicePauseSOFT, without the lock.
+    /// A worker is inside alcDevicePauseSOFT / alcDeviceResumeSOFT (without
+    /// the lock): the device is not paused, resumed or closed meanwhile.
     var pausing = false
-    /// Wakes the monitor before its interval ends (a resume, shutdown).
-    let monitorWake = DispatchSemaphore(value: 0)
+    var resuming = false
     /// A voice started since the monitor last looked (it may have ended already).
     var playedSinceCheck = false
+    /// Whether the monitor checks at its busy interval; a play sets it and
+    /// wakes the monitor when it was not.
+    var monitorAwake = false
     /// Monotonic seconds when the monitor last saw a voice or a play.
     var lastBusy: Double = 0
     var pauseCount = 0
-    var monitorDone: DispatchSemaphore?
-    var monitorThread: Thread?
+    /// A worker is opening the device again after a loss (alcOpenDevice).
+    var reopening = false
+    /// Where a device engine's timers and device calls run; nil on loopback.
+    let host: LoopHost?
+    let monitor: AudioMonitor?
 
     /// Opens the output and creates the voice pool.
     ///
+    /// - Parameter host: the loop and workers a device engine runs on (the
+    ///   daemon's); nil uses `AudioEngine.embeddedHost`, a loop on a thread
+    ///   of its own shared by the process's engines. Loopback engines need none.
     /// - Throws: `AudioError.noOutputDevice` when `.device` is asked and
     ///   `alcOpenDevice(NULL)` finds nothing; `.missingExtension` when the
-    ///   OpenAL implementation lacks loopback rendering.
-    public init(settings: AudioSettings = .defaults, output: AudioOutput = .device) throws(AudioError) {
+    ///   OpenAL implementation lacks loopback rendering; `.openAL` naming the
+    ///   audio loop when no embedded loop can be started.
+    public init(settings: AudioSettings = .defaults, output: AudioOutput = .device, host: LoopHost? = nil) throws(AudioError) {
         self.settings = settings
         self.outputKind = output
+        if output == .device {
+            let host = if let host { host } else { try Self.embeddedHost() }
+            self.host = host
+            monitor = AudioMonitor(host: host, settings: settings)
+        } else {
+            self.host = nil
+            monitor = nil
+        }
         AlsoftConfig.installOnce(settings)
         PulseClientTag.installOnce()
         // OpenAL Soft has read its config by the first ALC call: the file can go.
@@ -64,29 +88,37 @@ public final class AudioEngine: @unchecked Sendable {
         let lock = ALLock.condition
         lock.lock()
         attach(out)
+        if output == .device {
+            lastTick = Self.monotonicSeconds()
+            lastBusy = lastTick
+            monitorAwake = true
+        }
         lock.unlock()
         logger.info("audio output \(out.name): \(out.frequency) Hz, refresh \(out.refresh) Hz, \(sources.count) voices")
-        if output == .device { startMonitor() }
+        monitor?.start(self)
     }
 
     deinit { shutdown() }
 
-    /// Stops every voice, ends the monitor thread, and closes the device.
+    /// Stops every voice, removes the monitor's timers, and closes the device
+    /// (waiting for a pause or resume in flight). Called on the running loop's
+    /// thread, it leaves the closing to a worker.
     public func shutdown() {
         let lock = ALLock.condition
         lock.lock()
         if closed { lock.unlock(); return }
         closed = true
-        // The monitor thread may run the last release (and so deinit) itself:
-        // it must not wait for its own end.
-        let done = Thread.current === monitorThread ? nil : monitorDone
-        // The device may not close under a pause in flight (see `pause(_:)`).
-        while pausing { lock.wait() }
-        detach()
+        // The device may not close under a pause or resume in flight.
+        while pausing || resuming { lock.wait() }
+        let out = detach()
         lock.broadcast()
         lock.unlock()
-        monitorWake.signal()
-        done?.wait()
+        monitor?.stop()
+        if let out, let host, host.loop.isLoopThread {
+            host.workers.submit { out.close() }
+        } else {
+            out?.close()
+        }
     }
 
     // MARK: - Facts
@@ -123,14 +155,20 @@ public final class AudioEngine: @unchecked Sendable {
         _ clip: Clip, gain: Double = 1, rate: Double = 1, category: SoundCategory = .ambient,
         priority: Int = 0, loop: Bool = false, duck: Bool = false
     ) throws(AudioError) -> VoiceID {
+        // The voice starts first and the device resumes after, off this
+        // thread: the mixer's first period after the resume holds the voice.
+        var resume: ALOutput?
+        var wake = false
         let lock = ALLock.condition
         lock.lock()
-        defer { lock.unlock() }
-        guard let out = output, pool.count > 0 else { throw .deviceUnavailable }
-        guard clip.buffer != 0 else { throw .clipNotLoaded(clip.name) }
+        guard let out = output, pool.count > 0 else { lock.unlock(); throw .deviceUnavailable }
+        guard clip.buffer != 0 else { lock.unlock(); throw .clipNotLoaded(clip.name) }
         out.makeCurrent()
-        if outputPaused { resumeOutput(out) }
         playedSinceCheck = true
+        if !monitorAwake {
+            monitorAwake = true
+            wake = true
+        }
         let slot = pool.chooseSlot()
         if pool[slot].isActive {
             finish(slot: slot)
@@ -144,6 +182,15 @@ public final class AudioEngine: @unchecked Sendable {
         AL.start(source: sources[slot], buffer: clip.buffer,
                  gain: pool.gain(slot: slot, volume: volume, duckLevel: duckRamp.level, hushLevel: hushRamp.level),
                  pitch: pitch, loop: loop)
+        if outputPaused { resume = resumeOutput(out) }
+        lock.unlock()
+        // Neither waits: the resume goes to a worker (which wakes the monitor
+        // once the device runs: one thread woken from here, not two), the wake to the loop.
+        if let resume {
+            resumeLater(resume)
+        } else if wake {
+            monitor?.wake()
+        }
         return id
     }
 
@@ -162,7 +209,7 @@ public final class AudioEngine: @unchecked Sendable {
     }
 
     /// Blocks until `voice` ends or `timeout` seconds pass; returns whether it ended.
-    /// On a device engine the monitor thread notices the end within one
+    /// On a device engine the monitor's check on the loop notices the end within one
     /// monitor interval; on a loopback engine another thread must render.
     @discardableResult
     public func wait(for voice: VoiceID, timeout: Double? = nil) -> Bool {
@@ -326,9 +373,11 @@ public final class AudioEngine: @unchecked Sendable {
         }
     }
 
-    /// Ends every voice and closes the output, keeping the decoded PCM.
-    func detach() {
-        guard let out = output else { return }
+    /// Ends every voice and deletes the sources and buffers, keeping the
+    /// decoded PCM; returns the output for the caller to `close()` after
+    /// releasing the lock (closing waits for the sound server).
+    func detach() -> ALOutput? {
+        guard let out = output else { return nil }
         out.makeCurrent()
         for i in 0..<pool.count where pool[i].isActive { finish(slot: i) }
         AL.deleteSources(sources)
@@ -338,8 +387,9 @@ public final class AudioEngine: @unchecked Sendable {
         }
         sources = []
         pool = VoicePool(count: 0, nextOrder: pool.nextOrder)
-        out.close()
+        out.releaseCurrent()
         output = nil
         outputPaused = false
+        return out
     }
 }

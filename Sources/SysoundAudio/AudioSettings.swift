@@ -29,7 +29,7 @@ public struct AudioSettings: Sendable, Equatable {
     public var duckDecibels: Double = -12
     /// Duration of the ducking and hushing ramps, in milliseconds.
     public var rampMilliseconds: Double = 50
-    /// How often the monitor thread checks voices, ramps and the device while
+    /// How often the monitor's check (a timer on the engine's loop) looks at voices, ramps and the device while
     /// voices play, in milliseconds (also the loopback render's tick).
     public var monitorIntervalMilliseconds: Double = 5
     /// The same while no voice plays: only device loss is watched then, and a
@@ -37,10 +37,10 @@ public struct AudioSettings: Sendable, Equatable {
     public var idleMonitorIntervalMilliseconds: Double = 20
     /// After this long with no voice playing the engine pauses its output
     /// device (alcDevicePauseSOFT), so neither OpenAL Soft nor the sound server
-    /// mixes silence; the next `play` resumes it first. 0 never pauses.
-    /// Measured (README, figures 2, 3, 8): a resume adds about 70 µs to that
-    /// `play` call and about 0.6 ms at the sink; 1 s keeps bursts (typing,
-    /// scrolling) on a running device.
+    /// mixes silence; the next `play` starts its voice and has a worker
+    /// resume the device. 0 never pauses. Measured (README, "Latency and its
+    /// cost"): that sound reaches the sink no later than on a running device;
+    /// 1 s keeps bursts (typing, scrolling) on a running device.
     public var idlePauseMilliseconds: Double = 1_000
     /// The monitor's tick while the device is paused: only device loss is
     /// watched then.

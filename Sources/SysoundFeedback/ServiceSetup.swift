@@ -47,8 +47,8 @@ public enum ServiceSetup {
     /// Starts a haptics engine on `/dev/input` (or the configured pins).
     /// Without any device it still runs and finds devices plugged in later;
     /// if even that cannot be set up, vibration is reported unavailable.
-    /// The daemon passes its loop and workers; embedded users (nil) get a
-    /// loop on a thread of its own (`LoopHost.ownThread`).
+    /// The daemon passes its loop and workers; embedded users (nil) share
+    /// the process's embedded loop with the audio engine (`LoopHost.embedded`).
     public static func haptics(
         _ c: HapticSettings, logger: Logger, directory: String? = "/dev/input", host: LoopHost? = nil
     ) -> HapticsEngine? {
@@ -56,7 +56,7 @@ public enum ServiceSetup {
             let pins = (c.devices + c.deviceNames).map(DevicePin.init)
             let engine = try HapticsEngine(
                 presets: c.presets, strengthCap: c.strengthCap, deviceDirectory: directory, pins: pins,
-                host: try host ?? LoopHost.ownThread(name: "sysound-haptics"), logger: logger)
+                host: try host ?? LoopHost.embedded(), logger: logger)
             try engine.start()
             return engine
         } catch {
@@ -66,14 +66,16 @@ public enum ServiceSetup {
     }
 
     /// Builds the manager, reading the user's settings from `settings`; a
-    /// watcher also reports their changes to the manager from now on.
+    /// watcher also reports their changes to the manager from now on. A
+    /// device engine runs on `host` (the daemon's loop and workers), or on
+    /// the process's embedded audio loop when nil.
     public static func manager(
         configuration: SysoundConfiguration, theme: Theme, stateDirectory: StateDirectory,
-        audio mode: AudioMode, haptics: HapticsEngine?, settings: SettingsSource, logger: Logger
+        audio mode: AudioMode, haptics: HapticsEngine?, settings: SettingsSource, host: LoopHost? = nil, logger: Logger
     ) throws(AudioError) -> FeedbackManager {
         let engineSettings = audioSettings(configuration.audio)
         let open: @Sendable () throws(AudioError) -> AudioEngine = { () throws(AudioError) -> AudioEngine in
-            try AudioEngine(settings: engineSettings, output: .device)
+            try AudioEngine(settings: engineSettings, output: .device, host: host)
         }
         let engine: AudioEngine?
         switch mode {

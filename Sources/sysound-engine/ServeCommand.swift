@@ -67,7 +67,7 @@ struct ServeCommand: ParsableCommand {
         let haptics = ServiceSetup.haptics(
             configuration.haptics, logger: Logger(label: "sysound.haptics"), directory: inputDir,
             host: LoopHost(loop: loop, workers: workers))
-        let manager = makeManager(configuration, theme, directory, watcher, haptics, logger)
+        let manager = makeManager(configuration, theme, directory, watcher, haptics, LoopHost(loop: loop, workers: workers), logger)
         if let report = manager.preloadTheme() {
             logger.info("preloaded \(report.loaded.count) sounds, \(report.failures.count) failed")
         }
@@ -121,12 +121,13 @@ struct ServeCommand: ParsableCommand {
     /// still serves (vibration, settings) and opens one when a sound must play.
     func makeManager(
         _ configuration: SysoundConfiguration, _ theme: Theme, _ directory: StateDirectory,
-        _ watcher: StateWatcher, _ haptics: HapticsEngine?, _ logger: Logger
+        _ watcher: StateWatcher, _ haptics: HapticsEngine?, _ host: LoopHost, _ logger: Logger
     ) -> FeedbackManager {
+        // The audio engine's timers join the daemon's loop; its device calls go to the workers.
         let make = { (mode: ServiceSetup.AudioMode) throws(AudioError) -> FeedbackManager in
             try ServiceSetup.manager(
                 configuration: configuration, theme: theme, stateDirectory: directory, audio: mode,
-                haptics: haptics, settings: .watched(watcher), logger: logger)
+                haptics: haptics, settings: .watched(watcher), host: host, logger: logger)
         }
         do {
             return try make(.deviceNow)
