@@ -181,7 +181,7 @@ let package = Package(
             name: "SysoundServerTests",
             dependencies: [
                 "SysoundServer", "SysoundFeedback", "SysoundEventLoop", "SysoundClient", "Sysound", "SysoundAudio", "SysoundConfig",
-                "SysoundCore", "SysoundHaptics", "SysoundState", .product(name: "Logging", package: "swift-log"),
+                "SysoundCore", "SysoundHaptics", "SysoundState", "SysoundTestSupport", .product(name: "Logging", package: "swift-log"),
             ]),
         // The subprocess and PulseAudio fixtures the two suites below share.
         // A plain `swift build` builds it too: XCTest only where it imports.

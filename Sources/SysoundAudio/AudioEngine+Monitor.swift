@@ -178,6 +178,8 @@ extension AudioEngine {
                 ALLock.condition.broadcast()
                 return .lost(gone: gone)
             }
+            // Not while a worker pauses or resumes: the query would wait for its backend lock.
+            if !outputPaused && !pausing && !resuming { latencyNs = out.latencyNanoseconds() }
             // Seen before tick: a short voice may end in this very tick.
             let played = playedSinceCheck || pool.voices.contains(where: \.isActive)
             playedSinceCheck = false

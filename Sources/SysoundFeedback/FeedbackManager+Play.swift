@@ -85,10 +85,15 @@ extension FeedbackManager {
     /// decision plays) and the vibration together.
     func start(_ clip: Clip?, _ request: PlayRequest, entry: SoundEntry, decision: Decision) throws(FeedbackError) -> PlayResult {
         var result = PlayResult(decision: decision, voice: nil, duration: clip?.duration, haptic: .notDue)
+        // The sound is heard the output's latency after it starts: the haptic
+        // starts then too (nothing to wait for without a sound, or on loopback).
+        let sounds = if case .play = decision.sound, clip != nil { true } else { false }
+        let latency = sounds ? (audio?.outputLatencyNanoseconds ?? 0) : 0
         switch decision.haptic {
         case .none: break
         case .skip(let reason): result.haptic = .skipped(.policy(reason))
-        case .vibrate(let preset): result.haptic = vibrate(preset: preset, priority: decision.category.voicePriority)
+        case .vibrate(let preset):
+            result.haptic = vibrate(preset: preset, priority: decision.category.voicePriority, delayNanoseconds: latency)
         }
         if case .play(let gain) = decision.sound, let clip {
             do {
@@ -102,13 +107,16 @@ extension FeedbackManager {
         return result
     }
 
-    /// Starts a sound's vibration; a missing device is a skip, not a failure.
-    /// It never waits for an upload: the sound starts now, and a haptic that
-    /// cannot start with it is skipped (`.uploading`) rather than felt late.
-    func vibrate(preset: String, intensity: Double = 1, priority: Int) -> PlayResult.HapticResult {
+    /// Starts a sound's vibration, `delayNanoseconds` from now (when the
+    /// sound is heard); a missing device is a skip, not a failure. It never
+    /// waits for an upload: the sound starts now, and a haptic that cannot
+    /// start with it is skipped (`.uploading`) rather than felt late.
+    func vibrate(preset: String, intensity: Double = 1, priority: Int, delayNanoseconds: UInt64 = 0) -> PlayResult.HapticResult {
         guard let haptics else { return .skipped(.noDevice) }
         do {
-            try haptics.vibrate(preset: preset, intensity: intensity, priority: priority, whenNotUploaded: .skip)
+            try haptics.vibrate(
+                preset: preset, intensity: intensity, priority: priority, whenNotUploaded: .skip,
+                delayNanoseconds: delayNanoseconds)
             return .started(preset)
         } catch {
             switch error {

@@ -243,13 +243,15 @@ struct HapticsCore {
         try start(PatternPlan(pattern, intensity: intensity), priority: priority, now: now)
     }
 
-    /// Starts `plan`, its schedule anchored at `anchor` (when it was asked
-    /// for; `now` by default): what is due by `now` plays on every device that
-    /// holds its effect; later steps play as their effects are there.
+    /// Starts `plan`, its schedule anchored at `anchor` (`now` by default;
+    /// earlier when it was asked for before, later to start then): what is
+    /// due by `now` plays on every device that holds its effect; later steps
+    /// play as their effects are there. Until a later anchor, what played
+    /// before goes on (its steps no longer advance).
     mutating func start(_ plan: PatternPlan, priority: Int, now: UInt64, anchor: UInt64? = nil) throws(HapticsError) {
         guard !devices.isEmpty else { throw .noDevice }
         try checkPriority(priority)
-        playback = Playback(plan: plan, start: min(anchor ?? now, now), priority: priority)
+        playback = Playback(plan: plan, start: anchor ?? now, priority: priority)
         advance(now: now)
         if devices.isEmpty { throw .noDevice }  // every device vanished while starting
     }
@@ -272,7 +274,7 @@ struct HapticsCore {
     /// Carries out every step due by `now`. When late, only the latest due
     /// segment is played: a step that is already over is not worth a pulse.
     mutating func advance(now: UInt64) {
-        guard var p = playback else { return }
+        guard var p = playback, now >= p.start else { return }
         let elapsedMs = now >= p.start ? Int((now - p.start) / 1_000_000) : 0
         var due = p.next
         while due < p.plan.segments.count && p.plan.segments[due].offsetMs <= elapsedMs { due += 1 }

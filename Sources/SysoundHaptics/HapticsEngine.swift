@@ -169,20 +169,31 @@ public final class HapticsEngine: Sendable {
     /// Vibrates with the preset `name`, magnitudes × `intensity` (0–1).
     /// Replaces a running vibration of lower or equal `priority`.
     public func vibrate(
-        preset name: String, intensity: Double = 1, priority: Int = 0, whenNotUploaded: WhenNotUploaded = .startWhenUploaded
+        preset name: String, intensity: Double = 1, priority: Int = 0, whenNotUploaded: WhenNotUploaded = .startWhenUploaded,
+        delayNanoseconds: UInt64 = 0
     ) throws(HapticsError) {
         let pattern: HapticPattern? = presets.withLock { $0[name] }
         guard let pattern else {
             throw .unknownPreset(name, known: presetNames)
         }
-        try vibrate(pattern: pattern, intensity: intensity, priority: priority, whenNotUploaded: whenNotUploaded)
+        try vibrate(
+            pattern: pattern, intensity: intensity, priority: priority, whenNotUploaded: whenNotUploaded,
+            delayNanoseconds: delayNanoseconds)
     }
 
     /// Vibrates with `pattern`, magnitudes × `intensity` (0–1). Replaces a
     /// running vibration of lower or equal `priority`; throws `.outranked`
     /// otherwise, `.noDevice` when there is nothing to vibrate.
+    ///
+    /// `delayNanoseconds` puts the pattern's start that much after the
+    /// request (a haptic paired with a sound starts when the sound is heard,
+    /// the audio output's latency later); its first step is then a timer on
+    /// the loop, not a write now. It replaces what plays at that instant.
+    /// Only for a haptic whose effects are uploaded (`.skip`): one that
+    /// waits for its upload starts as soon as it lands.
     public func vibrate(
-        pattern: HapticPattern, intensity: Double = 1, priority: Int = 0, whenNotUploaded: WhenNotUploaded = .startWhenUploaded
+        pattern: HapticPattern, intensity: Double = 1, priority: Int = 0, whenNotUploaded: WhenNotUploaded = .startWhenUploaded,
+        delayNanoseconds: UInt64 = 0
     ) throws(HapticsError) {
         try HapticsError.validate(pattern)
         try HapticsError.checkLevel(intensity, name: "intensity")
@@ -196,7 +207,7 @@ public final class HapticsEngine: Sendable {
         let plan = PatternPlan(pattern, intensity: intensity)
         let requested = MonotonicClock.now()
         try onLoop { [self] () throws(HapticsError) in
-            try request(plan, priority: priority, whenNotUploaded: whenNotUploaded, requested: requested)
+            try request(plan, priority: priority, whenNotUploaded: whenNotUploaded, requested: requested, delay: delayNanoseconds)
         }
     }
 
@@ -305,7 +316,7 @@ public final class HapticsEngine: Sendable {
 
     /// Starts `plan` if a device holds its effects; otherwise as `whenNotUploaded` says.
     private func request(
-        _ plan: PatternPlan, priority: Int, whenNotUploaded: WhenNotUploaded, requested: UInt64
+        _ plan: PatternPlan, priority: Int, whenNotUploaded: WhenNotUploaded, requested: UInt64, delay: UInt64
     ) throws(HapticsError) {
         let o = owned
         guard o.running else { throw .notRunning }
@@ -315,7 +326,8 @@ public final class HapticsEngine: Sendable {
         // The write first (a device holds the first effect), the bookkeeping after it.
         if o.core.devices.keys.contains(where: { o.core.isReady(plan, on: $0) }) {
             o.waiting = nil
-            try o.core.start(plan, priority: priority, now: max(requested, MonotonicClock.now()))
+            let now = max(requested, MonotonicClock.now())
+            try o.core.start(plan, priority: priority, now: now, anchor: delay > 0 ? requested + delay : now)
             afterStep()
             return
         }
@@ -350,7 +362,7 @@ public final class HapticsEngine: Sendable {
         let firstStep = UInt64(w.plan.segments.first?.durationMs ?? 0) * 1_000_000
         let anchor = max(w.requested, now + 1_000_000 > firstStep ? now + 1_000_000 - firstStep : 0)
         do {
-            try o.core.start(w.plan, priority: w.priority, now: now, anchor: anchor)
+            try o.core.start(w.plan, priority: w.priority, now: now, anchor: min(anchor, now))
         } catch {
             logger.debug("vibration not started after its upload: \(error)")
         }

@@ -24,6 +24,7 @@ enum SkewFigure {
     static let sound = "launch → sink: play tap through the daemon (sound)"
     static let haptic = "launch → EV_FF play at the fake device (haptic)"
     static let skew = "sound–haptic skew: sink onset − EV_FF play"
+    static let latency = "output latency OpenAL reports (the haptic's delay)"
     static let blocked = " (uploads blocked)"
 
     static func run(_ c: BenchContext) throws {
@@ -38,6 +39,8 @@ enum SkewFigure {
         try daemon.use(free)
         let perTool = c.count(60, smoke: 4)
         let (freeRun, freePairs, _) = try measure(c, daemon, free, clip: clip, perTool: perTool)
+        c.report.addWithCI("12", latency, unit: "ms", freePairs.map(\.reported),
+                           note: "ALC_DEVICE_LATENCY_SOFT as the audio monitor last read it, at each launch")
         c.report.addWithCI("12", haptic, unit: "ms", freePairs.map(\.haptic))
         c.report.addWithCI("12", skew, unit: "ms", freePairs.map { $0.sound - $0.haptic },
                            note: "positive: the haptic starts before the sound reaches the sink")
@@ -57,7 +60,7 @@ enum SkewFigure {
         c.report.notes.append("figure 12: the daemon's parts in the bench's process (socket, loop, workers, manager, OpenAL to the null sink), so that its rumble device is a fake whose plays are stamped on CLOCK_MONOTONIC; a real evdev device adds the kernel's write → driver path (README, Haptics)")
     }
 
-    struct Pair { var sound: Double; var haptic: Double }
+    struct Pair { var sound: Double; var haptic: Double; var reported: Double }
 
     /// One onset run of `play tap`; the pairs of sound and haptic latencies
     /// (ms from launch) where both were seen, and how many haptics were skipped.
@@ -65,9 +68,12 @@ enum SkewFigure {
         _ c: BenchContext, _ daemon: InProcessDaemon, _ device: FakeForceFeedbackDevice, clip: [Float], perTool: Int
     ) throws -> (OnsetRun, [Pair], Int) {
         let skipped = Atomic<Int>(0)
+        let reported = Mutex<[UInt64: Double]>([:])
         let tool = OnsetRun.Tool(label: sound) {
             let t0 = Clock.now()
             let reply = try DaemonClient(socketPath: daemon.socketPath).send(.play(PlayRequest(.name("tap")), wait: false))
+            let latency = Double(daemon.manager.audio?.outputLatencyNanoseconds ?? 0) / 1e6
+            reported.withLock { $0[t0] = latency }
             guard case .ok(let fields, _) = reply else { throw BenchError("play tap: \(reply)") }
             if fields["haptic-skipped"] == HapticSkipReason.uploading.rawValue { skipped.add(1, ordering: .relaxed) }
             return t0
@@ -78,7 +84,8 @@ enum SkewFigure {
         for m in run.measured where m.tool == 0 {
             // The haptic belongs to this launch if it plays before the next one (≥ 350 ms apart).
             guard let play = plays.first(where: { $0 >= m.launch && $0 < m.launch + 300_000_000 }) else { continue }
-            pairs.append(Pair(sound: m.latency, haptic: Double(play - m.launch) / 1e6))
+            let latency = reported.withLock { $0[m.launch] } ?? 0
+            pairs.append(Pair(sound: m.latency, haptic: Double(play - m.launch) / 1e6, reported: latency))
         }
         return (run, pairs, skipped.load(ordering: .relaxed))
     }

@@ -77,6 +77,39 @@ final class HapticsEngineTests: XCTestCase {
         XCTAssertLessThanOrEqual(errors.last ?? 0, 25.0, "worst step error; errors \(errors)")
     }
 
+    /// A vibration given a delay (a haptic paired with a sound, started
+    /// when the sound is heard) plays its first step by the loop's timer that
+    /// much after the request, and its later steps on that schedule; one
+    /// without plays before `vibrate` returns.
+    func testADelayedVibrationStartsByItsTimerAndAnImmediateOneAtOnce() throws {
+        let device = plug("event0")
+        let engine = try makeEngine()
+        let p = pattern("1:20,0:10,0.5:10")
+        try engine.vibrate(pattern: p)  // uploads its effects on the workers, then plays at once
+        XCTAssertTrue(eventually { !engine.isUploading && !engine.isVibrating })
+        func plays() -> [UInt64] { device.records.compactMap { if case .play = $0.operation { $0.time } else { nil } } }
+
+        var before = plays().count
+        var asked = MonotonicClock.now()
+        try engine.vibrate(pattern: p)
+        var returned = MonotonicClock.now()
+        XCTAssertEqual(plays().count, before + 1, "the first step is written before vibrate returns")
+        XCTAssertTrue((asked...returned).contains(plays()[before]))
+        XCTAssertTrue(eventually { !engine.isVibrating })
+
+        let delay: UInt64 = 150_000_000
+        before = plays().count
+        asked = MonotonicClock.now()
+        try engine.vibrate(pattern: p, delayNanoseconds: delay)
+        returned = MonotonicClock.now()
+        XCTAssertTrue(engine.isVibrating, "a delayed vibration counts as playing (priority) from the request")
+        XCTAssertTrue(eventually { plays().count == before + 2 && !engine.isVibrating })
+        let delayed = Array(plays()[before...])
+        XCTAssertGreaterThanOrEqual(delayed[0], returned, "nothing is written before vibrate returns")
+        XCTAssertGreaterThanOrEqual(delayed[0], asked + delay, "the first step waits for its delay")
+        XCTAssertGreaterThanOrEqual(delayed[1], asked + delay + 30_000_000, "the later steps keep the pattern's schedule from there")
+    }
+
     func testPresetsAndErrors() throws {
         let device = plug("event0")
         let engine = try makeEngine()
