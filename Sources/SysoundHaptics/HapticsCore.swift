@@ -275,7 +275,7 @@ struct HapticsCore {
     /// segment is played: a step that is already over is not worth a pulse.
     mutating func advance(now: UInt64) {
         guard var p = playback, now >= p.start else { return }
-        let elapsedMs = now >= p.start ? Int((now - p.start) / 1_000_000) : 0
+        let elapsedMs = Int((now - p.start) / 1_000_000)
         var due = p.next
         while due < p.plan.segments.count && p.plan.segments[due].offsetMs <= elapsedMs { due += 1 }
         if due > p.next {
