@@ -16,6 +16,12 @@ public final class Bus: @unchecked Sendable {
         case address(String)
     }
 
+    /// Calls awaiting their reply, by call number. Kept here, not floating in
+    /// sd-bus: a reply closure that captures this bus would otherwise keep it
+    /// (and itself) alive for ever once no reply can come; `close` ends them.
+    private var pending: [Int: BusSlot] = [:]
+    private var lastCall = 0
+
     init(adopting pointer: OpaquePointer) { self.pointer = pointer }
 
     /// Connects (sd_bus_open_user / sd_bus_open_system / sd_bus_new + sd_bus_set_address + sd_bus_start).
@@ -118,13 +124,25 @@ public final class Bus: @unchecked Sendable {
     public func callAsync(
         _ message: BusMessage, timeout: UInt64 = 0, reply: @escaping (Result<BusMessage, BusError>) -> Void
     ) throws(BusError) {
-        let body: MessageBody = { m in
+        lastCall += 1
+        let call = lastCall
+        // Unowned: sd-bus runs the callback only while this bus exists.
+        let body: MessageBody = { [unowned self] m in
+            pending[call] = nil  // sd-bus holds the slot until the callback returns
             if let error = m.error { reply(.failure(error)) } else { reply(.success(m)) }
         }
-        let slot = try BusSlot.make(body, call: "sd_bus_call_async") { slot, userdata in
+        pending[call] = try BusSlot.make(body, call: "sd_bus_call_async") { slot, userdata in
             sd_bus_call_async(pointer, slot, message.pointer, messageTrampoline, userdata, timeout)
         }
-        slot.float()
+    }
+
+    /// Closes the connection (sd_bus_close) and drops the calls still
+    /// awaiting a reply, with whatever their closures hold. For the owner
+    /// that lets go of a bus (stopped, or lost and replaced).
+    public func close() {
+        pending = [:]
+        sd_bus_detach_event(pointer)
+        sd_bus_close(pointer)
     }
 
     /// A blocking call (sd_bus_call): for clients and tests, never on the daemon's loop.

@@ -12,9 +12,12 @@ public final class FeedbackBusService: @unchecked Sendable {
     private let face: FeedbackFace
 
     /// Starts the face when `[dbus] enabled` (call on the loop thread, or
-    /// before the loop runs); nil when disabled. A missing session bus is
-    /// logged and retried; the socket is served either way.
-    public static func start(manager: FeedbackManager, loop: EventLoop, watcher: StateWatcher?, logger: Logger) -> FeedbackBusService? {
+    /// before the loop runs) on `sessionBus`, a connection attached to
+    /// `loop` that other parts of the daemon may use too; nil when disabled.
+    /// A missing session bus is logged and retried; the socket is served either way.
+    public static func start(
+        manager: FeedbackManager, loop: EventLoop, sessionBus: BusConnection, watcher: StateWatcher?, logger: Logger
+    ) -> FeedbackBusService? {
         guard manager.configuration.dbus.enabled else {
             logger.info("D-Bus face disabled ([dbus] enabled = false)")
             manager.setStatus("dbus", "disabled")
@@ -23,7 +26,7 @@ public final class FeedbackBusService: @unchecked Sendable {
         let service = FeedbackBusService(face: FeedbackFace(manager: manager, event: loop.event, logger: logger))
         // The watcher reports on the loop thread: the property follows the control files.
         watcher?.onChange { [weak service] _, _ in service?.face.stateChanged() }
-        service.face.start()
+        service.face.start(on: sessionBus)
         return service
     }
 

@@ -20,6 +20,7 @@ public final class FeedbackFace: @unchecked Sendable {
     let logger: Logger
     let event: OpaquePointer
     private var connection: BusConnection?
+    private var user: Int?
     private var bus: Bus?
     private var name: BusName?
     private var slots: [BusSlot] = []
@@ -37,16 +38,17 @@ public final class FeedbackFace: @unchecked Sendable {
         profile = FeedbackProfile(state: manager.state)
     }
 
-    /// Connects to the session bus (again after every loss) and serves.
-    func start(open: @escaping () throws(BusError) -> Bus = { () throws(BusError) -> Bus in try Bus.open(.user) }) {
+    /// Serves on `connection` (the session bus), again after every loss.
+    /// The connection may have other users; the face only adds itself.
+    func start(on connection: BusConnection) {
         manager.setStatus("dbus", "connecting to the session bus")
-        let connection = BusConnection(event: event, open: open, connected: { [unowned self] bus in
+        self.connection = connection
+        user = connection.addUser(connected: { [unowned self] bus in
             connected(bus)
         }, disconnected: { [unowned self] _ in
             logger.warning("the session bus went away; serving the socket, reconnecting")
             lost()
         })
-        self.connection = connection
         connection.start()
         if connection.bus == nil {
             // One line, not an error: a daemon without a session bus still serves its socket.
@@ -55,10 +57,12 @@ public final class FeedbackFace: @unchecked Sendable {
         }
     }
 
+    /// Leaves the bus: the name and the objects go, the connection stays with its owner.
     func stop() {
         endAll(reason: .explicit)
         lost()
-        connection?.stop()
+        if let user { connection?.removeUser(user) }
+        user = nil
         connection = nil
     }
 

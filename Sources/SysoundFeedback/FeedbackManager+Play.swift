@@ -63,8 +63,8 @@ extension FeedbackManager {
     /// policy, then starts the voice and its paired vibration.
     public func play(_ request: PlayRequest) throws(FeedbackError) -> PlayResult {
         seen(app: request.app)
-        let (entry, settings) = try resolve(request.source)
-        let decision = Policy.decide(request, entry: entry, state: state, settings: settings.policy)
+        let (entry, setup) = try resolve(request.source)
+        let decision = Policy.decide(request, entry: entry, state: state, settings: setup.configuration.policy)
         switch decision.sound {
         case .skip:
             return try start(nil, request, entry: entry, decision: decision)
@@ -128,18 +128,18 @@ extension FeedbackManager {
         }
     }
 
-    /// The theme entry for a request's source, with the configuration it was resolved under.
-    func resolve(_ source: PlayRequest.Source) throws(FeedbackError) -> (SoundEntry, SysoundConfiguration) {
-        let (theme, configuration) = setup.withLock { ($0.theme, $0.configuration) }
+    /// The theme entry for a request's source, with the setup it was resolved under.
+    func resolve(_ source: PlayRequest.Source) throws(FeedbackError) -> (SoundEntry, Setup) {
+        let setup = setup.withLock { $0 }
         switch source {
         case .name(let name):
             do throws(ResolveError) {
-                return (try theme.resolve(name).entry, configuration)
+                return (try setup.theme.resolve(name).entry, setup)
             } catch {
                 throw FeedbackError(.unknownSound, error.description)
             }
         case .file(let path):
-            return (SoundEntry(name: path, file: path), configuration)
+            return (SoundEntry(name: path, file: path), setup)
         }
     }
 

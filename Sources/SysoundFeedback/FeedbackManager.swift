@@ -28,9 +28,17 @@ public final class FeedbackManager: Sendable {
     let faceStatus = Locked<[String: String]>([:])
 
     /// What SIGHUP replaces as a whole.
-    struct Setup: Sendable {
-        var configuration: SysoundConfiguration
-        var theme: Theme
+    /// Configuration and theme as loaded together; replaced whole on reload.
+    /// A class: a play takes it out of the lock with one retain, not a copy
+    /// of every field of both.
+    final class Setup: Sendable {
+        let configuration: SysoundConfiguration
+        let theme: Theme
+
+        init(configuration: SysoundConfiguration, theme: Theme) {
+            self.configuration = configuration
+            self.theme = theme
+        }
     }
 
     struct DeferredPlay: Sendable {

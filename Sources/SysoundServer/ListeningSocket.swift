@@ -12,29 +12,37 @@ struct ListeningSocket: Sendable {
     /// The file's identity when bound, to notice it was deleted or replaced.
     let identity: FileIdentity?
 
-    /// Binds a new socket at `path` (`socket`, `bind`, `chmod`, `listen`).
+    /// Binds a new socket at `path` (`socket`, `bind`, `chmod`, `listen`, `rename`).
     /// Mode 0600, or 0660 owned by `group` when a group is allowed in.
-    /// A stale socket file is removed first; the caller holds the instance lock,
-    /// so nothing else may be serving there.
+    /// The socket is made ready beside `path` and renamed onto it, so a
+    /// client never finds a file that refuses connections (bound, not yet
+    /// listening) where a daemon serves; a stale socket file is replaced. The
+    /// caller holds the instance lock, so nothing else may be serving there.
     static func bind(path: String, group: gid_t?) throws(DaemonError) -> ListeningSocket {
         guard path.utf8.count <= UnixSocket.maximumPathLength else { throw .socketPathTooLong(path) }
         let fd = UnixSocket.seqpacket()
         guard fd >= 0 else { throw .socket(call: "socket", path: path, errno: errno) }
+        // At the very longest path there is no room for the staging name: bound in place.
+        let staging = path.utf8.count < UnixSocket.maximumPathLength ? path + "~" : path
         func fail(_ call: String) -> DaemonError {
             let code = errno
             UnixSocket.close(fd)
+            if staging != path { unlink(staging) }
             return .socket(call: call, path: path, errno: code)
         }
-        if unlink(path) != 0 && errno != ENOENT { throw fail("unlink") }
-        guard UnixSocket.withAddress(path, { Glibc.bind(fd, $0, $1) }) == 0 else { throw fail("bind") }
+        if unlink(staging) != 0 && errno != ENOENT { throw fail("unlink") }
+        guard UnixSocket.withAddress(staging, { Glibc.bind(fd, $0, $1) }) == 0 else { throw fail("bind") }
         // The state directory (0700) keeps others out while the umask's mode
         // is in force for these few microseconds; SO_PEERCRED is checked anyway.
         if let group {
-            guard chown(path, uid_t.max, group) == 0, chmod(path, 0o660) == 0 else { throw fail("chmod") }
+            guard chown(staging, uid_t.max, group) == 0, chmod(staging, 0o660) == 0 else { throw fail("chmod") }
         } else {
-            guard chmod(path, 0o600) == 0 else { throw fail("chmod") }
+            guard chmod(staging, 0o600) == 0 else { throw fail("chmod") }
         }
         guard listen(fd, 128) == 0 else { throw fail("listen") }
+        if staging != path {
+            guard rename(staging, path) == 0 else { throw fail("rename") }
+        }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         return ListeningSocket(fd: fd, path: path, ownsPath: true, identity: FileIdentity(path: path))
     }

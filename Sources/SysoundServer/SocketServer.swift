@@ -5,10 +5,13 @@ import SysoundCore
 import SysoundEventLoop
 
 /// Serves the listening socket and every connection from the daemon's loop:
-/// all descriptors non-blocking, no thread per connection. A connection
-/// reads one request, hands it to the handler on the loop thread, and reads
-/// the next once the reply is out; a request waiting for its sound to end
-/// (`wait=1`) holds only its own connection, the wait runs on a worker.
+/// all descriptors non-blocking, no thread per connection. Each time a
+/// connection is readable it reads one request, hands it to the handler on
+/// the loop thread, and sends the reply; the loop's level-triggered watch
+/// brings it back for the next one after the other ready connections had
+/// theirs (fair, and no `recv` that finds nothing). A request waiting for its
+/// sound to end (`wait=1`) holds only its own connection, which is not
+/// watched until the reply is out; the wait runs on a worker.
 ///
 /// Loop thread only, but for `Responder`s, which post to the loop.
 final class SocketServer: @unchecked Sendable {
@@ -35,6 +38,8 @@ final class SocketServer: @unchecked Sendable {
         var source: EventSource?
         /// A reply is due (from a worker): reading waits for it.
         var awaitingReply = false
+        /// Its watch is off while a worker's reply is due.
+        var parked = false
         /// Replies the socket could not take yet (the peer reads slowly).
         var outbox: [[UInt8]] = []
         /// Set for a refused peer: answered after its first request, or after a second.
@@ -130,8 +135,10 @@ final class SocketServer: @unchecked Sendable {
         }
         do {
             connection.source = try loop.addIO(fd: fd, events: .readable) { [unowned self, unowned connection] events in
-                if events.contains(.writable) { flush(connection) }
-                if events.contains(.readable) || events.contains(.hangUp) { readRequests(connection) }
+                // A peer that hung up with replies queued: sending them fails
+                // (EPIPE, counted as sent) and the read then finds the end.
+                if !connection.outbox.isEmpty, !events.isDisjoint(with: [.writable, .hangUp, .error]) { flush(connection) }
+                if !events.isDisjoint(with: [.readable, .hangUp, .error]) { readRequest(connection) }
             }
             if connection.refusal != nil {
                 // A simple client such as socat writes before it reads: answer
@@ -169,36 +176,40 @@ final class SocketServer: @unchecked Sendable {
         while case .packet = UnixSocket.receivePacket(fd, capacity: 1, flags: Int32(MSG_DONTWAIT)) {}
     }
 
-    /// Reads and answers requests until the socket has none, a reply is
-    /// awaited from a worker, or the peer is gone.
-    private func readRequests(_ connection: Connection) {
+    /// The server's one receive buffer (loop thread only): a request is
+    /// parsed before the next is read.
+    private var receiveBuffer = [UInt8](repeating: 0, count: WireProtocol.maximumRequestSize + 1)
+
+    /// Reads and answers one request, if the peer sent one.
+    private func readRequest(_ connection: Connection) {
         if connection.refusal != nil { return refuse(connection) }
-        while !connection.awaitingReply && connection.outbox.isEmpty {
-            let received = UnixSocket.receivePacket(
-                connection.fd, capacity: WireProtocol.maximumRequestSize + 1, flags: Int32(MSG_DONTWAIT))
-            switch received {
-            case .packet(let bytes, let size):
-                if size > WireProtocol.maximumRequestSize {
-                    answer(connection, RequestParseError.tooLarge(size: size).reply)
-                } else {
-                    dispatch(bytes, on: connection)
-                }
-            case .zero:
-                // An empty datagram and the end of the connection both read as 0 bytes;
-                // only the end also shows up as a hang-up.
-                if Self.peerHungUp(connection.fd) { return close(connection) }
-                answer(connection, RequestParseError.empty.reply)
-            case .failure(let code):
-                if code == EAGAIN { return }
-                logger.trace("recv from \(connection.peer): \(UnixSocket.errorText(code))")
-                if code != ECONNRESET { logger.debug("recv from \(connection.peer) failed: \(UnixSocket.errorText(code))") }
-                return close(connection)
+        guard !connection.awaitingReply && connection.outbox.isEmpty else { return }
+        let capacity = receiveBuffer.count
+        let (size, code) = receiveBuffer.withUnsafeMutableBytes { raw in
+            while true {
+                let n = recv(connection.fd, raw.baseAddress, capacity, Int32(MSG_TRUNC) | Int32(MSG_DONTWAIT))
+                if n < 0 && errno == EINTR { continue }
+                return (n, n < 0 ? errno : 0)
             }
+        }
+        if size > WireProtocol.maximumRequestSize {
+            answer(connection, RequestParseError.tooLarge(size: size).reply)
+        } else if size > 0 {
+            dispatch(receiveBuffer[..<size], on: connection)
+        } else if size == 0 {
+            // An empty datagram and the end of the connection both read as 0 bytes;
+            // only the end also shows up as a hang-up.
+            if Self.peerHungUp(connection.fd) { return close(connection) }
+            answer(connection, RequestParseError.empty.reply)
+        } else if code != EAGAIN {
+            logger.trace("recv from \(connection.peer): \(UnixSocket.errorText(code))")
+            if code != ECONNRESET { logger.debug("recv from \(connection.peer) failed: \(UnixSocket.errorText(code))") }
+            close(connection)
         }
     }
 
     /// Parses a datagram and hands it to the handler; its reply comes through a Responder.
-    private func dispatch(_ datagram: [UInt8], on connection: Connection) {
+    private func dispatch(_ datagram: ArraySlice<UInt8>, on connection: Connection) {
         let request: Request
         do {
             request = try Request(parsing: datagram)
@@ -220,6 +231,12 @@ final class SocketServer: @unchecked Sendable {
             }
         }
         handler.handle(request, from: connection.peer, workers: workers, respond: respond)
+        if connection.awaitingReply {
+            // Answered later, from a worker: unwatched till then, or a
+            // readable (or hung-up) socket would wake the loop in vain.
+            connection.parked = true
+            connection.source?.setEnabled(false)
+        }
     }
 
     private func replied(_ id: Int, _ reply: Reply) {
@@ -228,9 +245,14 @@ final class SocketServer: @unchecked Sendable {
         guard let connection = connections[id], connection.awaitingReply else { return }
         connection.awaitingReply = false
         answer(connection, reply)
-        if stopping != nil { return }  // `flush` closes it once the reply is out
-        // More requests may have arrived while this one was out.
-        loop.post { [self] in if let c = connections[id] { readRequests(c) } }
+        if connection.parked {
+            // Watched again: a request that came meanwhile is read at once,
+            // a queued reply flushed when the socket takes it.
+            connection.parked = false
+            connection.source?.setEnabled(true)
+        }
+        // Shutting down: closed once the reply is out (`flush` does it if it was queued).
+        if stopping != nil, connection.outbox.isEmpty { close(connection) }
     }
 
     /// Sends a reply, or queues it while the peer's socket is full.
@@ -259,7 +281,8 @@ final class SocketServer: @unchecked Sendable {
     private func flush(_ connection: Connection) {
         while let bytes = connection.outbox.first {
             guard send(bytes, on: connection) else {
-                connection.source?.setIOEvents([.readable, .writable])
+                // Only writability matters until the queue is out: reading waits.
+                connection.source?.setIOEvents(.writable)
                 return
             }
             connection.outbox.removeFirst()

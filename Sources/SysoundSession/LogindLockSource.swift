@@ -23,7 +23,7 @@ public final class LogindLockSource {
     private let uid: UInt32
     private let follower: LockFollower
     private let logger: Logger
-    private var connection: BusConnection!
+    private var bus: BusFollower!
     private var busSlots: [BusSlot] = []
     private var userSlot: BusSlot?
     private var sessionSlot: BusSlot?
@@ -42,30 +42,24 @@ public final class LogindLockSource {
         self.uid = uid
         self.follower = follower
         self.logger = logger
-        connection = BusConnection(
-            event: event, open: { () throws(BusError) in try Bus.open(address) },
-            connected: { [weak self] bus in self?.connected(bus) },
-            disconnected: { [weak self] error in self?.lost(error) })
-    }
-
-    private func lost(_ error: BusError?) {
-        dropSubscriptions()
-        resolver.logindVanished()
-        logger.warning("system bus lost (\(error.map { "\($0)" } ?? "closed")); the lock stays as it is until it returns")
+        bus = BusFollower(
+            shared: nil, address: address, event: event, busName: "system bus",
+            wording: .init(
+                meanwhile: "the lock stays as it is",
+                untilItAppears: "logind's lock is followed once it appears, the locked file works meanwhile",
+                again: "looking for the login session again"),
+            logger: logger,
+            connected: { [unowned self] bus in connected(bus) },
+            lost: { [unowned self] in
+                dropSubscriptions()
+                resolver.logindVanished()
+            })
     }
 
     /// Connects now; call on the loop's thread.
-    public func start() {
-        connection.start()
-        if connection.bus == nil {
-            logger.notice("no system bus (\(connection.lastError.map { "\($0)" } ?? "?")); logind's lock is followed once it appears, the locked file works meanwhile")
-        }
-    }
+    public func start() { bus.start() }
 
-    public func stop() {
-        dropSubscriptions()
-        connection.stop()
-    }
+    public func stop() { bus.stop() }
 
     private func dropSubscriptions() {
         busSlots = []
@@ -75,7 +69,6 @@ public final class LogindLockSource {
 
     private func connected(_ bus: Bus) {
         dropSubscriptions()
-        if connection.connections > 1 { logger.notice("system bus is back; looking for the login session again") }
         do {
             busSlots.append(try bus.watchNameOwner(Self.name) { [unowned self] _, new in
                 if new.isEmpty { logindLeft() } else { logindArrived(on: bus) }

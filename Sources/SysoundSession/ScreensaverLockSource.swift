@@ -7,7 +7,7 @@ import SysoundBus
 ///
 /// Each service is followed while it owns its name: read when it appears,
 /// then every `ActiveChanged`. A service that is not there is one log line,
-/// as is losing the session bus; the connection comes back by itself.
+/// as is losing the session bus (`BusFollower`); the connection comes back by itself.
 public final class ScreensaverLockSource {
     public struct Service: Sendable, Equatable {
         public var name: String
@@ -21,48 +21,41 @@ public final class ScreensaverLockSource {
     private let services: [Service]
     private let follower: LockFollower
     private let logger: Logger
-    private var connection: BusConnection!
+    private var bus: BusFollower!
     private var slots: [BusSlot] = []
     private var present: Set<String> = []
 
-    /// Follows `services` on the bus at `address` (the session bus),
-    /// dispatched by the sd-event loop `event`.
+    /// Follows `services` on the session bus, dispatched by the sd-event
+    /// loop `event`: on `sessionBus` if the daemon shares its connection,
+    /// else on a connection of its own to `address`.
     public init(
         event: OpaquePointer, services: [Service] = [.freedesktop, .gnome],
-        bus address: Bus.Address = .user,
+        sessionBus: BusConnection? = nil, bus address: Bus.Address = .user,
         follower: LockFollower, logger: Logger
     ) {
         self.services = services
         self.follower = follower
         self.logger = logger
-        connection = BusConnection(
-            event: event, open: { () throws(BusError) in try Bus.open(address) },
-            connected: { [weak self] bus in self?.connected(bus) },
-            disconnected: { [weak self] error in self?.lost(error) })
-    }
-
-    private func lost(_ error: BusError?) {
-        slots = []
-        present = []
-        logger.warning("session bus lost (\(error.map { "\($0)" } ?? "closed")); the screensaver lock is not followed until it returns")
+        bus = BusFollower(
+            shared: sessionBus, address: address, event: event, busName: "session bus",
+            wording: .init(
+                meanwhile: "the screensaver lock is not followed", untilItAppears: "the screensaver lock is not followed until one appears",
+                again: "following the screensavers again"),
+            logger: logger,
+            connected: { [unowned self] bus in connected(bus) },
+            lost: { [unowned self] in
+                slots = []
+                present = []
+            })
     }
 
     /// Connects now; call on the loop's thread.
-    public func start() {
-        connection.start()
-        if connection.bus == nil {
-            logger.notice("no session bus (\(connection.lastError.map { "\($0)" } ?? "?")); the screensaver lock is not followed until one appears")
-        }
-    }
+    public func start() { bus.start() }
 
-    public func stop() {
-        slots = []
-        connection.stop()
-    }
+    public func stop() { bus.stop() }
 
     private func connected(_ bus: Bus) {
         slots = []
-        if connection.connections > 1 { logger.notice("session bus is back; following the screensavers again") }
         for service in services {
             do {
                 // Subscribe before reading, so no change falls in between.

@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import SysoundBus
 import SysoundCore
 import SysoundState
 
@@ -12,14 +13,19 @@ public final class SessionLock {
     /// - Parameters:
     ///   - event: the sd_event* the buses are attached to; every call and
     ///     callback happens on its thread.
+    ///   - sessionBus: the daemon's session-bus connection, shared with its
+    ///     D-Bus face; nil: the screensaver source opens its own.
     ///   - write: changes the `locked` control file (as the CLI does: the
     ///     daemon's manager) and records the origin.
-    public init(sources: [LockSource], event: OpaquePointer, logger: Logger, write: @escaping LockFollower.Write) {
+    public init(
+        sources: [LockSource], event: OpaquePointer, sessionBus: BusConnection? = nil, logger: Logger,
+        write: @escaping LockFollower.Write
+    ) {
         let follower = LockFollower(logger: logger, write: write)
         logind = sources.contains(.logind)
             ? LogindLockSource(event: event, pid: UInt32(getpid()), uid: getuid(), follower: follower, logger: logger) : nil
         screensaver = sources.contains(.screensaver)
-            ? ScreensaverLockSource(event: event, follower: follower, logger: logger) : nil
+            ? ScreensaverLockSource(event: event, sessionBus: sessionBus, follower: follower, logger: logger) : nil
     }
 
     /// Call on the loop's thread.

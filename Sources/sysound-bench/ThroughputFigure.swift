@@ -7,6 +7,8 @@ import SysoundCore
 /// 16 concurrent clients, each on its own kept-open DaemonConnection, sending
 /// pre-encoded datagrams back to back. `play tap` (voices get stolen) and
 /// `ping` (the socket round trip alone). Every request must be answered `ok`.
+/// The daemon's on-CPU time per request beside each rate (schedstat, every
+/// thread): what a request costs the daemon, whatever else shares the cores.
 /// And the daemon's thread count (/proc/PID/task) idle and while 100 clients
 /// are connected and sending: one event loop serves them all, so it must not
 /// grow with clients.
@@ -20,7 +22,14 @@ enum ThroughputFigure {
         ]
         for (label, bytes) in kinds {
             for clients in [1, 4, 16] {
+                let cpu0 = IdleFigure.cpuByThread(of: daemon.pid)
                 let result = try measure(socket: daemon.socketPath, bytes: bytes, clients: clients, seconds: duration)
+                let cpu = IdleFigure.spent(cpu0, IdleFigure.cpuByThread(of: daemon.pid))
+                // On-CPU time per answered request, all daemon threads: unlike the rate,
+                // hardly moved by other processes sharing the cores. 1 s / this is
+                // what one core could serve if the clients cost nothing.
+                c.report.add("5", "\(label), \(clients) client\(clients == 1 ? "" : "s"): daemon CPU per request", unit: "µs",
+                             value: Double(cpu) / 1000 / Double(max(result.micros.count, 1)))
                 c.report.add("5", "\(label), \(clients) client\(clients == 1 ? "" : "s"): throughput", unit: "req/s", value: result.rate)
                 c.report.add("5", "\(label), \(clients) client\(clients == 1 ? "" : "s"): round trip", unit: "µs", result.micros)
                 if result.failures > 0 {

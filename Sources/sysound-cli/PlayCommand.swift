@@ -38,6 +38,9 @@ struct PlayCommand: ParsableCommand {
     @Flag(name: .long, help: "Do not start the sound's paired vibration.")
     var noHaptic = false
 
+    @Option(name: .long, help: ArgumentHelp("Play as this app: its [apps.\"ID\"] level in sysound.toml applies, and `sysound status` lists it.", valueName: "id"))
+    var app: String?
+
     @Option(name: .long, help: ArgumentHelp("Render the sound into this WAV file instead of playing it.", valueName: "file"))
     var to: String?
 
@@ -56,6 +59,9 @@ struct PlayCommand: ParsableCommand {
         guard rate.isFinite, PlayRequest.rateRange.contains(rate) else {
             throw ValidationError("--rate \(rate) is outside 0.5–2")
         }
+        if let app, !PlayRequest.isValidApp(app) {
+            throw ValidationError("--app \(ControlValue.quoted(app)) is not an app id: use 1 to \(PlayRequest.maximumAppLength) printable bytes, e.g. org.example.App")
+        }
     }
 
     func run() throws {
@@ -63,7 +69,7 @@ struct PlayCommand: ParsableCommand {
         let label = file ?? name!
         let request = PlayRequest(
             source, category: category.flatMap(SoundCategory.init(parsing:)), gain: gain, rate: rate,
-            duck: duck, loop: loop, haptic: !noHaptic)
+            duck: duck, loop: loop, haptic: !noHaptic, app: app)
         let backend = common.backend
         if let to {
             do {

@@ -3,6 +3,7 @@ import Logging
 import Sysound
 import SysoundAudio
 import SysoundCLIOptions
+import SysoundBus
 import SysoundClient
 import SysoundConfig
 import SysoundCore
@@ -87,11 +88,17 @@ struct ServeCommand: ParsableCommand {
             printError("sysound serve: \(error)")
             throw ExitCode(Exit.busy)
         }
-        let sessionLock = followSessionLock(configuration.lockSources, manager: manager, files: ControlFiles(directory: directory), loop: loop)
+        // One session-bus connection for the D-Bus face and the screensaver
+        // lock source; opened by the first of them that starts, closed last.
+        let sessionBus = BusConnection(event: loop.event, open: { () throws(BusError) in try Bus.open(.user) })
+        defer { sessionBus.stop() }
+        let sessionLock = followSessionLock(
+            configuration.lockSources, manager: manager, files: ControlFiles(directory: directory), loop: loop, sessionBus: sessionBus)
         defer { sessionLock?.stop() }
         logger.info("serving \(daemon.socketPath) (audio: \(manager.audio?.deviceName ?? "none yet"), haptic devices: \(haptics?.devices.count ?? 0))")
         // The D-Bus face (feedbackd's interface): one more source on the loop.
-        let bus = FeedbackBusService.start(manager: manager, loop: loop, watcher: watcher, logger: Logger(label: "sysound.dbus"))
+        let bus = FeedbackBusService.start(
+            manager: manager, loop: loop, sessionBus: sessionBus, watcher: watcher, logger: Logger(label: "sysound.dbus"))
         defer { bus?.stop() }
         daemon.run()
         logger.info("stopped")
@@ -100,7 +107,9 @@ struct ServeCommand: ParsableCommand {
     /// Follows the desktop's screen lock (logind, the screensavers) on the
     /// daemon's loop: a change is set through the manager exactly as a
     /// socket's `state set locked` (`sysound lock on|off`) sets it.
-    func followSessionLock(_ sources: [LockSource], manager: FeedbackManager, files: ControlFiles, loop: EventLoop) -> SessionLock? {
+    func followSessionLock(
+        _ sources: [LockSource], manager: FeedbackManager, files: ControlFiles, loop: EventLoop, sessionBus: BusConnection
+    ) -> SessionLock? {
         let logger = Logger(label: "sysound.session")
         guard !sources.isEmpty else {
             logger.info("lock sources: none ([session] lock_sources = []); the locked file alone decides")
@@ -112,7 +121,7 @@ struct ServeCommand: ParsableCommand {
             }
         }
         // Made before the loop runs, on the thread that will run it.
-        let lock = SessionLock(sources: sources, event: loop.event, logger: logger, write: write)
+        let lock = SessionLock(sources: sources, event: loop.event, sessionBus: sessionBus, logger: logger, write: write)
         lock.start()
         return lock
     }

@@ -2,8 +2,8 @@ import Glibc
 import SysoundClient
 import SysoundCore
 
-/// `sysound play NAME [--state-dir DIR]` with a daemon up: one `connect`,
-/// `send`, `recv`.
+/// `sysound play NAME [--state-dir DIR] [--app ID]` with a daemon up: one
+/// `connect`, `send`, `recv`.
 enum FastPath {
     /// The exit status if the request reached a daemon, else nil: the
     /// command has another shape, or no daemon listens (or the socket path
@@ -13,14 +13,27 @@ enum FastPath {
     /// timeout (75) and a lost connection (70) are reported here.
     static func play(_ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, count: Int) -> Int32? {
         func argument(_ i: Int, is text: String) -> Bool { argv[i].map { strcmp($0, text) == 0 } ?? false }
-        guard count == 3 || (count == 5 && argument(3, is: "--state-dir")), argument(1, is: "play"),
+        guard count >= 3, count % 2 == 1, count <= 7, argument(1, is: "play"),
               let nameArgument = argv[2], nameArgument[0] != CChar(UInt8(ascii: "-"))
         else { return nil }
+        // Each option at most once; anything else (or a bad app id, whose
+        // message is the full CLI's) goes to the full CLI.
+        var stateDirectory: String?, app: String?
+        for i in stride(from: 3, to: count, by: 2) {
+            guard let value = argv[i + 1].map({ String(cString: $0) }) else { return nil }
+            if argument(i, is: "--state-dir"), stateDirectory == nil {
+                stateDirectory = value
+            } else if argument(i, is: "--app"), app == nil, PlayRequest.isValidApp(value) {
+                app = value
+            } else {
+                return nil
+            }
+        }
         let name = String(cString: nameArgument)
-        let socket = StateDirectoryLocation.path(explicit: count == 5 ? argv[4].map { String(cString: $0) } : nil) + "/socket"
+        let socket = StateDirectoryLocation.path(explicit: stateDirectory) + "/socket"
         let reply: Reply
         do {
-            reply = try DaemonClient(socketPath: socket).send(.play(PlayRequest(.name(name))))
+            reply = try DaemonClient(socketPath: socket).send(.play(PlayRequest(.name(name), app: app)))
         } catch {
             guard !error.requestNotSent else { return nil }
             standardError("sysound: cannot play \(name): \(error)")

@@ -14,6 +14,32 @@ final class DaemonTests: DaemonTestCase {
         XCTAssertGreaterThan(p, 0.05)
     }
 
+    /// `--app ID` carries the app to the daemon: its `[apps."ID"]` level applies
+    /// and status lists it. A bad id is refused before anything is sent.
+    func testPlayAsAnAppTakesThatAppsLevel() throws {
+        XCTAssertEqual(daemon.stop(), 0)
+        daemon = try DaemonProcess(config: """
+            [theme]
+            paths = ["@SOUNDS@"]
+            [apps."org.example.Quiet"]
+            profile = "silent"
+            """)
+        var quiet: Spawned.Result!
+        let quietPeak = try Pulse.peak(0.5) { quiet = try cli.run(["play", "tap", "--app", "org.example.Quiet", "--verbose"]) }
+        XCTAssertEqual(quiet.status, 0, quiet.stderr)
+        XCTAssertTrue(quiet.stdout.contains("not played"), quiet.stdout)
+        XCTAssertLessThan(quietPeak, 1e-4, "the app's silent profile let tap through")
+        var other: Spawned.Result!
+        let otherPeak = try Pulse.peak(0.5) { other = try cli.run(["play", "tap", "--app", "org.example.Other"]) }
+        XCTAssertEqual(other.status, 0, other.stderr)
+        XCTAssertGreaterThan(otherPeak, 0.05, "an app without a level was silenced")
+        let status = try cli.run(["status"]).stdout
+        XCTAssertTrue(status.contains("org.example.Quiet"), status)
+        let bad = try cli.run(["play", "tap", "--app", "bad\u{7}id"])
+        XCTAssertEqual(bad.status, 64, bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("--app") && bad.stderr.contains("not an app id"), bad.stderr)
+    }
+
     func testStatusAndListAsJSON() throws {
         let status = try cli.run(["status", "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]

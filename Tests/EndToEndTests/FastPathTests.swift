@@ -30,8 +30,16 @@ final class FastPathTests: DaemonTestCase {
         XCTAssertGreaterThan(Signal.peak(try recording.samples(atLeast: 0.5)), 0.05, "the tap did not reach the sink")
     }
 
+    func testPlayAsAnAppNeedsNoFullCLIEither() throws {
+        let result = try sysound(["play", "tap", "--app", "org.example.Fast", "--state-dir", stateDir], environment: ["SYSOUND_CLI": missingCLI])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let status = try sysound(["status", "--state-dir", stateDir], binary: try fullCLI)
+        XCTAssertTrue(status.stdout.contains("org.example.Fast:1"), "the daemon did not see the app: \(status.stdout)")
+    }
+
     func testEveryOtherShapeIsHandedToTheFullCLI() throws {
-        for arguments in [["play", "tap", "--verbose"], ["play", "--file", "/dev/null"], ["status"], ["--help"], []] {
+        for arguments in [["play", "tap", "--verbose"], ["play", "--file", "/dev/null"], ["status"], ["--help"], [],
+                          ["play", "tap", "--app", "bad\u{7}id"], ["play", "tap", "--app", "a", "--app", "b"]] {
             let result = try sysound(arguments + ["--state-dir", stateDir], environment: ["SYSOUND_CLI": missingCLI])
             XCTAssertEqual(result.status, 70, "\(arguments): \(result.stderr)")
             XCTAssertEqual(result.stderr, "sysound: cannot start \(missingCLI): No such file or directory\n", "\(arguments)")

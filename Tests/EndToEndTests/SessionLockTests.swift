@@ -176,12 +176,33 @@ final class SessionLockTests: XCTestCase {
         XCTAssertEqual(statusLocked(), "on (control file)")
     }
 
+    /// The unique names `pid` holds on the session bus (`busctl --user list`).
+    private func sessionBusNames(of pid: pid_t) -> [String] {
+        let listed = (try? Spawned.run("/usr/bin/env", ["busctl", "--user", "list", "--unique", "--no-legend", "--no-pager"]))?.stdout ?? ""
+        return listed.split(separator: "\n").compactMap { line in
+            let columns = line.split(whereSeparator: \.isWhitespace)
+            return columns.count > 1 && columns[1] == "\(pid)" ? String(columns[0]) : nil
+        }
+    }
+
+    /// The unique name owning org.sigxcpu.Feedback, if any.
+    private func feedbackOwner() -> String? {
+        let result = try? Spawned.run("/usr/bin/env", ["busctl", "--user", "call", "--no-pager", "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                                       "org.freedesktop.DBus", "GetNameOwner", "s", "org.sigxcpu.Feedback"])
+        guard result?.status == 0, let text = result?.stdout, let open = text.firstIndex(of: "\"") else { return nil }
+        return String(text[text.index(after: open)...].prefix { $0 != "\"" })
+    }
+
     func testTheScreensaversAreASecondSource() throws {
         try SessionMock.start(.gnomeScreensaver)
         try SessionMock.start(.freedesktopScreensaver)
         try startDaemon()
         expectLog("following org.gnome.ScreenSaver")
         expectLog("following org.freedesktop.ScreenSaver")
+        // The screensaver source and the D-Bus face share one session-bus connection.
+        XCTAssertTrue(eventually(5) { self.sessionBusNames(of: self.daemon!.pid).count == 1 && self.feedbackOwner() != nil },
+                      "\(sessionBusNames(of: daemon!.pid)), org.sigxcpu.Feedback owned by \(feedbackOwner() ?? "none")")
+        XCTAssertEqual(sessionBusNames(of: daemon!.pid), feedbackOwner().map { [$0] })
         try SessionMock.perform("screensaver", "gnome", "true")
         expectLocked("on (org.gnome.ScreenSaver)")
         XCTAssertLessThan(try peak("tap"), 1e-4)

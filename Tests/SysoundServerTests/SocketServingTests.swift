@@ -91,6 +91,36 @@ final class SocketServingTests: XCTestCase {
         XCTAssertEqual(running.handler.requests.map(\.0), (0..<50).map { .play(PlayRequest(.name("n\($0)"))) })
     }
 
+    /// A request sent while the previous one's reply is due from a worker
+    /// waits its turn without the loop spinning on the readable socket.
+    func testARequestBehindAWaitingOneIsAnsweredAfterItAndTheLoopIdlesMeanwhile() throws {
+        let running = try RunningDaemon()
+        running.handler.slowMs = 1000
+        let connection = try RawConnection(path: running.daemon.socketPath)
+        connection.send(Request.play(PlayRequest(.name("slow"))).encoded())
+        XCTAssertTrue(running.handler.waitForRequests(1))
+        connection.send(Request.play(PlayRequest(.name("next"))).encoded())
+        let cpu0 = Self.processCPUSeconds()
+        var replies: [Reply] = []
+        for _ in 0..<2 {
+            guard case .packet(let bytes, _) = UnixSocket.receivePacket(connection.fd, capacity: WireProtocol.maximumReplySize) else {
+                return XCTFail("no reply: errno \(errno)")
+            }
+            replies.append(try Reply(parsing: bytes))
+        }
+        let cpu = Self.processCPUSeconds() - cpu0
+        XCTAssertEqual(replies, [.ok(["id": "1", "outcome": "play"]), .ok(["id": "2", "outcome": "play"])], "in order")
+        XCTAssertEqual(running.handler.requests.count, 2)
+        // A loop woken by the waiting request's socket would burn most of the second.
+        XCTAssertLessThan(cpu, 0.2, "CPU seconds used while one reply was due")
+    }
+
+    private static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
     func testClientThatDisconnectsRightAfterSendingIsStillHandled() throws {
         let running = try RunningDaemon()
         running.handler.slowMs = 100

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test suite under ThreadSanitizer and AddressSanitizer, each in its own
-# scratch path (.build-tsan, .build-asan), under the PulseAudio fixture.
+# scratch path (.build-tsan, .build-asan), under the PulseAudio fixture and
+# private session and system buses (as Tests/run-all.sh runs the suite).
 #
 #   Tests/reliability/sanitizers.sh [thread|address]... [-- swift-test-filter]
 #
@@ -43,9 +44,9 @@ for kind in "${kinds[@]}"; do
     TSAN_OPTIONS="halt_on_error=0:report_signal_unsafe=0:exitcode=66:second_deadlock_stack=1:log_path=$reports_dir/report:suppressions=$root/Tests/reliability/tsan.supp" \
     ASAN_OPTIONS="halt_on_error=1:exitcode=66:log_path=$reports_dir/report:detect_leaks=1:detect_stack_use_after_return=0" \
     LSAN_OPTIONS="suppressions=$root/Tests/reliability/lsan.supp:print_suppressions=0" \
-    SYSOUND_REQUIRE_PULSE=1 SYSOUND_SANITIZER=$kind \
+    SYSOUND_REQUIRE_PULSE=1 SYSOUND_REQUIRE_DBUS=1 SYSOUND_SANITIZER=$kind \
         timeout --kill-after=30 1800 \
-        Tests/fixture/with-pulse.sh swift test --skip-build --sanitize="$kind" --scratch-path "$scratch" "${filter[@]}" >>"$log" 2>&1
+        Tests/fixture/with-dbus.sh Tests/fixture/with-pulse.sh swift test --skip-build --sanitize="$kind" --scratch-path "$scratch" "${filter[@]}" >>"$log" 2>&1
     status=$?
     [ "$status" -ne 124 ] || echo "$kind: the run did not end within 30 minutes (stopped)"
     # XCTest's last line: "Executed N tests, with [K tests skipped and] M failures".

@@ -92,26 +92,39 @@ extension Reply {
     /// The reply's datagram. Keys must be well-formed (`WireProtocol.isKey`);
     /// values are percent-encoded; the message has line breaks turned into spaces.
     public func encoded() -> [UInt8] {
-        var line = WireProtocol.versionToken
+        // Bytes appended in place: a reply is built once per request, on the daemon's loop.
+        var out: [UInt8] = []
+        out.reserveCapacity(128)
+        out += WireProtocol.versionToken.utf8
         switch self {
         case .ok(let fields, let records):
-            line += " ok"
-            Self.append(fields, to: &line)
+            out += " ok".utf8
+            for field in fields { Self.append(field, after: UInt8(ascii: " "), to: &out) }
             for record in records {
-                line += "\n"
-                var first = true
+                var separator = UInt8(ascii: "\n")
                 for field in record {
-                    if !first { line += " " }
-                    first = false
-                    line += field.key + "=" + WireProtocol.encode(field.value)
+                    Self.append(field, after: separator, to: &out)
+                    separator = UInt8(ascii: " ")
                 }
+                if record.isEmpty { out.append(separator) }
             }
         case .error(let code, let message):
-            line += " error " + code.rawValue
+            out += " error ".utf8
+            out += code.rawValue.utf8
             let clean = Self.singleLine(message)
-            if !clean.isEmpty { line += " " + clean }
+            if !clean.isEmpty {
+                out.append(UInt8(ascii: " "))
+                out += clean.utf8
+            }
         }
-        return Array(line.utf8)
+        return out
+    }
+
+    private static func append(_ field: WireField, after separator: UInt8, to out: inout [UInt8]) {
+        out.append(separator)
+        out += field.key.utf8
+        out.append(UInt8(ascii: "="))
+        WireProtocol.encode(field.value, into: &out)
     }
 
     /// Parses a reply datagram.
@@ -142,10 +155,6 @@ extension Reply {
         default:
             throw .malformed(line: 1, String(status))
         }
-    }
-
-    private static func append(_ fields: WireFields, to line: inout String) {
-        for field in fields { line += " " + field.key + "=" + WireProtocol.encode(field.value) }
     }
 
     private static func fields(_ tokens: ArraySlice<Substring>, line: Int) throws(ReplyParseError) -> WireFields {

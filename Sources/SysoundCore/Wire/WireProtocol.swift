@@ -21,14 +21,21 @@ public enum WireProtocol {
         guard text.utf8.contains(where: mustEscape) else { return text }
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count + 8)
+        encode(text, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `text`, encoded as `encode(_:)` does, to `out`.
+    public static func encode(_ text: String, into out: inout [UInt8]) {
         for byte in text.utf8 {
             if mustEscape(byte) {
-                out += [UInt8(ascii: "%"), hexDigit(byte >> 4), hexDigit(byte & 0xF)]
+                out.append(UInt8(ascii: "%"))
+                out.append(hexDigit(byte >> 4))
+                out.append(hexDigit(byte & 0xF))
             } else {
                 out.append(byte)
             }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     private static func mustEscape(_ byte: UInt8) -> Bool {
