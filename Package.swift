@@ -150,14 +150,14 @@ let package = Package(
             ]),
         .executableTarget(name: "sysound-soundgen", dependencies: ["SysoundCore", "CSndfile"]),
         // The client side of the real-kernel force-feedback test (Tests/kernel).
-        .executableTarget(name: "sysound-ff-check", dependencies: ["SysoundHaptics", "SysoundCore"]),
+        .executableTarget(name: "sysound-ff-check", dependencies: ["SysoundHaptics", "SysoundCore", "SysoundEventLoop"]),
         // Benchmarks of issue 8 (Tests/bench/run.sh); its C target counts heap allocations.
         .target(name: "CBenchMalloc", path: "Tests/bench/CBenchMalloc"),
         .executableTarget(
             name: "sysound-bench",
             dependencies: [
                 "Sysound", "SysoundFeedback", "SysoundAudio", "SysoundHaptics", "SysoundState", "SysoundClient",
-                "SysoundConfig", "SysoundCore", "CBenchMalloc", "CPulse", "SysoundBus",
+                "SysoundConfig", "SysoundCore", "CBenchMalloc", "CPulse", "SysoundBus", "SysoundEventLoop", "SysoundServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -181,7 +181,7 @@ let package = Package(
             name: "SysoundServerTests",
             dependencies: [
                 "SysoundServer", "SysoundFeedback", "SysoundEventLoop", "SysoundClient", "Sysound", "SysoundAudio", "SysoundConfig",
-                "SysoundCore", "SysoundHaptics", "SysoundState", .product(name: "Logging", package: "swift-log"),
+                "SysoundCore", "SysoundHaptics", "SysoundState", "SysoundTestSupport", .product(name: "Logging", package: "swift-log"),
             ]),
         // The subprocess and PulseAudio fixtures the two suites below share.
         // A plain `swift build` builds it too: XCTest only where it imports.

@@ -2,29 +2,19 @@ import SysoundCore
 import SysoundFeedback
 import SysoundState
 
-/// A haptic preset by name: `.success`, `.heavy`, or any preset of the configuration.
+/// A haptic preset by name: a built-in one (`HapticPreset(.heavy)`), or any preset of the configuration.
 public struct HapticPreset: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
     public let name: String
     public init(_ name: String) { self.name = name }
     public init(stringLiteral name: String) { self.name = name }
     public var description: String { name }
 
-    public static let light: HapticPreset = "light"
-    public static let medium: HapticPreset = "medium"
-    public static let heavy: HapticPreset = "heavy"
-    public static let soft: HapticPreset = "soft"
-    public static let rigid: HapticPreset = "rigid"
-    public static let selection: HapticPreset = "selection"
-    public static let success: HapticPreset = "success"
-    public static let warning: HapticPreset = "warning"
-    public static let error: HapticPreset = "error"
-    public static let tap: HapticPreset = "tap"
-    public static let alarm: HapticPreset = "alarm"
-    public static let alert: HapticPreset = "alert"
+    /// A built-in preset (`vibrate(.success)` takes one directly).
+    public init(_ builtIn: BuiltInHaptic) { self.name = builtIn.rawValue }
 
     /// Every built-in preset, from the one list (`HapticPresets`); a
     /// configuration may add more.
-    public static var builtIn: [HapticPreset] { HapticPresets.names.map { HapticPreset($0) } }
+    public static var builtIn: [HapticPreset] { BuiltInHaptic.allCases.map(HapticPreset.init) }
 }
 
 /// What the service did with a play request.
@@ -33,6 +23,8 @@ public struct PlayOutcome: Sendable, Equatable {
     public var outcome: FeedbackOutcome
     /// Why the sound was not played (`silent`, `locked`, …), if it was not.
     public var reason: SkipReason?
+    /// Why the vibration that was due did not start, if it did not.
+    public var hapticSkipped: HapticSkipReason?
     /// The voice to `stop(_:)` later, if one plays.
     public var voiceID: String?
     /// All the reply's fields, for diagnostics.
@@ -42,6 +34,7 @@ public struct PlayOutcome: Sendable, Equatable {
         self.fields = fields
         outcome = fields["outcome"].flatMap(FeedbackOutcome.init(rawValue:)) ?? .play
         reason = fields["reason"].flatMap(SkipReason.init(rawValue:))
+        hapticSkipped = fields["haptic-skipped"].flatMap(HapticSkipReason.init(rawValue:))
         voiceID = fields["id"]
     }
 
@@ -49,6 +42,7 @@ public struct PlayOutcome: Sendable, Equatable {
     init(_ result: PlayResult) {
         outcome = result.outcome
         reason = result.decision.soundSkipReason
+        if case .skipped(let why) = result.haptic { hapticSkipped = why }
         voiceID = result.voice?.wireID
         fields = FeedbackManager.fields(of: result)
     }
@@ -99,6 +93,11 @@ extension SoundService {
     /// Vibrates with a preset, scaled by `intensity` (0–1).
     public func vibrate(_ preset: HapticPreset, intensity: Double = 1) throws(SoundServiceError) {
         try perform(.vibrate(VibrateRequest(.preset(preset.name), intensity: intensity)))
+    }
+
+    /// Vibrates with a built-in preset: `vibrate(.success)`.
+    public func vibrate(_ preset: BuiltInHaptic, intensity: Double = 1) throws(SoundServiceError) {
+        try vibrate(HapticPreset(preset), intensity: intensity)
     }
 
     /// Vibrates with an ad-hoc pattern.

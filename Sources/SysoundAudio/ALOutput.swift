@@ -49,6 +49,19 @@ struct PauseFunctions {
     }
 }
 
+/// ALC_SOFT_device_clock's `alcGetInteger64vSOFT`, looked up with `alcGetProcAddress`.
+struct DeviceClockFunctions {
+    let getInteger64: LPALCGETINTEGER64VSOFT
+
+    /// The function, or nil when `device` lacks the extension.
+    static func load(for device: OpaquePointer) -> DeviceClockFunctions? {
+        guard alcIsExtensionPresent(device, "ALC_SOFT_device_clock") != 0,
+              let f = alcGetProcAddress(device, "alcGetInteger64vSOFT")
+        else { return nil }
+        return DeviceClockFunctions(getInteger64: unsafeBitCast(f, to: LPALCGETINTEGER64VSOFT.self))
+    }
+}
+
 /// One open ALC device with its context: a thin wrapper over alcOpenDevice /
 /// alcLoopbackOpenDeviceSOFT, alcCreateContext and alcCloseDevice. Callers hold
 /// `ALLock` around every method but the device calls `pause()`, `resume()`
@@ -61,6 +74,8 @@ final class ALOutput: @unchecked Sendable {
     let loopback: LoopbackFunctions?
     /// Present on a device output whose OpenAL has ALC_SOFT_pause_device; nil on loopback.
     let pauseFunctions: PauseFunctions?
+    /// Present on a device output whose OpenAL has ALC_SOFT_device_clock; nil on loopback.
+    let clockFunctions: DeviceClockFunctions?
     /// The opened device's name (ALC_ALL_DEVICES_SPECIFIER, else ALC_DEVICE_SPECIFIER).
     let name: String
     /// What the device granted (alcGetIntegerv): ALC_FREQUENCY, ALC_REFRESH, source counts.
@@ -73,6 +88,7 @@ final class ALOutput: @unchecked Sendable {
         self.context = context
         self.loopback = loopback
         pauseFunctions = loopback == nil ? PauseFunctions.load(for: device) : nil
+        clockFunctions = loopback == nil ? DeviceClockFunctions.load(for: device) : nil
         // ALC_ALL_DEVICES_SPECIFIER (ALC_ENUMERATE_ALL_EXT) names the real
         // output (e.g. the PulseAudio sink's description); ALC_DEVICE_SPECIFIER
         // says only "OpenAL Soft" for the default device.
@@ -151,6 +167,20 @@ final class ALOutput: @unchecked Sendable {
         var v: ALCint = 1
         alcGetIntegerv(device, ALC_CONNECTED, 1, &v)
         return v != 0
+    }
+
+    /// How long a frame mixed now takes to reach the server's sink, in ns
+    /// (alcGetInteger64vSOFT ALC_DEVICE_LATENCY_SOFT); 0 on loopback, without
+    /// the extension, or before the server sent timing. OpenAL Soft 1.19's
+    /// PulseAudio backend answers with `pa_stream_get_latency` (interpolated:
+    /// what is written and not yet played, plus the sink's own latency) under
+    /// the device's backend lock and the PulseAudio mainloop lock, which a
+    /// pause holds while the server corks: not during a pause or resume.
+    func latencyNanoseconds() -> UInt64 {
+        guard let clockFunctions else { return 0 }
+        var ns: ALCint64SOFT = 0
+        clockFunctions.getInteger64(device, ALC_DEVICE_LATENCY_SOFT, 1, &ns)
+        return UInt64(max(ns, 0))
     }
 
     /// Whether `pause()` does anything: false on loopback or without ALC_SOFT_pause_device.

@@ -161,9 +161,8 @@ extension AudioEngine {
     /// the CLI without a daemon, tools, tests): one thread and two workers for
     /// the life of the process, however many engines come and go.
     public static func embeddedHost() throws(AudioError) -> LoopHost {
-        switch EmbeddedHost.shared {
-        case .success(let host): return host
-        case .failure(let error): throw .openAL(operation: "starting the audio loop (\(error))", code: 0)
+        do { return try LoopHost.embedded() } catch {
+            throw .openAL(operation: "starting the audio loop (\(error))", code: 0)
         }
     }
 
@@ -179,6 +178,8 @@ extension AudioEngine {
                 ALLock.condition.broadcast()
                 return .lost(gone: gone)
             }
+            // Not while a worker pauses or resumes: the query would wait for its backend lock.
+            if !outputPaused && !pausing && !resuming { latencyNs = out.latencyNanoseconds() }
             // Seen before tick: a short voice may end in this very tick.
             let played = playedSinceCheck || pool.voices.contains(where: \.isActive)
             playedSinceCheck = false
@@ -211,12 +212,5 @@ extension AudioEngine {
 
     static func monotonicSeconds() -> Double {
         Double(EventLoop.monotonicNow()) / 1e6
-    }
-}
-
-/// The embedded loop, started on first use.
-private enum EmbeddedHost {
-    static let shared: Result<LoopHost, EventLoopError> = Result { () throws(EventLoopError) in
-        try LoopHost.ownThread(name: "sysound-audio")
     }
 }

@@ -50,6 +50,8 @@ public final class AudioEngine: @unchecked Sendable {
     /// Monotonic seconds when the monitor last saw a voice or a play.
     var lastBusy: Double = 0
     var pauseCount = 0
+    /// The output's latency (ns) as the monitor last read it; 0 on loopback.
+    var latencyNs: UInt64 = 0
     /// A worker is opening the device again after a loss (alcOpenDevice).
     var reopening = false
     /// Where a device engine's timers and device calls run; nil on loopback.
@@ -132,6 +134,13 @@ public final class AudioEngine: @unchecked Sendable {
     public var isConnected: Bool { locked { output != nil } }
     /// How many times the device was reopened after a loss.
     public var reconnections: Int { locked { reopenCount } }
+    /// How long a sound started now takes to reach the sound server's sink,
+    /// in ns: the output latency OpenAL reports (ALC_SOFT_device_clock),
+    /// read by the monitor on each check so that asking costs only the lock.
+    /// 0 on loopback, without a device, or before the server sent timing.
+    /// A paired haptic starts this much later, so that it is felt when the
+    /// sound is heard.
+    public var outputLatencyNanoseconds: UInt64 { locked { output == nil ? 0 : latencyNs } }
     /// The mixing rate and refresh (updates per second) the device granted.
     public var grantedFormat: (frequency: Int, refresh: Int) {
         locked { (output?.frequency ?? 0, output?.refresh ?? 0) }
@@ -358,6 +367,7 @@ public final class AudioEngine: @unchecked Sendable {
     func attach(_ out: ALOutput) {
         output = out
         outputPaused = false
+        latencyNs = 0
         out.makeCurrent()
         openedDeviceName = out.name
         let wanted = max(1, min(settings.voices, out.maxSources > 0 ? out.maxSources : settings.voices))

@@ -44,7 +44,7 @@ enum ConfigurationParser {
 
         let policy = root.table("policy")
         if let policy {
-            config.policy.defaultAlertHaptic = policy.string("alert_haptic", default: "alert") ?? "alert"
+            config.policy.defaultAlertHaptic = policy.string("alert_haptic", default: BuiltInHaptic.alert.rawValue) ?? BuiltInHaptic.alert.rawValue
             policy.reportUnknownKeys(known: ["alert_haptic"])
         }
 

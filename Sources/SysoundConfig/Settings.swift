@@ -94,7 +94,7 @@ public struct SysoundConfiguration: Sendable, Equatable {
     /// Category gains and the alert haptic: what `Policy.decide` takes.
     public var policy = PolicySettings(
         categoryGains: Dictionary(uniqueKeysWithValues: SoundCategory.allCases.map { ($0, 1.0) }),
-        defaultAlertHaptic: "alert")
+        defaultAlertHaptic: BuiltInHaptic.alert.rawValue)
     public var audio = AudioSettings()
     public var haptics = HapticSettings()
     /// The state directory, absolute; nil means the default rule of DESIGN.md.

@@ -21,6 +21,54 @@ public enum SkipReason: String, Sendable, Equatable, CaseIterable, CustomStringC
     }
 }
 
+/// Why a vibration that was due did not start: the policy's reasons and what
+/// only the haptics engine knows. Typed inside the process; its `rawValue`
+/// is the wire's `haptic-skipped=` (and the vibrate reply's `reason=`).
+public enum HapticSkipReason: Sendable, Equatable, Hashable, CustomStringConvertible, RawRepresentable {
+    /// The user's settings say no (the haptics switch, an app's setting).
+    case policy(SkipReason)
+    /// No force-feedback device with rumble is there.
+    case noDevice
+    /// A vibration of higher priority is running.
+    case outranked
+    /// Its effects are still on their way to the device (one just appeared,
+    /// or its driver answers late): a haptic paired with a sound starts with
+    /// the sound or not at all.
+    case uploading
+
+    public init?(rawValue: String) {
+        switch rawValue {
+        case "no-device": self = .noDevice
+        case "outranked": self = .outranked
+        case "uploading": self = .uploading
+        default:
+            guard let reason = SkipReason(rawValue: rawValue) else { return nil }
+            self = .policy(reason)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .policy(let reason): reason.rawValue
+        case .noDevice: "no-device"
+        case .outranked: "outranked"
+        case .uploading: "uploading"
+        }
+    }
+
+    public var description: String { rawValue }
+
+    /// A sentence for people.
+    public var explanation: String {
+        switch self {
+        case .policy(let reason): reason.explanation
+        case .noDevice: "no haptic device is available"
+        case .outranked: "a more important vibration is running"
+        case .uploading: "the device is still receiving its effects"
+        }
+    }
+}
+
 /// What happens to the sound of a request.
 public enum SoundOutcome: Sendable, Equatable {
     /// Play now at this final gain (clip × request × category × system volume).
@@ -90,7 +138,7 @@ public struct PolicySettings: Sendable, Equatable {
     public var allowImportant: Set<String>
 
     public init(
-        categoryGains: [SoundCategory: Double] = [:], defaultAlertHaptic: String = "alert",
+        categoryGains: [SoundCategory: Double] = [:], defaultAlertHaptic: String = BuiltInHaptic.alert.rawValue,
         apps: [String: AppLevel] = [:], allowImportant: Set<String> = []
     ) {
         self.categoryGains = categoryGains

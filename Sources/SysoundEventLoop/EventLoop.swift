@@ -81,8 +81,14 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Runs the loop on a thread of its own (the embedded engine's watchers,
     /// which have no daemon loop to join). Add the first sources before.
+    /// Returns once the loop runs, so that from then on `perform` hands work
+    /// to that thread instead of running it on the caller's.
     public func runOnThread(name: String) throws(EventLoopError) {
+        let started = OnceFlag()
+        post { _ = started.claim() }
         try PosixThread.start(name: name) { [self] in _ = try? run() }.detach()
+        // Bounded: a loop that fails to start drops the post and never sets it.
+        for _ in 0..<20_000 where !started.isSet { usleep(50) }
     }
 
     /// Ends `run` after the current iteration (loop thread).
@@ -93,6 +99,12 @@ public final class EventLoop: @unchecked Sendable {
     /// Ends `run` from any thread.
     public func stop(code: Int32 = 0) {
         post { [self] in exit(code: code) }
+    }
+
+    /// Whether a thread is in `run` now. When none is, the loop belongs to
+    /// whoever holds it (before `run`, after it returned).
+    public var isRunning: Bool {
+        runner.load(ordering: .acquiring) != 0
     }
 
     /// Whether the caller is the thread running the loop now.

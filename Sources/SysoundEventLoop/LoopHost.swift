@@ -24,4 +24,19 @@ public struct LoopHost: Sendable {
         try loop.runOnThread(name: name)
         return LoopHost(loop: loop, workers: workers)
     }
+
+    /// The process's one embedded host (the library, the CLI without a
+    /// daemon, tools, tests): a loop thread and two workers started on first
+    /// use and kept for the life of the process, shared by its audio and
+    /// haptics engines however many come and go.
+    public static func embedded() throws(EventLoopError) -> LoopHost {
+        try EmbeddedHost.shared.get()
+    }
+}
+
+/// The embedded host, started on first use.
+private enum EmbeddedHost {
+    static let shared: Result<LoopHost, EventLoopError> = Result { () throws(EventLoopError) in
+        try LoopHost.ownThread(name: "sysound-loop")
+    }
 }

@@ -20,8 +20,8 @@ public struct PlayResult: Sendable, Equatable {
         case notDue
         /// This preset started.
         case started(String)
-        /// Not done, for a reason code (`silent`-style policy reasons, or `no-device`).
-        case skipped(String)
+        /// Not done, and why.
+        case skipped(HapticSkipReason)
         /// Due and possible, but it failed (e.g. the theme names an unknown preset).
         case failed(String)
     }
@@ -85,10 +85,15 @@ extension FeedbackManager {
     /// decision plays) and the vibration together.
     func start(_ clip: Clip?, _ request: PlayRequest, entry: SoundEntry, decision: Decision) throws(FeedbackError) -> PlayResult {
         var result = PlayResult(decision: decision, voice: nil, duration: clip?.duration, haptic: .notDue)
+        // The sound is heard the output's latency after it starts: the haptic
+        // starts then too (nothing to wait for without a sound, or on loopback).
+        let sounds = if case .play = decision.sound, clip != nil { true } else { false }
+        let latency = sounds ? (audio?.outputLatencyNanoseconds ?? 0) : 0
         switch decision.haptic {
         case .none: break
-        case .skip(let reason): result.haptic = .skipped(reason.rawValue)
-        case .vibrate(let preset): result.haptic = vibrate(preset: preset, priority: decision.category.voicePriority)
+        case .skip(let reason): result.haptic = .skipped(.policy(reason))
+        case .vibrate(let preset):
+            result.haptic = vibrate(preset: preset, priority: decision.category.voicePriority, delayNanoseconds: latency)
         }
         if case .play(let gain) = decision.sound, let clip {
             do {
@@ -102,16 +107,22 @@ extension FeedbackManager {
         return result
     }
 
-    /// Starts a sound's vibration; a missing device is a skip, not a failure.
-    func vibrate(preset: String, intensity: Double = 1, priority: Int) -> PlayResult.HapticResult {
-        guard let haptics else { return .skipped("no-device") }
+    /// Starts a sound's vibration, `delayNanoseconds` from now (when the
+    /// sound is heard); a missing device is a skip, not a failure. It never
+    /// waits for an upload: the sound starts now, and a haptic that cannot
+    /// start with it is skipped (`.uploading`) rather than felt late.
+    func vibrate(preset: String, intensity: Double = 1, priority: Int, delayNanoseconds: UInt64 = 0) -> PlayResult.HapticResult {
+        guard let haptics else { return .skipped(.noDevice) }
         do {
-            try haptics.vibrate(preset: preset, intensity: intensity, priority: priority)
+            try haptics.vibrate(
+                preset: preset, intensity: intensity, priority: priority, whenNotUploaded: .skip,
+                delayNanoseconds: delayNanoseconds)
             return .started(preset)
         } catch {
             switch error {
-            case .noDevice: return .skipped("no-device")
-            case .outranked: return .skipped("outranked")
+            case .noDevice: return .skipped(.noDevice)
+            case .outranked: return .skipped(.outranked)
+            case .notUploaded: return .skipped(.uploading)
             default: return .failed(error.description)
             }
         }

@@ -78,7 +78,7 @@ extension FeedbackManager {
     func vibrate(_ request: VibrateRequest) throws(FeedbackError) -> Reply {
         seen(app: request.app)
         if let reason = Policy.decideVibration(state: state, app: request.app, settings: configuration.policy) {
-            return .ok(["outcome": FeedbackOutcome.skip.rawValue, "reason": reason.rawValue])
+            return .ok(["outcome": FeedbackOutcome.skip.rawValue, "reason": HapticSkipReason.policy(reason).rawValue])
         }
         guard let haptics else { throw FeedbackError(.noDevice, "no haptic device: haptics are not available in this process") }
         do throws(HapticsError) {
@@ -91,7 +91,7 @@ extension FeedbackManager {
             case .unknownPreset: throw FeedbackError(.unknownPreset, error.description)
             case .noDevice: throw FeedbackError(.noDevice, error.description)
             case .invalidLevel, .invalidPattern: throw FeedbackError(.badValue, error.description)
-            case .outranked: return .ok(["outcome": FeedbackOutcome.skip.rawValue, "reason": "outranked"])
+            case .outranked: return .ok(["outcome": FeedbackOutcome.skip.rawValue, "reason": HapticSkipReason.outranked.rawValue])
             default: throw FeedbackError(.internal, error.description)
             }
         }
@@ -177,7 +177,7 @@ extension FeedbackManager {
         switch result.haptic {
         case .notDue: break
         case .started(let preset): fields["haptic"] = preset
-        case .skipped(let reason): fields["haptic-skipped"] = reason
+        case .skipped(let reason): fields["haptic-skipped"] = reason.rawValue
         case .failed(let message): fields["haptic-problem"] = message
         }
         if let duration = result.duration { fields["duration-ms"] = "\(Int(duration * 1000))" }

@@ -71,6 +71,17 @@ public final class FeedbackManager: Sendable {
         self.logger = logger
         setup = Locked(Setup(configuration: configuration, theme: theme))
         audio?.setVolume(readState().volume)
+        haptics?.preload(presets: Self.hapticPresets(usedBy: theme, configuration))
+    }
+
+    /// The presets a theme and configuration vibrate with: the sounds' paired
+    /// haptics and the policy's alert haptic (silent mode).
+    static func hapticPresets(usedBy theme: Theme, _ configuration: SysoundConfiguration) -> [String] {
+        var names: [String] = []
+        for haptic in theme.entries.compactMap(\.haptic) + [configuration.policy.defaultAlertHaptic] where !names.contains(haptic) {
+            names.append(haptic)
+        }
+        return names
     }
 
     public var configuration: SysoundConfiguration { setup.withLock { $0.configuration } }
@@ -107,6 +118,7 @@ public final class FeedbackManager: Sendable {
         setup.withLock { $0 = Setup(configuration: configuration, theme: theme) }
         do {
             try haptics?.setPresets(configuration.haptics.presets)
+            haptics?.preload(presets: Self.hapticPresets(usedBy: theme, configuration))
         } catch {
             logger.warning("haptic presets of the new configuration refused, keeping the old ones: \(error)")
         }

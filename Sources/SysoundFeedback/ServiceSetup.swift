@@ -47,17 +47,16 @@ public enum ServiceSetup {
     /// Starts a haptics engine on `/dev/input` (or the configured pins).
     /// Without any device it still runs and finds devices plugged in later;
     /// if even that cannot be set up, vibration is reported unavailable.
-    /// The daemon passes `.onEngineThread`: its requests run on its event
-    /// loop, which must never wait for a force-feedback driver.
+    /// The daemon passes its loop and workers; embedded users (nil) share
+    /// the process's embedded loop with the audio engine (`LoopHost.embedded`).
     public static func haptics(
-        _ c: HapticSettings, logger: Logger, directory: String? = "/dev/input",
-        deviceCalls: HapticsEngine.DeviceCalls = .firstStepOnCaller
+        _ c: HapticSettings, logger: Logger, directory: String? = "/dev/input", host: LoopHost? = nil
     ) -> HapticsEngine? {
         do {
             let pins = (c.devices + c.deviceNames).map(DevicePin.init)
             let engine = try HapticsEngine(
                 presets: c.presets, strengthCap: c.strengthCap, deviceDirectory: directory, pins: pins,
-                deviceCalls: deviceCalls, logger: logger)
+                host: try host ?? LoopHost.embedded(), logger: logger)
             try engine.start()
             return engine
         } catch {

@@ -6,8 +6,10 @@ import Musl
 import SysoundEventLoop
 
 /// Watches the device directory (e.g. `/dev/input`) for nodes that appear,
-/// change permissions or go away. When the directory itself does not exist
-/// yet (no input device at boot), it watches the parent until it appears.
+/// change permissions or go away, with inotify sources on the engine's event
+/// loop (`EventLoop.addInotify`, which decodes the kernel's records). When
+/// the directory itself does not exist yet (no input device at boot), it
+/// watches the parent until it appears. Loop thread only.
 final class DirectoryWatcher {
     /// What the engine acts on.
     enum Change: Equatable {
@@ -20,74 +22,79 @@ final class DirectoryWatcher {
     }
 
     let directory: String
-    let fd: Int32
-    private var directoryWatch: Int32 = -1
-    private var parentWatch: Int32 = -1
+    private let loop: EventLoop
+    private let onChange: (Change) -> Void
+    private var directorySource: EventSource?
+    private var parentSource: EventSource?
 
-    /// Opens an inotify instance (inotify_init1) and starts watching.
-    init(directory: String) throws(HapticsError) {
+    private static let directoryMask = UInt32(IN_CREATE | IN_ATTRIB | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF)
+
+    /// Starts watching; `onChange` is called on the loop thread.
+    init(directory: String, loop: EventLoop, onChange: @escaping (Change) -> Void) throws(HapticsError) {
         self.directory = directory
-        fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else { throw .watchFailed(path: directory, call: "inotify_init1", errno: errno) }
-        do throws(HapticsError) {
-            _ = try watch()
-        } catch {
-            Glibc.close(fd)
-            throw error
-        }
+        self.loop = loop
+        self.onChange = onChange
+        _ = try watch()
     }
 
-    deinit { Glibc.close(fd) }
+    deinit { cancel() }
 
-    /// Watches the directory, or its parent if it is missing (inotify_add_watch).
-    /// Returns whether the directory itself is watched.
+    func cancel() {
+        directorySource?.cancel()
+        parentSource?.cancel()
+        directorySource = nil
+        parentSource = nil
+    }
+
+    /// Watches the directory, or its parent if it is missing. Returns whether
+    /// the directory itself is watched.
     private func watch() throws(HapticsError) -> Bool {
-        let mask = UInt32(IN_CREATE | IN_ATTRIB | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF)
-        directoryWatch = inotify_add_watch(fd, directory, mask)
-        if directoryWatch >= 0 { return true }
-        guard errno == ENOENT else {
-            throw .watchFailed(path: directory, call: "inotify_add_watch", errno: errno)
-        }
+        if try watchDirectory() { return true }
         let parent = Self.parent(of: directory)
-        parentWatch = inotify_add_watch(fd, parent, UInt32(IN_CREATE | IN_MOVED_TO))
-        guard parentWatch >= 0 else {
-            throw .watchFailed(path: parent, call: "inotify_add_watch", errno: errno)
+        do {
+            parentSource = try loop.addInotify(path: parent, mask: UInt32(IN_CREATE | IN_MOVED_TO)) { [unowned self] event in
+                guard directorySource == nil, event.name == Self.basename(of: directory) else { return }
+                if (try? watchDirectory()) == true { onChange(.rescan) }
+            }
+        } catch {
+            throw .watchFailed(path: parent, call: error.call, errno: error.errno)
         }
         // It may have appeared between the two calls.
-        directoryWatch = inotify_add_watch(fd, directory, mask)
-        return directoryWatch >= 0
+        return try watchDirectory()
     }
 
-    /// Reads what is pending (non-blocking) and says what changed.
-    func changes() -> [Change] {
-        var result: [Change] = []
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n <= 0 { break }
-            let events = buffer.withUnsafeBytes { InotifyEvent.parse(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-            for event in events { result += interpret(event) }
-        }
-        return result
-    }
-
-    func interpret(_ event: InotifyEvent) -> [Change] {
-        if event.wd == directoryWatch {
-            if event.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0 {
-                directoryWatch = -1
-                if (try? watch()) == true { return [.rescan] }
-                return []
+    /// Adds the directory's own source; false if the directory is missing.
+    private func watchDirectory() throws(HapticsError) -> Bool {
+        do {
+            directorySource = try loop.addInotify(path: directory, mask: Self.directoryMask) { [unowned self] event in
+                handle(event)
             }
-            guard Self.isEventNode(event.name) else { return [] }
-            let path = directory + "/" + event.name
-            if event.mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0 { return [.removed(path)] }
-            if event.mask & UInt32(IN_CREATE | IN_ATTRIB | IN_MOVED_TO) != 0 { return [.candidate(path)] }
-            return []
+        } catch {
+            guard error.errno == ENOENT else { throw .watchFailed(path: directory, call: error.call, errno: error.errno) }
+            return false
         }
-        if event.wd == parentWatch, directoryWatch < 0, event.name == Self.basename(of: directory) {
-            if (try? watch()) == true { return [.rescan] }
+        parentSource?.cancel()
+        parentSource = nil
+        return true
+    }
+
+    private func handle(_ event: InotifyEvent) {
+        if event.has(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) {
+            directorySource?.cancel()
+            directorySource = nil
+            if (try? watch()) == true { onChange(.rescan) }
+            return
         }
-        return []
+        if let change = interpret(event) { onChange(change) }
+    }
+
+    /// What an event on the directory's own watch means.
+    func interpret(_ event: InotifyEvent) -> Change? {
+        guard Self.isEventNode(event.name) else { return nil }
+        let path = directory + "/" + event.name
+        if event.has(IN_DELETE | IN_MOVED_FROM) { return .removed(path) }
+        if event.has(IN_CREATE | IN_ATTRIB | IN_MOVED_TO) { return .candidate(path) }
+        return nil
     }
 
     /// The event nodes in the directory now (opendir/readdir), sorted.

@@ -29,8 +29,10 @@ public final class FakeForceFeedbackDevice: ForceFeedbackDevice {
         var removed = false
         var closed = false
         var gain: UInt16 = .max
-        /// How long each upload blocks, as a uinput device whose process answers late.
-        var uploadDelayUs: UInt32 = 0
+        /// How long each upload blocks, as a uinput device whose process answers late (ns).
+        var uploadDelay: UInt64 = 0
+        /// Uploads still to answer ENODEV, as a uinput node does until UI_DEV_CREATE returns.
+        var uploadsNotReady = 0
     }
 
     public let path: String
@@ -61,15 +63,26 @@ public final class FakeForceFeedbackDevice: ForceFeedbackDevice {
 
     /// Makes every later upload block for `seconds` before it is done (the
     /// kernel's EVIOCSFF on a uinput device waits up to 30 s for its process).
+    /// A new value applies to uploads under way too: 0 lets them finish now.
     public func blockUploads(seconds: Double) {
-        state.withLock { $0.uploadDelayUs = UInt32(seconds * 1_000_000) }
+        state.withLock { $0.uploadDelay = UInt64(seconds * 1e9) }
+    }
+
+    /// Makes the next `count` uploads fail with `.gone` (ENODEV) although the
+    /// device stays: a node that appeared a moment before its driver is ready.
+    public func answerUploadsNotReady(_ count: Int) {
+        state.withLock { $0.uploadsNotReady = count }
     }
 
     public func upload(_ effect: RumbleEffect, id: Int?) throws(DeviceError) -> Int {
-        let delay = state.withLock { $0.uploadDelayUs }
-        if delay > 0 { usleep(delay) }
+        let began = MonotonicClock.now()
+        while MonotonicClock.now() - began < state.withLock({ $0.uploadDelay }) { usleep(1000) }
         let result: Result<Int, DeviceError> = state.withLock { s in
             if let failure = usable(s) { return .failure(failure) }
+            if s.uploadsNotReady > 0 {
+                s.uploadsNotReady -= 1
+                return .failure(.gone(path: path))
+            }
             let slot: Int
             if let id {
                 guard s.effects[id] != nil else {

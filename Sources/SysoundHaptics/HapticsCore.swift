@@ -3,8 +3,8 @@ import SysoundCore
 
 /// A pattern prepared for playing: runs of equal magnitude merged, offsets
 /// from the pattern's start, intensity applied.
-struct PatternPlan: Equatable {
-    struct Segment: Equatable {
+struct PatternPlan: Equatable, Sendable {
+    struct Segment: Equatable, Sendable {
         var offsetMs: Int
         var durationMs: Int
         var magnitude: Double
@@ -32,14 +32,28 @@ struct PatternPlan: Equatable {
 }
 
 /// The engine's decisions, without threads or I/O of its own: which devices
-/// are in use, what plays now, and when the next step is due. `HapticsEngine`
-/// drives it under its lock; tests drive it with a hand-made clock.
+/// are in use, which effects each holds and which it still needs uploaded,
+/// what plays now, and when the next step is due. `HapticsEngine` drives it
+/// on its event loop and runs the uploads on workers; tests drive it with a
+/// hand-made clock and upload by hand.
+///
+/// The only device calls made here are the ones that do not block: the
+/// EV_FF play and stop writes and the FF_GAIN write.
 struct HapticsCore {
     struct ManagedDevice {
         let device: any ForceFeedbackDevice
         var slots: EffectSlots
         /// The slot playing now, if any.
         var playing: Int?
+        /// Effects wanted on the device, not uploaded yet, in the order wanted.
+        var queued: [RumbleEffect] = []
+        /// Effects a worker is uploading now.
+        var inFlight: [RumbleEffect] = []
+        /// Upload jobs in a row that found the device not there (ENODEV):
+        /// a node can appear a moment before its driver takes requests.
+        var goneUploads = 0
+
+        var isUploading: Bool { !queued.isEmpty || !inFlight.isEmpty }
     }
 
     struct Playback {
@@ -57,6 +71,10 @@ struct HapticsCore {
     /// still be there (a device can appear before its driver is ready), so
     /// the engine retries them until the node goes away.
     private(set) var lost: [String] = []
+    /// Devices detached and not closed yet: closing can block (the kernel
+    /// erases each effect, which a uinput driver must answer), so the engine
+    /// closes them on a worker.
+    private(set) var closing: [any ForceFeedbackDevice] = []
     let logger: Logger
 
     init(strengthCap: Double, logger: Logger) {
@@ -68,7 +86,7 @@ struct HapticsCore {
 
     /// Takes `device` into use; sets its gain to the strength cap.
     mutating func attach(_ device: any ForceFeedbackDevice) {
-        if let old = devices[device.path] { old.device.close() }
+        if let old = devices[device.path] { closing.append(old.device) }
         devices[device.path] = ManagedDevice(device: device, slots: EffectSlots(capacity: device.capabilities.effectSlots))
         applyGain(to: device.path)
         if devices[device.path] != nil {
@@ -76,10 +94,11 @@ struct HapticsCore {
         }
     }
 
-    /// Closes and forgets the device at `path`, e.g. after it was unplugged.
+    /// Forgets the device at `path`, e.g. after it was unplugged; it waits
+    /// in `closing`.
     mutating func detach(path: String) {
         guard let managed = devices.removeValue(forKey: path) else { return }
-        managed.device.close()
+        closing.append(managed.device)
         logger.info("haptic device removed", metadata: ["path": "\(path)"])
         if devices.isEmpty { playback = nil }
     }
@@ -88,6 +107,12 @@ struct HapticsCore {
     mutating func takeLost() -> [String] {
         defer { lost = [] }
         return lost
+    }
+
+    /// The devices to close since the last call.
+    mutating func takeClosing() -> [any ForceFeedbackDevice] {
+        defer { closing = [] }
+        return closing
     }
 
     mutating func setStrengthCap(_ cap: Double) {
@@ -103,18 +128,131 @@ struct HapticsCore {
         guarded(path) { m throws(DeviceError) in try m.device.setGain(gain) }
     }
 
+    // MARK: Effects and uploads
+
+    /// The distinct effects `plan` plays on the device at `path`, in order.
+    func effects(of plan: PatternPlan, on path: String) -> [RumbleEffect] {
+        guard let managed = devices[path] else { return [] }
+        var seen: Set<RumbleEffect> = []
+        return plan.segments.compactMap { effect(for: $0, on: managed) }.filter { seen.insert($0).inserted }
+    }
+
+    /// Whether the device at `path` holds what `plan` needs to start: its
+    /// first effect (the others are uploaded while it plays, and a step whose
+    /// effect is not there in time is sat out).
+    func isReady(_ plan: PatternPlan, on path: String) -> Bool {
+        guard let managed = devices[path] else { return false }
+        // The first segment that vibrates, found without building the list (the request's path).
+        for segment in plan.segments {
+            if let effect = effect(for: segment, on: managed) { return managed.slots.contains(effect) }
+        }
+        return true
+    }
+
+    /// Asks for `effects` on the device at `path`, in the order they are
+    /// needed, as many as it has slots: those uploaded are marked used now
+    /// (so that making room spares them), the others queued for the next
+    /// upload job unless they are on their way. A pattern longer than the
+    /// slots asks for the rest as it plays (`upcoming`).
+    mutating func want(_ effects: [RumbleEffect], on path: String) {
+        guard var managed = devices[path] else { return }
+        for effect in effects.prefix(managed.slots.capacity) where managed.slots.id(for: effect) == nil {
+            if !managed.queued.contains(effect) && !managed.inFlight.contains(effect) { managed.queued.append(effect) }
+        }
+        devices[path] = managed
+    }
+
+    /// The next upload for the device at `path`, if one is due and none is
+    /// running: the first queued effect, once the least recently used effect
+    /// not playing and not needed by the running pattern is erased if need be.
+    mutating func nextUpload(on path: String) -> UploadJob? {
+        guard var managed = devices[path], managed.inFlight.isEmpty, !managed.queued.isEmpty else { return nil }
+        var inUse: Set<Int> = managed.playing.map { [$0] } ?? []
+        for effect in upcoming(on: path) { if let id = managed.slots.id(for: effect) { inUse.insert(id) } }
+        // One effect per job: the first one a request waits for lands as
+        // soon as the driver answers, not after the whole batch.
+        let victims = managed.slots.makeRoom(for: 1, sparing: inUse)
+        let batch = Array(managed.queued.prefix(min(managed.slots.free, 1)))
+        guard !batch.isEmpty else { devices[path] = managed; return nil }  // all in use: wait for the next step
+        managed.queued.removeFirst(batch.count)
+        managed.inFlight = batch
+        devices[path] = managed
+        return UploadJob(device: managed.device, erase: victims, upload: batch)
+    }
+
+    /// Takes in what an upload job did on the device at `path`. When the
+    /// device said it is not there, what was not uploaded is queued again
+    /// for the engine to retry (`goneUploads` counts the tries).
+    mutating func landed(_ result: UploadJob.Result, on path: String) {
+        guard var managed = devices[path], managed.device === result.device else { return }
+        let notTried = managed.inFlight.filter { effect in !result.uploads.contains { $0.0 == effect } }
+        managed.inFlight = []
+        if result.gone != nil {
+            managed.goneUploads += 1
+            managed.queued.insert(contentsOf: notTried, at: 0)
+        } else {
+            managed.goneUploads = 0
+        }
+        for (effect, outcome) in result.uploads {
+            switch outcome {
+            case .success(let id):
+                managed.slots.insert(effect, id: id)
+            case .failure(.noSpace):
+                // Other handles hold slots: settle for ours and try again
+                // after making room, unless we hold none to give up.
+                guard managed.slots.count > 0 else {
+                    logger.warning("haptic effect not uploaded: no free slot", metadata: ["path": "\(path)"])
+                    continue
+                }
+                managed.slots.lowerCapacityToCount()
+                managed.queued.insert(effect, at: 0)
+            case .failure(let error):
+                logger.warning("haptic effect not uploaded", metadata: ["error": "\(error)"])
+            }
+        }
+        devices[path] = managed
+    }
+
+    /// Gives up a device whose uploads keep saying it is not there: it is
+    /// dropped as lost, and reopened while its node exists.
+    mutating func dropAsLost(_ path: String) {
+        guard devices[path] != nil else { return }
+        logger.debug("haptic device gone during upload", metadata: ["path": "\(path)"])
+        detach(path: path)
+        lost.append(path)
+    }
+
+    /// The distinct effects the running pattern still has to play on `path`.
+    func upcoming(on path: String) -> [RumbleEffect] {
+        guard let p = playback, let managed = devices[path] else { return [] }
+        var seen: Set<RumbleEffect> = []
+        return p.plan.segments[p.next...].compactMap { effect(for: $0, on: managed) }.filter { seen.insert($0).inserted }
+    }
+
     // MARK: Playing
 
-    /// Starts `pattern` now, replacing a running one of lower or equal priority.
-    mutating func start(_ pattern: HapticPattern, intensity: Double, priority: Int, now: UInt64) throws(HapticsError) {
-        guard !devices.isEmpty else { throw .noDevice }
+    /// Throws `.outranked` when a pattern of higher priority plays.
+    func checkPriority(_ priority: Int) throws(HapticsError) {
         if let running = playback, running.priority > priority {
             throw .outranked(running: running.priority, requested: priority)
         }
-        let plan = PatternPlan(pattern, intensity: intensity)
-        playback = Playback(plan: plan, start: now, priority: priority)
+    }
+
+    /// Starts `pattern` now, replacing a running one of lower or equal priority.
+    mutating func start(_ pattern: HapticPattern, intensity: Double, priority: Int, now: UInt64) throws(HapticsError) {
+        try start(PatternPlan(pattern, intensity: intensity), priority: priority, now: now)
+    }
+
+    /// Starts `plan`, its schedule anchored at `anchor` (`now` by default;
+    /// earlier when it was asked for before, later to start then): what is
+    /// due by `now` plays on every device that holds its effect; later steps
+    /// play as their effects are there. Until a later anchor, what played
+    /// before goes on (its steps no longer advance).
+    mutating func start(_ plan: PatternPlan, priority: Int, now: UInt64, anchor: UInt64? = nil) throws(HapticsError) {
+        guard !devices.isEmpty else { throw .noDevice }
+        try checkPriority(priority)
+        playback = Playback(plan: plan, start: anchor ?? now, priority: priority)
         advance(now: now)
-        for path in devices.keys.sorted() { prepare(plan, on: path) }
         if devices.isEmpty { throw .noDevice }  // every device vanished while starting
     }
 
@@ -136,8 +274,8 @@ struct HapticsCore {
     /// Carries out every step due by `now`. When late, only the latest due
     /// segment is played: a step that is already over is not worth a pulse.
     mutating func advance(now: UInt64) {
-        guard var p = playback else { return }
-        let elapsedMs = now >= p.start ? Int((now - p.start) / 1_000_000) : 0
+        guard var p = playback, now >= p.start else { return }
+        let elapsedMs = Int((now - p.start) / 1_000_000)
         var due = p.next
         while due < p.plan.segments.count && p.plan.segments[due].offsetMs <= elapsedMs { due += 1 }
         if due > p.next {
@@ -154,8 +292,14 @@ struct HapticsCore {
     private mutating func begin(_ segment: PatternPlan.Segment, on path: String) {
         silence(path)
         guard let managed = devices[path], let effect = effect(for: segment, on: managed) else { return }
+        let logger = logger
         guarded(path) { m throws(DeviceError) in
-            let id = try m.slots.slot(for: effect, on: m.device)
+            // Not uploaded (yet): this device sits the step out rather than
+            // wait for a driver; the pattern's clock does not move.
+            guard let id = m.slots.id(for: effect) else {
+                logger.debug("haptic step skipped: its effect is not uploaded", metadata: ["path": "\(path)"])
+                return
+            }
             try m.device.play(id: id)
             m.playing = id
         }
@@ -168,21 +312,6 @@ struct HapticsCore {
         return effect.strongMagnitude > 0 ? effect : nil
     }
 
-    /// Uploads the pattern's later effects while its first step plays, as far
-    /// as the slots allow, so a step boundary costs only a write, not an
-    /// upload round trip to the driver.
-    private mutating func prepare(_ plan: PatternPlan, on path: String) {
-        guard let managed = devices[path] else { return }
-        var reserved: Set<Int> = managed.playing.map { [$0] } ?? []
-        for segment in plan.segments.dropFirst() {
-            guard reserved.count < managed.slots.capacity else { break }
-            guard let effect = effect(for: segment, on: managed) else { continue }
-            guarded(path) { m throws(DeviceError) in
-                reserved.insert(try m.slots.slot(for: effect, on: m.device, inUse: reserved))
-            }
-        }
-    }
-
     private mutating func silence(_ path: String) {
         guard let id = devices[path]?.playing else { return }
         guarded(path) { m throws(DeviceError) in
@@ -191,7 +320,7 @@ struct HapticsCore {
         }
     }
 
-    /// Runs a device operation; a device that is gone is closed quietly,
+    /// Runs a device operation; a device that is gone is dropped quietly,
     /// other failures are logged and the device stays.
     private mutating func guarded(_ path: String, _ body: (inout ManagedDevice) throws(DeviceError) -> Void) {
         guard var managed = devices[path] else { return }
@@ -206,5 +335,45 @@ struct HapticsCore {
             devices[path] = managed
             logger.warning("haptic device operation failed", metadata: ["error": "\(error)"])
         }
+    }
+}
+
+/// Uploads (and the erases that make room for them) on one device, run on a
+/// worker because EVIOCSFF and EVIOCRMFF can block: on a uinput device the
+/// kernel waits up to 30 s for the process behind it.
+struct UploadJob: Sendable {
+    let device: any ForceFeedbackDevice
+    let erase: [Int]
+    let upload: [RumbleEffect]
+
+    struct Result: Sendable {
+        let device: any ForceFeedbackDevice
+        var uploads: [(RumbleEffect, Swift.Result<Int, DeviceError>)] = []
+        /// Set when the device went away; the rest was not tried.
+        var gone: DeviceError?
+    }
+
+    /// Makes the calls (worker thread).
+    func run() -> Result {
+        var result = Result(device: device)
+        do {
+            for id in erase { try device.erase(id: id) }
+        } catch .gone {
+            result.gone = .gone(path: device.path)
+            return result
+        } catch {
+            // The slot is ours no longer either way; the upload below says if room is short.
+        }
+        for effect in upload {
+            do {
+                result.uploads.append((effect, .success(try device.upload(effect, id: nil))))
+            } catch .gone {
+                result.gone = .gone(path: device.path)
+                return result
+            } catch {
+                result.uploads.append((effect, .failure(error)))
+            }
+        }
+        return result
     }
 }

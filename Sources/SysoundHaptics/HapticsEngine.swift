@@ -1,5 +1,6 @@
 import Logging
 import SysoundCore
+import SysoundEventLoop
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -18,38 +19,54 @@ public struct HapticDeviceInfo: Sendable, Equatable {
 /// presets, patterns on the monotonic clock, priority replacement, intensity
 /// and strength cap, hotplug. Devices only execute (`ForceFeedbackDevice`).
 ///
-/// Thread-safe. One dedicated thread runs later pattern steps and the
-/// hotplug watch. Where device calls run is `DeviceCalls`: the library plays
-/// the first step on the caller's thread so a tap costs no thread hop; the
-/// daemon, whose caller is its event loop, leaves every device call to the
-/// engine thread, because a force-feedback upload can block for seconds
-/// (on a uinput device the kernel waits for a userspace process). The
-/// haptics switch is the caller's business (`Policy.decideVibration(state:)`).
+/// Runs on a `LoopHost`: the daemon's event loop, or a loop of its own for
+/// embedded users. Its state belongs to that loop; a call from another
+/// thread is carried out there (`EventLoop.perform`). On the loop run the
+/// pattern steps (a CLOCK_MONOTONIC timer source), the device directory's
+/// inotify watch and the calls that do not block: the EV_FF play and stop
+/// writes and FF_GAIN. Opening a node, uploading and erasing effects
+/// (EVIOCSFF, EVIOCRMFF: on a uinput device the kernel waits up to 30 s for
+/// its process) and closing go to the workers; their results come back to
+/// the loop. No lock is held across a device call.
+///
+/// The effects of the presets in use (`setPresets(_:preload:)`) are uploaded
+/// as soon as a device appears, so a paired haptic never waits for a driver.
+/// The haptics switch is the caller's business (`Policy.decideVibration(state:)`).
 public final class HapticsEngine: Sendable {
-    /// Which thread makes the device calls (open, EVIOCSFF upload, play, stop).
-    public enum DeviceCalls: Sendable {
-        /// The first step of a request on the caller's thread (library, tools, tests).
-        case firstStepOnCaller
-        /// All on the engine thread: a request never waits for a device (daemon).
-        case onEngineThread
+    /// What a request does when its effects are not on any device yet
+    /// (the device just appeared, or its driver answers uploads late).
+    public enum WhenNotUploaded: Sendable {
+        /// Throw `.notUploaded` at once and upload for the next request: a
+        /// haptic paired with a sound must start with it or not at all.
+        case skip
+        /// Start once the upload is done, unless that takes longer than
+        /// `uploadWaitLimitMs` (a request for a vibration alone).
+        case startWhenUploaded
     }
 
-    /// What callers read without waiting for a device call: published by
-    /// whoever changed the engine, after the change.
+    /// How long a vibration waits for its upload before it is dropped: past
+    /// this it no longer reads as the answer to what the user did.
+    public static let uploadWaitLimitMs = 500
+
+    /// What callers read without a trip to the loop, published after each change.
     private struct Snapshot {
         var running = false
         var devices: [HapticDeviceInfo] = []
-        /// The priority of what plays, and when it ends (monotonic ns).
+        /// The priority of what plays (or waits for its upload), and when it ends (monotonic ns).
         var playing: (priority: Int, until: UInt64)?
+        var strengthCap: Double
+        var uploading = false
     }
 
-    /// A request handed to the engine thread (`.onEngineThread`).
-    private enum Command {
-        case start(HapticPattern, intensity: Double, priority: Int, at: UInt64)
-        case stop
+    /// A vibration waiting for its effects to be uploaded.
+    struct Waiting {
+        var plan: PatternPlan
+        var priority: Int
+        var requested: UInt64
     }
 
-    private struct State {
+    /// The engine's state, used on the loop thread only.
+    final class Owned: @unchecked Sendable {
         var core: HapticsCore
         var running = false
         /// Nodes opened that do not qualify or are not pinned.
@@ -57,24 +74,41 @@ public final class HapticsEngine: Sendable {
         /// Nodes that could not be opened yet (permissions not set, driver not
         /// ready), with the retries left; IN_ATTRIB or IN_CREATE try again anyway.
         var pending: [String: Int] = [:]
+        /// Nodes a worker is opening.
+        var opening: Set<String> = []
+        /// The presets whose effects go to every device as it appears.
+        var preload: [String] = []
+        var waiting: Waiting?
+        var watcher: DirectoryWatcher?
+        var stepTimer: EventSource?
+        var retryTimer: EventSource?
+        var uploadRetryTimers: [String: EventSource] = [:]
+        /// The device paths last published to the snapshot.
+        var publishedPaths: Set<String> = []
+
+        init(core: HapticsCore) { self.core = core }
+
+        /// Ends the sources (loop thread).
+        func cancelSources() {
+            watcher?.cancel()
+            watcher = nil
+            stepTimer?.cancel()
+            stepTimer = nil
+            retryTimer?.cancel()
+            retryTimer = nil
+            for timer in uploadRetryTimers.values { timer.cancel() }
+            uploadRetryTimers = [:]
+        }
     }
 
-    private struct Runtime {
-        var thread: EngineThread
-        var wakeRead: Int32
-        var wakeWrite: Int32
-    }
-
-    private let state: Locked<State>
-    private let presets: Locked<[String: HapticPattern]>
-    private let snapshot = Locked(Snapshot())
-    private let commands = Locked<[Command]>([])
-    private let deviceCalls: DeviceCalls
-    private let runtime = Locked<Runtime?>(nil)
-    private let directory: String?
-    private let pins: [DevicePin]
-    private let opener: DeviceOpener
-    private let logger: Logger
+    let host: LoopHost
+    let owned: Owned
+    let presets: Locked<[String: HapticPattern]>
+    private let snapshot: Locked<Snapshot>
+    let directory: String?
+    let pins: [DevicePin]
+    let opener: DeviceOpener
+    let logger: Logger
 
     /// - Parameters:
     ///   - presets: named patterns (`HapticPresets.defaults` merged with config).
@@ -83,139 +117,117 @@ public final class HapticsEngine: Sendable {
     ///     (devices only through `attach`).
     ///   - pins: use only matching devices; empty means every qualifying one.
     ///   - opener: opens a node; tests pass one that makes fake devices.
-    ///   - deviceCalls: which thread makes the device calls.
+    ///   - host: the loop and workers the engine runs on.
     public init(
         presets: [String: HapticPattern] = HapticPresets.defaults, strengthCap: Double = 1,
         deviceDirectory: String? = "/dev/input", pins: [DevicePin] = [],
-        opener: @escaping DeviceOpener = EvdevDevice.opener, deviceCalls: DeviceCalls = .firstStepOnCaller,
+        opener: @escaping DeviceOpener = EvdevDevice.opener, host: LoopHost,
         logger: Logger = Logger(label: "sysound.haptics")
     ) throws(HapticsError) {
         try HapticsError.checkLevel(strengthCap, name: "strength cap")
         for (_, pattern) in presets { try HapticsError.validate(pattern) }
-        state = Locked(State(core: HapticsCore(strengthCap: strengthCap, logger: logger)))
+        owned = Owned(core: HapticsCore(strengthCap: strengthCap, logger: logger))
+        snapshot = Locked(Snapshot(strengthCap: strengthCap))
         self.presets = Locked(presets)
-        self.deviceCalls = deviceCalls
+        self.host = host
         directory = deviceDirectory
         self.pins = pins
         self.opener = opener
         self.logger = logger
     }
 
-    deinit { shutdown() }
+    deinit {
+        // The sources belong to the loop: end them there.
+        let owned = owned
+        host.loop.perform { owned.cancelSources() }
+    }
 
     // MARK: Life cycle
 
-    /// Opens the devices present, starts watching for hotplug and starts the
-    /// scheduler thread. Calling it again does nothing.
+    /// Starts watching for devices and opens those present (on the workers:
+    /// `devices` lists them once they are open). Calling it again does nothing.
     public func start() throws(HapticsError) {
-        let already = state.withLock { s in
-            defer { s.running = true }
-            return s.running
-        }
-        if already { return }
-        snapshot.withLock { $0.running = true }
-        var watcher: DirectoryWatcher?
-        do throws(HapticsError) {
-            if let directory { watcher = try DirectoryWatcher(directory: directory) }
-        } catch {
-            state.withLock { $0.running = false }
-            snapshot.withLock { $0.running = false }
-            throw error
-        }
-        for path in watcher?.scan() ?? [] { consider(path) }
-        publish()
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else {
-            state.withLock { $0.running = false }
-            throw .startFailed(call: "pipe", errno: errno)
-        }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        }
-        let wakeRead = fds[0]
-        let box = WatcherBox(watcher)
-        guard let thread = EngineThread({ [self] in self.run(watcher: box.watcher, wake: wakeRead) }) else {
-            close(fds[0]); close(fds[1])
-            state.withLock { $0.running = false }
-            throw .startFailed(call: "pthread_create", errno: errno)
-        }
-        runtime.withLock { $0 = Runtime(thread: thread, wakeRead: fds[0], wakeWrite: fds[1]) }
+        try onLoop { [self] () throws(HapticsError) in try startOnLoop() }
     }
 
-    /// Stops vibrating, closes every device and ends the thread.
+    /// Stops vibrating, closes every device and ends the watch.
     public func shutdown() {
-        state.withLock { s in
-            s.running = false
-            s.core.stop()
-            for path in s.core.devices.keys { s.core.detach(path: path) }
+        host.loop.perform { [self] in
+            let o = owned
+            o.running = false
+            o.waiting = nil
+            o.core.stop()
+            for path in o.core.devices.keys { o.core.detach(path: path) }
+            o.pending = [:]
+            o.cancelSources()
+            settle()
         }
-        snapshot.withLock { $0 = Snapshot() }
-        guard let rt = runtime.withLock({ r in defer { r = nil }; return r }) else { return }
-        var byte: UInt8 = 1
-        _ = write(rt.wakeWrite, &byte, 1)
-        rt.thread.join()
-        close(rt.wakeRead)
-        close(rt.wakeWrite)
     }
 
     // MARK: Requests
 
     /// Vibrates with the preset `name`, magnitudes × `intensity` (0–1).
     /// Replaces a running vibration of lower or equal `priority`.
-    public func vibrate(preset name: String, intensity: Double = 1, priority: Int = 0) throws(HapticsError) {
+    public func vibrate(
+        preset name: String, intensity: Double = 1, priority: Int = 0, whenNotUploaded: WhenNotUploaded = .startWhenUploaded,
+        delayNanoseconds: UInt64 = 0
+    ) throws(HapticsError) {
         let pattern: HapticPattern? = presets.withLock { $0[name] }
         guard let pattern else {
             throw .unknownPreset(name, known: presetNames)
         }
-        try vibrate(pattern: pattern, intensity: intensity, priority: priority)
+        try vibrate(
+            pattern: pattern, intensity: intensity, priority: priority, whenNotUploaded: whenNotUploaded,
+            delayNanoseconds: delayNanoseconds)
     }
 
     /// Vibrates with `pattern`, magnitudes × `intensity` (0–1). Replaces a
     /// running vibration of lower or equal `priority`; throws `.outranked`
     /// otherwise, `.noDevice` when there is nothing to vibrate.
-    public func vibrate(pattern: HapticPattern, intensity: Double = 1, priority: Int = 0) throws(HapticsError) {
+    ///
+    /// `delayNanoseconds` puts the pattern's start that much after the
+    /// request (a haptic paired with a sound starts when the sound is heard,
+    /// the audio output's latency later); its first step is then a timer on
+    /// the loop, not a write now. It replaces what plays at that instant.
+    /// Only for a haptic whose effects are uploaded (`.skip`): one that
+    /// waits for its upload starts as soon as it lands.
+    public func vibrate(
+        pattern: HapticPattern, intensity: Double = 1, priority: Int = 0, whenNotUploaded: WhenNotUploaded = .startWhenUploaded,
+        delayNanoseconds: UInt64 = 0
+    ) throws(HapticsError) {
         try HapticsError.validate(pattern)
         try HapticsError.checkLevel(intensity, name: "intensity")
-        let now = MonotonicClock.now()
-        if deviceCalls == .onEngineThread {
-            // Decided from the snapshot, carried out by the engine thread:
-            // the caller never waits for a device call.
-            try snapshot.withLock { s throws(HapticsError) in
-                guard s.running else { throw .notRunning }
-                guard !s.devices.isEmpty else { throw .noDevice }
-                if let playing = s.playing, playing.until > now, playing.priority > priority {
-                    throw .outranked(running: playing.priority, requested: priority)
-                }
-                s.playing = (priority, now + UInt64(pattern.durationMs) * 1_000_000)
-            }
-            commands.withLock { $0.append(.start(pattern, intensity: intensity, priority: priority, at: now)) }
-            return wake()
-        }
-        try state.withLock { s throws(HapticsError) in
+        // Answered from the snapshot when there is nothing to do, without a
+        // trip to the loop or an allocation (the library's play path on a
+        // machine without a rumble device). The loop decides the rest.
+        try snapshot.withLock { s throws(HapticsError) in
             guard s.running else { throw .notRunning }
-            try s.core.start(pattern, intensity: intensity, priority: priority, now: now)
+            guard !s.devices.isEmpty else { throw .noDevice }
         }
-        publish()
-        wake()
+        let plan = PatternPlan(pattern, intensity: intensity)
+        let requested = MonotonicClock.now()
+        try onLoop { [self] () throws(HapticsError) in
+            try request(plan, priority: priority, whenNotUploaded: whenNotUploaded, requested: requested, delay: delayNanoseconds)
+        }
     }
 
-    /// Ends the running vibration, if any.
+    /// Ends the running vibration, if any, and forgets one waiting for its upload.
     public func stop() {
-        if deviceCalls == .onEngineThread {
-            snapshot.withLock { $0.playing = nil }
-            commands.withLock { $0.append(.stop) }
-            return wake()
+        host.loop.perform { [self] in
+            owned.waiting = nil
+            owned.core.stop()
+            armStepTimer()
+            settle()
         }
-        state.withLock { $0.core.stop() }
-        publish()
-        wake()
     }
 
-    /// Whether a pattern is running now.
+    /// Whether a pattern is running now (or waits for its upload).
     public var isVibrating: Bool {
         snapshot.withLock { s in s.playing.map { $0.until > MonotonicClock.now() } ?? false }
     }
+
+    /// Whether effects are on their way to a device (or wait to be).
+    public var isUploading: Bool { snapshot.withLock { $0.uploading } }
 
     /// The devices in use, by path.
     public var devices: [HapticDeviceInfo] { snapshot.withLock { $0.devices } }
@@ -227,183 +239,214 @@ public final class HapticsEngine: Sendable {
     public func setPresets(_ presets: [String: HapticPattern]) throws(HapticsError) {
         for (_, pattern) in presets { try HapticsError.validate(pattern) }
         self.presets.withLock { $0 = presets }
-    }
-
-    /// Publishes what callers read (devices, what plays) after a change.
-    private func publish() {
-        let (devices, playing) = state.withLock { s in
-            let devices = s.core.devices.values.map {
-                let c = $0.device.capabilities
-                return HapticDeviceInfo(path: $0.device.path, name: c.name, effectSlots: c.effectSlots, gain: c.gain)
-            }.sorted { $0.path < $1.path }
-            let playing = s.core.playback.map { (priority: $0.priority, until: $0.start + UInt64($0.plan.durationMs) * 1_000_000) }
-            return (devices, playing)
-        }
-        snapshot.withLock { s in
-            s.devices = devices
-            // A request handed to the engine thread and not yet started stays shown as playing.
-            if deviceCalls == .firstStepOnCaller || commands.withLock({ $0.isEmpty }) { s.playing = playing }
+        host.loop.perform { [self] in
+            preloadEverywhere()
+            settle()
         }
     }
 
-    /// Carries out the requests handed over by `vibrate` and `stop` (engine thread).
-    private func runCommands() {
-        let pending = commands.withLock { c in defer { c = [] }; return c }
-        guard !pending.isEmpty else { return }
-        state.withLock { s in
-            for command in pending {
-                switch command {
-                case .start(let pattern, let intensity, let priority, let at):
-                    do {
-                        try s.core.start(pattern, intensity: intensity, priority: priority, now: max(at, MonotonicClock.now()))
-                    } catch {
-                        logger.debug("vibration not started: \(error)")
-                    }
-                case .stop:
-                    s.core.stop()
-                }
-            }
+    /// Names the presets in use (the theme's and the policy's): their effects
+    /// are uploaded to every device now and as soon as one appears, so that
+    /// their first play is a write, not an upload.
+    public func preload(presets names: [String]) {
+        host.loop.perform { [self] in
+            owned.preload = names
+            preloadEverywhere()
+            settle()
         }
     }
 
-    /// Changes the global strength cap (0–1); devices with FF_GAIN get it now.
+    /// Changes the global strength cap (0–1); devices with FF_GAIN get it now,
+    /// the others get the preset effects at the new strength uploaded.
     public func setStrengthCap(_ cap: Double) throws(HapticsError) {
         try HapticsError.checkLevel(cap, name: "strength cap")
-        state.withLock { $0.core.setStrengthCap(cap) }
+        host.loop.perform { [self] in
+            owned.core.setStrengthCap(cap)
+            preloadEverywhere()
+            settle()
+        }
     }
 
-    public var strengthCap: Double { state.withLock { $0.core.strengthCap } }
+    public var strengthCap: Double { snapshot.withLock { $0.strengthCap } }
 
     /// Takes a device into use directly (no discovery), if it qualifies and
     /// matches the pins. Returns whether it was taken.
     @discardableResult
     public func attach(_ device: any ForceFeedbackDevice) -> Bool {
         guard qualifies(device) else { return false }
-        state.withLock { $0.core.attach(device) }
-        publish()
+        host.loop.perform { [self] in
+            owned.core.attach(device)
+            if owned.running { preload(on: device.path) }
+            settle()
+        }
         return true
     }
 
     /// Closes and forgets the device at `path`.
     public func detach(path: String) {
-        state.withLock { $0.core.detach(path: path) }
+        host.loop.perform { [self] in
+            forget(path)
+            settle()
+        }
+    }
+
+    // MARK: On the loop
+
+    /// Runs `body` on the loop and rethrows its error here.
+    private func onLoop(_ body: @escaping @Sendable () throws(HapticsError) -> Void) throws(HapticsError) {
+        let result: Result<Void, HapticsError> = host.loop.perform {
+            do throws(HapticsError) { return .success(try body()) } catch { return .failure(error) }
+        }
+        try result.get()
+    }
+
+    private func startOnLoop() throws(HapticsError) {
+        let o = owned
+        guard !o.running else { return }
+        if let directory {
+            o.watcher = try DirectoryWatcher(directory: directory, loop: host.loop) { [weak self] change in
+                self?.changed(change)
+            }
+        }
+        o.running = true
+        for path in o.core.devices.keys.sorted() { preload(on: path) }
+        for path in o.watcher?.scan() ?? [] { consider(path) }
+        settle()
+    }
+
+    /// Starts `plan` if a device holds its effects; otherwise as `whenNotUploaded` says.
+    private func request(
+        _ plan: PatternPlan, priority: Int, whenNotUploaded: WhenNotUploaded, requested: UInt64, delay: UInt64
+    ) throws(HapticsError) {
+        let o = owned
+        guard o.running else { throw .notRunning }
+        guard !o.core.devices.isEmpty else { throw .noDevice }
+        try o.core.checkPriority(priority)
+        defer { settle() }
+        // The write first (a device holds the first effect), the bookkeeping after it.
+        if o.core.devices.keys.contains(where: { o.core.isReady(plan, on: $0) }) {
+            o.waiting = nil
+            let now = max(requested, MonotonicClock.now())
+            try o.core.start(plan, priority: priority, now: now, anchor: delay > 0 ? requested + delay : now)
+            afterStep()
+            return
+        }
+        for path in o.core.devices.keys.sorted() {
+            o.core.want(o.core.effects(of: plan, on: path), on: path)
+            pump(path)
+        }
+        switch whenNotUploaded {
+        case .skip: throw .notUploaded
+        case .startWhenUploaded: o.waiting = Waiting(plan: plan, priority: priority, requested: requested)
+        }
+    }
+
+    /// Starts the vibration waiting for its upload once a device holds its
+    /// effects, or drops it when none will or it waited too long.
+    func resolveWaiting() {
+        let o = owned
+        guard let w = o.waiting else { return }
+        let ready = o.core.devices.keys.contains { o.core.isReady(w.plan, on: $0) }
+        guard ready || !o.core.devices.values.contains(where: \.isUploading) else { return }
+        o.waiting = nil
+        let now = MonotonicClock.now()
+        let waitedMs = Int((now - w.requested) / 1_000_000)
+        guard ready, waitedMs <= Self.uploadWaitLimitMs else {
+            logger.info("vibration dropped: its effects were not uploaded in time", metadata: ["waited-ms": "\(waitedMs)"])
+            return
+        }
+        // Anchored at the request, as if the upload had been instant: the
+        // first step plays now, the others on the pattern's own schedule;
+        // a wait longer than the first step moves the schedule just enough
+        // for that step still to play (shortened), as a late first pulse.
+        let firstStep = UInt64(w.plan.segments.first?.durationMs ?? 0) * 1_000_000
+        let anchor = max(w.requested, now + 1_000_000 > firstStep ? now + 1_000_000 - firstStep : 0)
+        do {
+            try o.core.start(w.plan, priority: w.priority, now: now, anchor: min(anchor, now))
+        } catch {
+            logger.debug("vibration not started after its upload: \(error)")
+        }
+        afterStep()
+    }
+
+    /// After a step: uploads what the pattern needs next, and arms the timer.
+    private func afterStep() {
+        for path in owned.core.devices.keys.sorted() {
+            owned.core.want(owned.core.upcoming(on: path), on: path)
+            pump(path)
+        }
+        armStepTimer()
+    }
+
+    /// The step timer fires at the next step's deadline (1 µs accuracy).
+    func armStepTimer() {
+        let o = owned
+        guard let deadline = o.core.nextDeadline else {
+            o.stepTimer?.setEnabled(false)
+            return
+        }
+        let usec = (deadline + 999) / 1000
+        if let timer = o.stepTimer { return timer.schedule(at: usec) }
+        do {
+            o.stepTimer = try host.loop.addTimer(at: usec) { [weak self] _ in self?.step() }
+        } catch {
+            logger.error("haptic step timer: \(error)")
+        }
+    }
+
+    private func step() {
+        owned.core.advance(now: MonotonicClock.now())
+        afterStep()
+        settle()
+    }
+
+    /// After any change: retries for lost devices, closes on the workers,
+    /// and publishes what callers read.
+    func settle() {
+        let o = owned
+        for path in o.core.takeLost() where o.pending[path] == nil { o.pending[path] = Self.retries }
+        for device in o.core.takeClosing() { host.workers.submit { device.close() } }
+        armRetryTimer()
         publish()
     }
 
-    // MARK: Discovery
+    private func publish() {
+        let o = owned
+        // Rebuilt only when the set of devices changed: a request's settle stays cheap.
+        let paths = o.core.devices.count == o.publishedPaths.count && o.core.devices.keys.allSatisfy(o.publishedPaths.contains)
+        var devices: [HapticDeviceInfo]?
+        if !paths {
+            o.publishedPaths = Set(o.core.devices.keys)
+            devices = o.core.devices.values.map {
+                let c = $0.device.capabilities
+                return HapticDeviceInfo(path: $0.device.path, name: c.name, effectSlots: c.effectSlots, gain: c.gain)
+            }.sorted { $0.path < $1.path }
+        }
+        var playing = o.core.playback.map { (priority: $0.priority, until: $0.start + UInt64($0.plan.durationMs) * 1_000_000) }
+        if let w = o.waiting {
+            playing = (w.priority, w.requested + UInt64(Self.uploadWaitLimitMs + w.plan.durationMs) * 1_000_000)
+        }
+        let running = o.running, cap = o.core.strengthCap
+        let uploading = o.core.devices.values.contains(where: \.isUploading)
+        snapshot.withLock { s in
+            s.uploading = uploading
+            s.running = running
+            if let devices { s.devices = devices }
+            s.playing = playing
+            s.strengthCap = cap
+        }
+    }
 
-    private func qualifies(_ device: any ForceFeedbackDevice) -> Bool {
+    func qualifies(_ device: any ForceFeedbackDevice) -> Bool {
         device.capabilities.qualifies
             && (pins.isEmpty || pins.contains { $0.matches(path: device.path, name: device.capabilities.name) })
     }
 
-    /// Opens `path` unless it is known, and keeps it if it qualifies.
-    private func consider(_ path: String) {
-        let known = state.withLock { $0.core.devices[path] != nil || $0.ignored.contains(path) }
-        if known { return }
-        let device: any ForceFeedbackDevice
-        do {
-            device = try opener(path)
-        } catch .permissionDenied, .gone {
-            // Not ready yet: udev sets permissions after the node appears.
-            state.withLock { s in s.pending[path] = (s.pending[path] ?? Self.retries + 1) - 1 }
-            return
-        } catch {
-            logger.debug("cannot open input device", metadata: ["error": "\(error)"])
-            state.withLock { _ = $0.ignored.insert(path) }
-            return
-        }
-        let taken = qualifies(device)
-        if !taken { device.close() }
-        state.withLock { s in
-            s.pending[path] = nil
-            if taken { s.core.attach(device) } else { s.ignored.insert(path) }
-        }
-    }
-
-    private func forget(_ path: String) {
-        state.withLock { s in
-            s.core.detach(path: path)
-            s.ignored.remove(path)
-            s.pending[path] = nil
-        }
-    }
-
-    private func wake() {
-        runtime.withLock { rt in
-            guard let rt else { return }
-            var byte: UInt8 = 1
-            _ = write(rt.wakeWrite, &byte, 1)
-        }
-    }
-
-    // MARK: The engine thread
-
-    private func run(watcher: DirectoryWatcher?, wake: Int32) {
-        var lastRetry = MonotonicClock.now()
-        while true {
-            runCommands()
-            let (deadline, pending) = state.withLock { s in
-                for path in s.core.takeLost() where s.pending[path] == nil { s.pending[path] = Self.retries }
-                return (s.core.nextDeadline, !s.pending.isEmpty)
-            }
-            var timeout = Self.pollTimeout(until: deadline)
-            if pending { timeout = timeout < 0 ? Self.retryMs : min(timeout, Self.retryMs) }
-            var fds = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: watcher?.fd ?? -1, events: Int16(POLLIN), revents: 0)]
-            _ = poll(&fds, 2, timeout)
-            if fds[0].revents != 0 {
-                var sink = [UInt8](repeating: 0, count: 64)
-                while read(wake, &sink, sink.count) > 0 {}
-                if !state.withLock({ $0.running }) { return }
-            }
-            if fds[1].revents != 0, let watcher {
-                for change in watcher.changes() {
-                    switch change {
-                    case .candidate(let path): consider(path)
-                    case .removed(let path): forget(path)
-                    case .rescan: for path in watcher.scan() { consider(path) }
-                    }
-                }
-            }
-            if pending && MonotonicClock.now() - lastRetry >= UInt64(Self.retryMs) * 1_000_000 {
-                lastRetry = MonotonicClock.now()
-                let due = state.withLock { s in
-                    s.pending = s.pending.filter { $0.value > 0 }
-                    return s.pending.keys.sorted()
-                }
-                for path in due {
-                    if access(path, F_OK) == 0 { consider(path) } else { forget(path) }
-                }
-            }
-            runCommands()
-            state.withLock { $0.core.advance(now: MonotonicClock.now()) }
-            publish()
-        }
-    }
-
     /// How often, and how many times, nodes that could not be opened are
     /// tried again (5 s in all: long enough for udev and slow drivers).
-    private static let retryMs: Int32 = 250
-    private static let retries = 20
-
-    /// poll(2) has millisecond resolution: sleep in poll until about 1 ms
-    /// before the deadline, then precisely with clock_nanosleep.
-    private static func pollTimeout(until deadline: UInt64?) -> Int32 {
-        guard let deadline else { return -1 }
-        let now = MonotonicClock.now()
-        guard deadline > now else { return 0 }
-        let remaining = deadline - now
-        if remaining <= 1_500_000 {
-            MonotonicClock.sleep(until: deadline)
-            return 0
-        }
-        return Int32(min((remaining - 1_000_000) / 1_000_000, 60_000))
-    }
-}
-
-/// Hands the watcher to the engine thread, its only user from then on.
-private final class WatcherBox: @unchecked Sendable {
-    let watcher: DirectoryWatcher?
-    init(_ watcher: DirectoryWatcher?) { self.watcher = watcher }
+    static let retryInterval: UInt64 = 250_000
+    static let retries = 20
+    /// Upload retries on a device that said ENODEV, 20 ms apart (µs).
+    static let goneUploadDelay: UInt64 = 20_000
+    static let goneUploadRetries = 25
 }

@@ -15,10 +15,12 @@ public enum HapticsError: Error, Equatable, Sendable, CustomStringConvertible {
     case outranked(running: Int, requested: Int)
     /// `start()` was not called, or `shutdown()` was.
     case notRunning
+    /// No device holds the vibration's effects yet (one just appeared, or its
+    /// driver answers uploads late); asked not to wait, the engine skipped it
+    /// and uploads them for the next request.
+    case notUploaded
     /// The device directory cannot be watched.
     case watchFailed(path: String, call: String, errno: Int32)
-    /// The engine's thread or its wake-up pipe could not be made.
-    case startFailed(call: String, errno: Int32)
 
     public var description: String {
         switch self {
@@ -34,10 +36,10 @@ public enum HapticsError: Error, Equatable, Sendable, CustomStringConvertible {
             return "a vibration of priority \(running) is running; priority \(requested) does not replace it"
         case .notRunning:
             return "the haptics engine is not running; call start() first"
+        case .notUploaded:
+            return "the vibration's effects are still being uploaded to the device; skipped so that it does not lag its sound"
         case .watchFailed(let path, let call, let e):
             return "cannot watch \(path) for input devices: \(call) failed with errno \(e)"
-        case .startFailed(let call, let e):
-            return "cannot start the haptics engine: \(call) failed with errno \(e)"
         }
     }
 

@@ -34,6 +34,9 @@ struct OnsetRun {
     var broken: [Int]
     var misses: [String: Int] = [:]
     var onsets: [SinkOnsets.Onset] = []
+    /// Every onset found, with its tool and launch instant (CLOCK_MONOTONIC
+    /// ns), for figures that pair it with another event of the same launch.
+    var measured: [(tool: Int, launch: UInt64, latency: Double)] = []
     var recording: SinkOnsetMeter.Recording
     var server: [String]
     var launches: Int
@@ -81,6 +84,7 @@ struct OnsetRun {
             case .success(let o):
                 run.latencies[i].append(o.latency)
                 run.onsets.append(o)
+                run.measured.append((i, t0, o.latency))
                 if !o.isWhole { run.broken[i] += 1 }
             case .failure(let miss):
                 // A clip whose attack does not fit arrived broken: it counts as not whole too.

@@ -47,8 +47,13 @@ enum Targets {
             check("no allocation on the play path: \(layer)", r.row("3", "allocations: " + layer)?.summary?.max,
                   { "\(fmt($0)) at most per call (median \(fmt(median("3", "allocations: " + layer) ?? .nan)))" }, { $0 == 0 })
         }
-        check("haptic request → write ≤ 100 µs p99", p99("4", "vibrate tap → EV_FF play: FeedbackManager.handle"),
+        check("haptic request → write ≤ 100 µs p99", p99("4", "vibrate tap → EV_FF play: FeedbackManager.handle on the loop (daemon)"),
               { "\(fmt($0)) µs p99" }, { $0 <= 100 })
+        check("sound–haptic skew ≤ 2 ms (median, either way)", median("12", SkewFigure.skew).map(abs),
+              { "\(fmt($0)) ms\(ci("12", SkewFigure.skew))" }, { $0 <= 2 })
+        let blockedShift = "sound onset: uploads blocked − free (medians)"
+        check("a blocked haptic upload does not move the sound (|Δ onset| ≤ 0.5 ms)", r.row("12", blockedShift)?.value.map(abs),
+              { "\(fmt($0)) ms\(ci("12", blockedShift))" }, { $0 <= 0.5 })
         let rates = r.rows.filter { $0.figure == "5" && $0.name.hasPrefix("play tap") && $0.unit == "req/s" }.compactMap(\.value)
         check("≥ 50 000 play requests/s through the socket", rates.max(), { "\(fmt($0)) req/s (best of 1, 4, 16 clients)" }, { $0 >= 50_000 })
         // One more is allowed: OpenAL Soft's mixer thread comes and goes with the idle pause.

@@ -107,7 +107,8 @@ struct PlayCommand: ParsableCommand {
         if let haptic = fields["haptic"] {
             line += "; vibrated \(haptic)"
         } else if let skipped = fields["haptic-skipped"] {
-            line += "; no vibration (\(skipped))"
+            let reason = HapticSkipReason(rawValue: skipped)
+            line += "; no vibration: \(reason?.explanation ?? "skipped") (\(skipped))"
         } else if let problem = fields["haptic-problem"] {
             line += "; vibration failed: \(problem)"
         }

@@ -66,7 +66,8 @@ struct ServeCommand: ParsableCommand {
             throw ExitCode(Exit.software)
         }
         let haptics = ServiceSetup.haptics(
-            configuration.haptics, logger: Logger(label: "sysound.haptics"), directory: inputDir, deviceCalls: .onEngineThread)
+            configuration.haptics, logger: Logger(label: "sysound.haptics"), directory: inputDir,
+            host: LoopHost(loop: loop, workers: workers))
         let manager = makeManager(configuration, theme, directory, watcher, haptics, LoopHost(loop: loop, workers: workers), logger)
         if let report = manager.preloadTheme() {
             logger.info("preloaded \(report.loaded.count) sounds, \(report.failures.count) failed")

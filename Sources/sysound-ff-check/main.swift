@@ -3,6 +3,7 @@
 // kernel and checks what the device recorded (Tests/kernel/ffdev.c) against
 // what the engine was asked to do. Prints PASS/FAIL lines; exit 0 if all pass.
 import SysoundCore
+import SysoundEventLoop
 import SysoundHaptics
 #if canImport(Glibc)
 import Glibc
@@ -91,7 +92,11 @@ var report = Report()
 
 let engine: HapticsEngine
 do {
-    engine = try HapticsEngine(strengthCap: 0.8, deviceDirectory: options.directory, pins: [DevicePin("sysound-test-*")])
+    engine = try HapticsEngine(
+        strengthCap: 0.8, deviceDirectory: options.directory, pins: [DevicePin("sysound-test-*")],
+        host: LoopHost.ownThread(name: "ff-check"))
+    // As the daemon does for its theme: tap's effect goes to the device when it appears.
+    engine.preload(presets: ["tap"])
     try engine.start()
 } catch {
     fail("cannot start the haptics engine: \(error)")
@@ -104,6 +109,9 @@ report.check("discovery", found && info?.name == "sysound-test-rumble" && info?.
              "devices \(engine.devices)")
 var recent = log.wait(from: 0) { $0.gains.contains(52428) }
 report.check("gain at open", recent.gains.last == 52428, "strength cap 0.8 → FF_GAIN 52428; device saw \(recent.gains)")
+let appeared = log.wait(from: 0) { $0.uploads >= 1 }
+report.check("upload on appear", appeared.uploads == 1 && appeared.pulses().isEmpty,
+             "tap's effect uploaded before any request: \(appeared.uploads) uploads, \(appeared.pulses().count) plays")
 var mark = log.records().count
 try? engine.setStrengthCap(0.5)
 recent = log.wait(from: mark) { !$0.gains.isEmpty }

@@ -188,7 +188,7 @@ final class AudioLoopTests: XCTestCase {
         let first = try AudioEngine(output: .device)
         defer { first.shutdown() }
         let before = ours()
-        XCTAssertEqual(before.filter { $0 == "sysound-audio" }.count, 1, "the embedded loop runs: \(before)")
+        XCTAssertEqual(before.filter { $0 == "sysound-loop" }.count, 1, "the embedded loop runs: \(before)")
         let more = try (0..<3).map { _ in try AudioEngine(output: .device) }
         defer { more.forEach { $0.shutdown() } }
         let after = ours()

@@ -122,3 +122,21 @@ final class PolicyTests: XCTestCase {
         XCTAssertEqual(Policy.decideVibration(state: SystemState(haptics: false)), .hapticsOff)
     }
 }
+
+/// Haptic skip reasons are typed inside the process; their strings exist for the wire only.
+final class HapticSkipReasonTests: XCTestCase {
+    func testEveryReasonRoundTripsThroughItsWireForm() {
+        let all: [HapticSkipReason] = SkipReason.allCases.map(HapticSkipReason.policy) + [.noDevice, .outranked, .uploading]
+        for reason in all {
+            XCTAssertEqual(HapticSkipReason(rawValue: reason.rawValue), reason, reason.rawValue)
+            XCTAssertFalse(reason.explanation.isEmpty)
+        }
+        XCTAssertEqual(Set(all.map(\.rawValue)).count, all.count, "no two reasons share a wire form")
+        XCTAssertNil(HapticSkipReason(rawValue: "later"))
+    }
+
+    func testBuiltInPresetsAreTheOneList() {
+        XCTAssertEqual(HapticPresets.names, BuiltInHaptic.allCases.map(\.rawValue).sorted())
+        XCTAssertEqual(PolicySettings.defaults.defaultAlertHaptic, BuiltInHaptic.alert.rawValue)
+    }
+}

@@ -1,12 +1,13 @@
 import SysoundCore
+import SysoundEventLoop
 import XCTest
 @testable import SysoundHaptics
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The engine with its thread, its inotify watch on a scratch directory and
-/// fake devices behind the nodes.
+/// The engine on an event loop of its own, its inotify watch on a scratch
+/// directory and fake devices behind the nodes.
 final class HapticsEngineTests: XCTestCase {
     var dir: ScratchDirectory!
     var registry: FakeDeviceRegistry!
@@ -16,11 +17,17 @@ final class HapticsEngineTests: XCTestCase {
         registry = FakeDeviceRegistry()
     }
 
-    func makeEngine(cap: Double = 1, pins: [DevicePin] = []) throws -> HapticsEngine {
+    /// One loop and its workers for every engine of the suite, as a process has.
+    static let host = try! LoopHost.ownThread(name: "test-haptics")
+
+    /// A started engine, once it has opened `devices` nodes (a worker opens them).
+    func makeEngine(cap: Double = 1, pins: [DevicePin] = [], devices: Int = 1, preload: [String] = []) throws -> HapticsEngine {
         let engine = try HapticsEngine(
-            strengthCap: cap, deviceDirectory: dir.path, pins: pins, opener: registry.opener, logger: quietLogger())
+            strengthCap: cap, deviceDirectory: dir.path, pins: pins, opener: registry.opener, host: Self.host, logger: quietLogger())
+        engine.preload(presets: preload)
         try engine.start()
         addTeardownBlock { engine.shutdown() }
+        XCTAssertTrue(eventually { engine.devices.count == devices }, "\(engine.devices.count) devices, expected \(devices)")
         return engine
     }
 
@@ -39,6 +46,7 @@ final class HapticsEngineTests: XCTestCase {
         _ = plug("event4", rumble: false)
         dir.touch("mouse0")  // not an event node: never opened
         let engine = try makeEngine()
+        XCTAssertTrue(eventually { registry.opens.count == 2 })
         XCTAssertEqual(engine.devices.map(\.path), [rumble.path])
         XCTAssertFalse(registry.opens.contains(dir.path + "/mouse0"))
     }
@@ -69,11 +77,44 @@ final class HapticsEngineTests: XCTestCase {
         XCTAssertLessThanOrEqual(errors.last ?? 0, 25.0, "worst step error; errors \(errors)")
     }
 
+    /// A vibration given a delay (a haptic paired with a sound, started
+    /// when the sound is heard) plays its first step by the loop's timer that
+    /// much after the request, and its later steps on that schedule; one
+    /// without plays before `vibrate` returns.
+    func testADelayedVibrationStartsByItsTimerAndAnImmediateOneAtOnce() throws {
+        let device = plug("event0")
+        let engine = try makeEngine()
+        let p = pattern("1:20,0:10,0.5:10")
+        try engine.vibrate(pattern: p)  // uploads its effects on the workers, then plays at once
+        XCTAssertTrue(eventually { !engine.isUploading && !engine.isVibrating })
+        func plays() -> [UInt64] { device.records.compactMap { if case .play = $0.operation { $0.time } else { nil } } }
+
+        var before = plays().count
+        var asked = MonotonicClock.now()
+        try engine.vibrate(pattern: p)
+        var returned = MonotonicClock.now()
+        XCTAssertEqual(plays().count, before + 1, "the first step is written before vibrate returns")
+        XCTAssertTrue((asked...returned).contains(plays()[before]))
+        XCTAssertTrue(eventually { !engine.isVibrating })
+
+        let delay: UInt64 = 150_000_000
+        before = plays().count
+        asked = MonotonicClock.now()
+        try engine.vibrate(pattern: p, delayNanoseconds: delay)
+        returned = MonotonicClock.now()
+        XCTAssertTrue(engine.isVibrating, "a delayed vibration counts as playing (priority) from the request")
+        XCTAssertTrue(eventually { plays().count == before + 2 && !engine.isVibrating })
+        let delayed = Array(plays()[before...])
+        XCTAssertGreaterThanOrEqual(delayed[0], returned, "nothing is written before vibrate returns")
+        XCTAssertGreaterThanOrEqual(delayed[0], asked + delay, "the first step waits for its delay")
+        XCTAssertGreaterThanOrEqual(delayed[1], asked + delay + 30_000_000, "the later steps keep the pattern's schedule from there")
+    }
+
     func testPresetsAndErrors() throws {
         let device = plug("event0")
         let engine = try makeEngine()
         try engine.vibrate(preset: "heavy", intensity: 0.5)
-        XCTAssertEqual(device.plays.map(\.strong), [strong(0.5)])
+        XCTAssertTrue(eventually { device.plays.map(\.strong) == [strong(0.5)] }, "played once uploaded")
         XCTAssertThrowsError(try engine.vibrate(preset: "thud")) {
             guard case .unknownPreset("thud", let known) = $0 as? HapticsError else { return XCTFail("\($0)") }
             XCTAssertTrue(known.contains("success"))
@@ -95,7 +136,7 @@ final class HapticsEngineTests: XCTestCase {
         XCTAssertEqual(device.plays.count, 0)
         // Silent mode does not stop haptics.
         XCTAssertNil(try engine.vibrate(preset: "tap", state: SystemState(silent: true)))
-        XCTAssertEqual(device.plays.count, 1)
+        XCTAssertTrue(eventually { device.plays.count == 1 })
     }
 
     func testHotplugAddAndRemoveMidPattern() throws {
@@ -107,7 +148,7 @@ final class HapticsEngineTests: XCTestCase {
         XCTAssertTrue(eventually { second.plays.count >= 1 }, "the new device joins the running pattern")
         dir.remove("event0")
         XCTAssertTrue(eventually { engine.devices.map(\.path) == [second.path] })
-        XCTAssertTrue(first.isClosed)
+        XCTAssertTrue(eventually { first.isClosed }, "closed on a worker")
         XCTAssertTrue(eventually { !engine.isVibrating })
         XCTAssertEqual(second.plays.last?.strong, strong(0.25), "the pattern went on on the other device")
         dir.remove("event1")
@@ -125,7 +166,7 @@ final class HapticsEngineTests: XCTestCase {
     }
 
     func testNodeThatIsNotReadableYetIsOpenedWhenItsPermissionsChange() throws {
-        let engine = try makeEngine()
+        let engine = try makeEngine(devices: 0)
         registry.deny(dir.path + "/event7")
         _ = plug("event7")
         XCTAssertTrue(eventually(500) { registry.opens.contains(dir.path + "/event7") })
@@ -136,7 +177,7 @@ final class HapticsEngineTests: XCTestCase {
     }
 
     func testNodeThatAppearsBeforeItsDriverIsReadyIsRetried() throws {
-        let engine = try makeEngine()
+        let engine = try makeEngine(devices: 0)
         dir.touch("event5")  // opening says ENODEV: the registry has no device yet
         XCTAssertTrue(eventually(500) { registry.opens.contains(dir.path + "/event5") })
         registry.add(FakeForceFeedbackDevice(path: dir.path + "/event5"))  // no inotify event this time
@@ -145,7 +186,7 @@ final class HapticsEngineTests: XCTestCase {
 
     func testDirectoryThatAppearsLater() throws {
         let parent = dir.path
-        let engine = try HapticsEngine(deviceDirectory: parent + "/input", opener: registry.opener, logger: quietLogger())
+        let engine = try HapticsEngine(deviceDirectory: parent + "/input", opener: registry.opener, host: Self.host, logger: quietLogger())
         try engine.start()
         defer { engine.shutdown() }
         mkdir(parent + "/input", 0o755)
@@ -165,24 +206,112 @@ final class HapticsEngineTests: XCTestCase {
         symlink(pad.path, dir.path + "/by-id-pad")
         let byPath = try makeEngine(pins: [DevicePin(dir.path + "/by-id-pad")])
         XCTAssertEqual(byPath.devices.map(\.path), [pad.path])
+        XCTAssertTrue(eventually { self.registry.opens.count >= 4 })
+        XCTAssertEqual(byName.devices.map(\.path), [phone.path], "the pad was opened and not taken")
     }
 
     func testStrengthCapChangesGain() throws {
         let device = plug("event0")
         let engine = try makeEngine(cap: 0.8)
-        XCTAssertEqual(device.gain, 52428)
+        XCTAssertEqual(device.gain, 52428, "set when the device was taken")
         try engine.setStrengthCap(0.5)
         XCTAssertEqual(device.gain, 32768)
         XCTAssertEqual(engine.strengthCap, 0.5)
     }
 
     func testRequestsBeforeStartOrAfterShutdown() throws {
-        let engine = try HapticsEngine(deviceDirectory: nil, opener: registry.opener, logger: quietLogger())
+        let engine = try HapticsEngine(deviceDirectory: nil, opener: registry.opener, host: Self.host, logger: quietLogger())
         XCTAssertTrue(engine.attach(FakeForceFeedbackDevice(path: "fake")))
         XCTAssertThrowsError(try engine.vibrate(preset: "tap")) { XCTAssertEqual($0 as? HapticsError, .notRunning) }
         try engine.start()
         try engine.vibrate(preset: "tap")
         engine.shutdown()
         XCTAssertThrowsError(try engine.vibrate(preset: "tap")) { XCTAssertEqual($0 as? HapticsError, .notRunning) }
+    }
+
+    // MARK: Uploads on the workers
+
+    /// The presets in use reach a device when it appears, before any request,
+    /// so their first play is a write and nothing else.
+    func testPresetsInUseAreUploadedWhenADeviceAppears() throws {
+        let engine = try makeEngine(devices: 0, preload: ["tap", "success"])
+        let device = plug("event0")
+        // tap is one effect, success two (0.7 for 25 ms, 1.0 for 35 ms).
+        XCTAssertTrue(eventually { device.uploadCount == 3 }, "uploads: \(device.uploadCount)")
+        XCTAssertEqual(device.plays.count, 0, "uploaded, not played")
+        try engine.vibrate(preset: "tap", whenNotUploaded: .skip)
+        XCTAssertTrue(eventually { device.plays.count == 1 })
+        XCTAssertEqual(device.uploadCount, 3, "the tap was a play write, no upload")
+    }
+
+    /// A request handled on the loop thread (the daemon's) writes its play
+    /// before it returns: no thread hop between the request and the device.
+    func testARequestOnTheLoopWritesItsPlayBeforeItReturns() throws {
+        let device = plug("event0")
+        let engine = try makeEngine(preload: ["tap"])
+        XCTAssertTrue(eventually { device.uploadCount == 1 })
+        let plays: Int = Self.host.loop.perform {
+            try? engine.vibrate(preset: "tap", whenNotUploaded: .skip)
+            return device.plays.count
+        }
+        XCTAssertEqual(plays, 1)
+    }
+
+    /// While a driver holds an upload, a request that must not wait (a haptic
+    /// paired with a sound) is skipped at once with a typed reason; once the
+    /// upload lands the same request plays.
+    func testARequestThatMustNotWaitIsSkippedWhileItsUploadIsInFlight() throws {
+        let engine = try makeEngine(devices: 0, preload: ["tap"])
+        let device = FakeForceFeedbackDevice(path: dir.path + "/event0")
+        device.blockUploads(seconds: 0.6)
+        registry.add(device)
+        dir.touch("event0")
+        XCTAssertTrue(eventually { engine.devices.count == 1 })
+        let start = MonotonicClock.now()
+        XCTAssertThrowsError(try engine.vibrate(preset: "tap", whenNotUploaded: .skip)) {
+            XCTAssertEqual($0 as? HapticsError, .notUploaded)
+        }
+        XCTAssertLessThan(MonotonicClock.now() - start, 300_000_000, "answered without waiting for the driver")
+        XCTAssertTrue(eventually(3000) { device.uploadCount == 1 }, "the upload went on")
+        try engine.vibrate(preset: "tap", whenNotUploaded: .skip)
+        XCTAssertTrue(eventually { device.plays.count == 1 })
+    }
+
+    /// A vibration asked for on its own starts when its upload lands, within
+    /// the wait limit; one whose upload takes longer is dropped, not played late.
+    func testARequestThatMayWaitStartsWhenItsUploadLandsOrIsDropped() throws {
+        let device = plug("event0")
+        let engine = try makeEngine()
+        device.blockUploads(seconds: 0.15)
+        let start = MonotonicClock.now()
+        try engine.vibrate(preset: "heavy")
+        XCTAssertTrue(engine.isVibrating, "waiting for its upload counts as vibrating")
+        XCTAssertTrue(eventually { device.plays.count == 1 })
+        let delay = (device.plays[0].time - start) / 1_000_000
+        XCTAssertGreaterThanOrEqual(delay, 150, "started after the upload, \(delay) ms")
+
+        device.blockUploads(seconds: Double(HapticsEngine.uploadWaitLimitMs) / 1000 + 0.3)
+        try engine.vibrate(preset: "medium")
+        XCTAssertTrue(eventually(3000) { device.uploadCount == 2 }, "the upload landed")
+        MonotonicClock.sleep(ms: 50)
+        XCTAssertEqual(device.plays.count, 1, "too late to read as the answer: dropped")
+        XCTAssertFalse(engine.isVibrating)
+    }
+
+    /// A node can appear a moment before its driver takes requests (uinput
+    /// answers ENODEV until UI_DEV_CREATE returns): the upload is tried again
+    /// shortly, and the device stays in use meanwhile (its gain set once).
+    func testUploadsToADeviceNotReadyYetAreRetried() throws {
+        let engine = try makeEngine(devices: 0, preload: ["tap"])
+        let device = FakeForceFeedbackDevice(path: dir.path + "/event0")
+        device.answerUploadsNotReady(3)
+        registry.add(device)
+        dir.touch("event0")
+        XCTAssertTrue(eventually { device.uploadCount == 1 }, "uploaded after the driver became ready")
+        XCTAssertEqual(engine.devices.count, 1)
+        XCTAssertEqual(registry.opens.filter { $0 == device.path }.count, 1, "not reopened")
+        XCTAssertEqual(device.records.filter { if case .gain = $0.operation { true } else { false } }.count, 1)
+        try engine.vibrate(preset: "tap", whenNotUploaded: .skip)
+        XCTAssertTrue(eventually { device.plays.count == 1 })
     }
 }

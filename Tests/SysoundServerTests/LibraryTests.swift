@@ -28,9 +28,10 @@ final class LibraryTests: XCTestCase {
         let (configuration, theme, _) = try ServiceSetup.load(configPath: nil)
         // As `sysound serve` builds it: the watcher's inotify sources on the daemon's loop.
         let loop = try EventLoop()
+        let workers = try WorkerPool(size: Daemon.defaultWorkerCount, name: "test-worker", loop: loop)
         watcher = try StateWatcher(directory: directory, loop: loop, logger: logger)
         let haptics = try HapticsEngine(
-            presets: configuration.haptics.presets, deviceDirectory: nil, deviceCalls: .onEngineThread, logger: logger)
+            presets: configuration.haptics.presets, deviceDirectory: nil, host: LoopHost(loop: loop, workers: workers), logger: logger)
         rumble = FakeForceFeedbackDevice(path: "/dev/input/event-fake")
         XCTAssertTrue(haptics.attach(rumble))
         try haptics.start()
@@ -41,12 +42,14 @@ final class LibraryTests: XCTestCase {
         var options = DaemonOptions(stateDirectory: directory.path)
         options.handleSignals = false
         daemon = try Daemon(
-            options: options, handler: DaemonHandler(manager: manager, configPath: nil), loop: loop, logger: logger)
+            options: options, handler: DaemonHandler(manager: manager, configPath: nil), loop: loop, workers: workers, logger: logger)
         let daemon = daemon!, finished = finished
         Thread.detachNewThread {
             daemon.run()
             finished.signal()
         }
+        // The theme's effects go to the device on the workers first.
+        XCTAssertTrue(eventually { !haptics.isUploading && self.rumble.effects.count > 0 }, "the theme's effects were uploaded")
     }
 
     override func tearDown() {
@@ -67,9 +70,13 @@ final class LibraryTests: XCTestCase {
 
     /// A force-feedback upload that blocks (a uinput device whose process
     /// answers late) holds up neither the sound nor any other request: the
-    /// loop hands every device call to the haptics engine's thread.
+    /// uploads run on a worker. The tap sounds at once and its haptic is
+    /// skipped with a reason; once the upload lands, the next tap vibrates.
     func testABlockingHapticUploadDelaysNoSoundAndNoRequest() throws {
-        rumble.blockUploads(seconds: 2)
+        let slow = FakeForceFeedbackDevice(path: "/dev/input/event-slow")
+        slow.blockUploads(seconds: 3)
+        manager.haptics?.detach(path: rumble.path)
+        XCTAssertEqual(manager.haptics?.attach(slow), true)  // the theme's effects go up now, blocked
         var replies: [Double] = []
         for request in [Request.play(PlayRequest(.name("tap")), wait: false), .ping, .stateGet(nil), .vibrate(VibrateRequest(.preset("heavy")))] {
             let start = Date()
@@ -77,26 +84,37 @@ final class LibraryTests: XCTestCase {
             replies.append(Date().timeIntervalSince(start))
             XCTAssertTrue(reply.isOK, "\(request.text): \(reply)")
             if case .play = request, case .ok(let fields, _) = reply {
-                XCTAssertEqual(fields["outcome"], "play-and-vibrate")
+                XCTAssertEqual(fields["outcome"], "play", "the sound plays; its haptic does not lag it")
+                XCTAssertEqual(fields["haptic-skipped"], "uploading")
                 XCTAssertNotNil(fields["id"], "the sound's voice started")
             }
         }
         XCTAssertTrue(manager.audio?.hasActiveVoices ?? false, "the tap sounds while the upload blocks")
-        // Well under the upload's 2 s, even on a loaded machine.
+        XCTAssertEqual(try sound.play("tap").hapticSkipped, .uploading, "typed in the library")
+        // Well under the upload's 3 s, even on a loaded machine.
         XCTAssertLessThan(replies.max() ?? 0, 1.0, "replies took \(replies) s")
-        XCTAssertEqual(plays(), 0, "the upload is still blocked")
-        XCTAssertTrue(eventually(6) { self.plays() > 0 }, "the vibration happens once the upload returns")
+        XCTAssertEqual(plays(on: slow), 0, "the upload is still blocked")
+        slow.blockUploads(seconds: 0)  // the driver answers: the uploads under way land
+        XCTAssertTrue(eventually(10) {
+            guard case .ok(let fields, _)? = try? DaemonClient(socketPath: self.daemon.socketPath).send(.play(PlayRequest(.name("tap")), wait: false))
+            else { return false }
+            return fields["outcome"] == "play-and-vibrate"
+        }, "once the upload landed, the tap vibrates")
+        XCTAssertTrue(eventually { self.plays(on: slow) > 0 })
     }
 
     /// The library's presets are the daemon's: every built-in one vibrates.
     func testEveryBuiltInPresetIsKnownToTheDaemon() throws {
-        XCTAssertTrue(HapticPreset.builtIn.contains(.alert))
+        XCTAssertTrue(HapticPreset.builtIn.contains(HapticPreset(.alert)))
+        XCTAssertEqual(Set(HapticPreset.builtIn.map(\.name)), Set(HapticPresets.names), "one list")
         for preset in HapticPreset.builtIn {
             XCTAssertNoThrow(try sound.vibrate(preset), preset.name)
         }
     }
 
-    func plays() -> Int { rumble.records.filter { if case .play = $0.operation { true } else { false } }.count }
+    func plays(on device: FakeForceFeedbackDevice? = nil) -> Int {
+        (device ?? rumble).records.filter { if case .play = $0.operation { true } else { false } }.count
+    }
 
     /// Settings change on the loop thread, in the order requests arrive: two
     /// clients racing to set the volume leave the engine at the value the
@@ -128,7 +146,7 @@ final class LibraryTests: XCTestCase {
         let sound = sound
         XCTAssertTrue(sound.isUsingDaemon)
         let tap = try sound.play("tap")
-        XCTAssertEqual(tap.outcome, .playAndVibrate)  // tap has a paired haptic
+        XCTAssertEqual(tap.outcome, .playAndVibrate, "haptic skipped: \(tap.hapticSkipped?.rawValue ?? "-")")  // tap has a paired haptic
         XCTAssertNotNil(tap.voiceID)
         XCTAssertTrue(manager.audio?.hasActiveVoices ?? false)
 
