@@ -95,11 +95,20 @@ public final class FeedbackManager: Sendable {
     public func audioEngine() throws(AudioError) -> AudioEngine {
         if let engine = audio { return engine }
         let engine = try openAudio()
+        if attachAudio(engine) { return engine }
+        engine.shutdown()  // another thread opened one first
+        return audio ?? engine
+    }
+
+    /// Takes an engine opened elsewhere (the daemon opens its device in the
+    /// background when there was none at start), at the user's volume;
+    /// false when one is open already (the caller shuts `engine` down).
+    public func attachAudio(_ engine: AudioEngine) -> Bool {
         engine.setVolume(state.volume)
         return audioSlot.withLock { slot in
-            if let existing = slot { engine.shutdown(); return existing }
+            guard slot == nil else { return false }
             slot = engine
-            return engine
+            return true
         }
     }
 

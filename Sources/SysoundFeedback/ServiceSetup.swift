@@ -15,6 +15,10 @@ public enum ServiceSetup {
         case deviceNow
         /// Open the default output device when a sound must really play (embedded).
         case deviceOnDemand
+        /// Open the default output device on the host's workers, again and again
+        /// until one opens (the daemon, when there was none at start); requests
+        /// meanwhile are told there is no output yet and never wait for a server.
+        case deviceInBackground
         /// Render offline through a loopback device (`--to FILE`).
         case loopback
     }
@@ -78,14 +82,24 @@ public enum ServiceSetup {
             try AudioEngine(settings: engineSettings, output: .device, host: host)
         }
         let engine: AudioEngine?
+        var openInRequest = open
         switch mode {
         case .deviceNow: engine = try open()
         case .deviceOnDemand: engine = nil
+        case .deviceInBackground:
+            engine = nil
+            openInRequest = { () throws(AudioError) -> AudioEngine in
+                throw .noOutputDevice(detail: "no audio output is open yet; the daemon keeps trying and plays sounds once one opens")
+            }
         case .loopback: engine = try AudioEngine(settings: engineSettings, output: .loopback)
         }
         let manager = FeedbackManager(
-            configuration: configuration, theme: theme, audio: engine, openAudio: open, haptics: haptics,
+            configuration: configuration, theme: theme, audio: engine, openAudio: openInRequest, haptics: haptics,
             controls: ControlFiles(directory: stateDirectory), settings: settings, logger: logger)
+        if case .deviceInBackground = mode {
+            let host = if let host { host } else { try AudioEngine.embeddedHost() }
+            BackgroundAudioOpen(manager: manager, host: host, logger: logger, open: open).start()
+        }
         if case .watched(let watcher) = settings {
             // Weak: the manager reads the watcher, so a strong capture would be a cycle.
             watcher.onChange { [weak manager] old, new in manager?.stateChanged(from: old, to: new) }

@@ -127,7 +127,8 @@ struct ServeCommand: ParsableCommand {
     }
 
     /// The manager with the audio device open now; with no device the daemon
-    /// still serves (vibration, settings) and opens one when a sound must play.
+    /// still serves (vibration, settings) and opens one on its workers, trying
+    /// until one opens (`ServiceSetup.AudioMode.deviceInBackground`).
     func makeManager(
         _ configuration: SysoundConfiguration, _ theme: Theme, _ directory: StateDirectory,
         _ watcher: StateWatcher, _ haptics: HapticsEngine?, _ host: LoopHost, _ logger: Logger
@@ -138,12 +139,17 @@ struct ServeCommand: ParsableCommand {
                 configuration: configuration, theme: theme, stateDirectory: directory, audio: mode,
                 haptics: haptics, settings: .watched(watcher), host: host, logger: logger)
         }
+        if SoundServerProbe.serverAccepts() == false {
+            // Asking OpenAL Soft now would lose the server for the life of the process.
+            logger.error("no sound server runs yet (nothing accepts at \(SoundServerProbe.socketPaths() ?? [])); opening the audio output in the background once one does")
+            return try! make(.deviceInBackground)
+        }
         do {
             return try make(.deviceNow)
         } catch {
-            logger.error("no audio output yet: \(error); sounds will open a device when one exists")
-            // On demand never opens anything here, so it cannot fail.
-            return try! make(.deviceOnDemand)
+            logger.error("no audio output yet: \(error); opening one in the background, sounds play once it opens")
+            // In the background opens nothing here, and the host is given, so it cannot fail.
+            return try! make(.deviceInBackground)
         }
     }
 }

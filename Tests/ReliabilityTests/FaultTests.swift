@@ -41,6 +41,36 @@ final class FaultTests: DaemonTestCase {
         _ = try daemon.client.send(.stop(.all))
     }
 
+    /// A daemon started before its sound server answers every request at
+    /// once (no device yet, said so), opens its device on a worker when the
+    /// server comes, and plays without a restart. OpenAL Soft 1.19 tries the
+    /// server once per process, so the daemon must not ask it before one runs.
+    func testADaemonStartedBeforeTheServerPlaysWhenItComes() throws {
+        XCTAssertEqual(daemon.stop(), 0)
+        try Pulse.control("stop")
+        var serverBack = false
+        defer { if !serverBack { try? Pulse.control("start") } }
+        daemon = try DaemonProcess()
+        XCTAssertTrue(eventually(5) { self.daemon.log().contains("no sound server runs yet") }, daemon.log(tail: 10))
+        for _ in 0..<5 {
+            let start = Date()
+            let reply = try daemon.client.send(.play(PlayRequest(.name("tap"))))
+            XCTAssertLessThan(Date().timeIntervalSince(start), 0.5, "a request waited for the audio device")
+            guard case .error(let code, let message) = reply else { return XCTFail("a tap played with no server: \(reply)") }
+            XCTAssertEqual(code, .noDevice)
+            XCTAssertTrue(message.contains("no audio output is open yet"), message)
+            usleep(200_000)
+        }
+
+        try Pulse.control("start")
+        serverBack = true
+        let back = Date()
+        var heard = false
+        while !heard && Date().timeIntervalSince(back) < 8 { heard = try playsNow() }
+        XCTAssertTrue(heard, "no sound within 8 s of the server's start: \(daemon.log(tail: 20))")
+        XCTAssertTrue(daemon.log().contains("audio output opened after"), daemon.log(tail: 20))
+    }
+
     func testStateDirectoryRemovedAndRecreated() throws {
         let fm = FileManager.default
         try fm.removeItem(atPath: daemon.stateDir)
