@@ -41,10 +41,6 @@ final class BackgroundAudioOpen: @unchecked Sendable {
     private func attempt() {
         guard manager != nil else { return }
         attempts += 1
-        // OpenAL Soft tries the server once per process: not before one is there.
-        if SoundServerProbe.serverAccepts() == false {
-            return finished(.failure(.noOutputDevice(detail: "no sound server accepts connections yet")))
-        }
         host.workers.submit({ [open] () -> Result<AudioEngine, AudioError> in
             do throws(AudioError) { return .success(try open()) } catch { return .failure(error) }
         }, then: { [self] result in finished(result) })

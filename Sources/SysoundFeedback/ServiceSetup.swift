@@ -79,7 +79,12 @@ public enum ServiceSetup {
     ) throws(AudioError) -> FeedbackManager {
         let engineSettings = audioSettings(configuration.audio)
         let open: @Sendable () throws(AudioError) -> AudioEngine = { () throws(AudioError) -> AudioEngine in
-            try AudioEngine(settings: engineSettings, output: .device, host: host)
+            // OpenAL Soft tries the sound server once per process: not before one is there.
+            if SoundServerProbe.serverAccepts() == false {
+                let at = (SoundServerProbe.socketPaths() ?? []).joined(separator: ", ")
+                throw .noOutputDevice(detail: "no sound server accepts connections yet (at \(at)); start PulseAudio or PipeWire")
+            }
+            return try AudioEngine(settings: engineSettings, output: .device, host: host)
         }
         let engine: AudioEngine?
         var openInRequest = open

@@ -139,11 +139,6 @@ struct ServeCommand: ParsableCommand {
                 configuration: configuration, theme: theme, stateDirectory: directory, audio: mode,
                 haptics: haptics, settings: .watched(watcher), host: host, logger: logger)
         }
-        if SoundServerProbe.serverAccepts() == false {
-            // Asking OpenAL Soft now would lose the server for the life of the process.
-            logger.error("no sound server runs yet (nothing accepts at \(SoundServerProbe.socketPaths() ?? [])); opening the audio output in the background once one does")
-            return try! make(.deviceInBackground)
-        }
         do {
             return try make(.deviceNow)
         } catch {

@@ -51,7 +51,7 @@ final class FaultTests: DaemonTestCase {
         var serverBack = false
         defer { if !serverBack { try? Pulse.control("start") } }
         daemon = try DaemonProcess()
-        XCTAssertTrue(eventually(5) { self.daemon.log().contains("no sound server runs yet") }, daemon.log(tail: 10))
+        XCTAssertTrue(eventually(5) { self.daemon.log().contains("no sound server accepts connections yet") }, daemon.log(tail: 10))
         for _ in 0..<5 {
             let start = Date()
             let reply = try daemon.client.send(.play(PlayRequest(.name("tap"))))
