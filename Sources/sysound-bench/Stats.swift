@@ -1,4 +1,5 @@
 import Foundation
+import SysoundCore
 
 /// The distribution of one measurement: what every table row shows.
 struct Summary: Codable, Sendable {
@@ -171,17 +172,5 @@ enum Bootstrap {
     private static func interval(_ estimates: [Double]) -> [Double] {
         let s = estimates.sorted()
         return [s[Int(0.025 * Double(s.count))], s[Int(0.975 * Double(s.count)) - 1]]
-    }
-}
-
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

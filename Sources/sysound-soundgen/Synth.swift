@@ -1,6 +1,7 @@
 // The synthesis primitives the recipes are built from. Everything here is
 // deterministic: noise comes from a seeded PRNG of our own, sums run in a fixed
 // order, and nothing reads the clock or the environment.
+import SysoundCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -10,20 +11,7 @@ import Darwin
 /// The output rate of every shipped sound.
 let sampleRate = 48_000.0
 
-/// SplitMix64: tiny, well-mixed, and the same on every platform.
-struct SeededRandom {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
     /// Uniform in [-1, 1), from the top 53 bits.
     mutating func bipolar() -> Double {
         Double(next() >> 11) / Double(1 << 52) - 1
@@ -116,7 +104,7 @@ struct Clip {
         let start = index(ms: atMs)
         let count = min(index(ms: lengthMs), samples.count - start)
         guard count > 0 else { return }
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         var filter = BandPass(centerHz: centerHz, q: q)
         let attack = max(1, index(ms: attackMs))
         for n in 0..<count {
