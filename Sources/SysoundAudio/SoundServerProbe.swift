@@ -1,4 +1,5 @@
 import Glibc
+import SysoundCore
 
 /// Whether the PulseAudio-protocol server (PulseAudio or pipewire-pulse)
 /// accepts connections, asked with a plain `connect` before OpenAL Soft is.
@@ -44,18 +45,7 @@ public enum SoundServerProbe {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let fits = withUnsafeMutableBytes(of: &address.sun_path) { raw -> Bool in
-            let bytes = Array(path.utf8)
-            guard bytes.count < raw.count else { return false }
-            for (i, byte) in bytes.enumerated() { raw[i] = byte }
-            return true
-        }
-        guard fits else { return false }
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        guard let rc = UnixSocket.withAddress(path, { connect(fd, $0, $1) }) else { return false }
         // EAGAIN: the server's backlog is full, but something listens there.
         return rc == 0 || errno == EAGAIN || errno == EINPROGRESS
     }

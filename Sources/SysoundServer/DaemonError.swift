@@ -1,5 +1,5 @@
 import Glibc
-import SysoundClient
+import SysoundCore
 
 /// Why the daemon could not start.
 public enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {

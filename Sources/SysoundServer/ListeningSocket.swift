@@ -1,5 +1,5 @@
 import Glibc
-import SysoundClient
+import SysoundCore
 
 /// The daemon's listening SOCK_SEQPACKET socket: bound by the daemon itself,
 /// or passed in by systemd.

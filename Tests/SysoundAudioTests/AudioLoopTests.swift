@@ -84,7 +84,7 @@ final class AudioLoopTests: XCTestCase {
         try host.loop.runOnThread(name: "test-audio-loop")
         XCTAssertTrue(eventually(2) { engine.isOutputPaused }, "the loop's idle timer pauses the device")
         XCTAssertTrue(eventually(2) { (try? p.sinkInputs())?.contains("Corked: yes") == true }, "the paused stream is corked")
-        let (took, played) = playOnLoop(engine, clip, host.loop)
+        let (_, played) = playOnLoop(engine, clip, host.loop)
         XCTAssertTrue(played)
         XCTAssertFalse(engine.isOutputPaused)
         XCTAssertTrue(eventually(2) { (try? p.sinkInputs())?.contains("Corked: no") == true }, "a worker resumed the device")
@@ -124,14 +124,7 @@ final class AudioLoopTests: XCTestCase {
             self.path = path
             unlink(path)
             fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-            var addr = sockaddr_un()
-            addr.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-                _ = path.utf8CString.withUnsafeBytes { raw.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(raw.count - 1))) }
-            }
-            let bound = withUnsafePointer(to: &addr) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            }
+            let bound = UnixSocket.withAddress(path) { bind(fd, $0, $1) }
             guard fd >= 0, bound == 0, listen(fd, 16) == 0 else { throw FixtureError("cannot listen on \(path): errno \(errno)") }
         }
         func close() {

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import XCTest
 @testable import SysoundAudio
+import SysoundCore
 
 final class SoundServerProbeTests: XCTestCase {
     private func paths(_ environment: [String: String]) -> [String]? {
@@ -28,14 +29,7 @@ final class SoundServerProbeTests: XCTestCase {
         XCTAssertEqual(SoundServerProbe.serverAccepts { $0 == "PULSE_SERVER" ? "unix:" + path : nil }, false)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd); unlink(path) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let bound = UnixSocket.withAddress(path) { bind(fd, $0, $1) }
         XCTAssertEqual(bound, 0)
         XCTAssertEqual(SoundServerProbe.serverAccepts { $0 == "PULSE_SERVER" ? "unix:" + path : nil }, false, "bound, not listening")
         XCTAssertEqual(listen(fd, 4), 0)

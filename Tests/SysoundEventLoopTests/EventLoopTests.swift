@@ -174,14 +174,7 @@ final class EventLoopTests: XCTestCase {
         let path = NSTemporaryDirectory() + "notify-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let receiver = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         defer { close(receiver); unlink(path) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(receiver, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let bound = UnixSocket.withAddress(path) { bind(receiver, $0, $1) }
         XCTAssertEqual(bound, 0)
         setenv("NOTIFY_SOCKET", path, 1)
         setenv("WATCHDOG_USEC", "200000", 1)

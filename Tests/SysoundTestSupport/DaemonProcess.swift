@@ -121,15 +121,8 @@ public final class DaemonProcess {
         let fd = socket(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0)
         guard fd >= 0 else { throw FixtureError("socket failed: errno \(errno)") }
         defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
         let path = socketPath
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: Array(path.utf8).prefix(raw.count - 1))
-        }
-        let ok = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let ok = UnixSocket.withAddress(path) { connect(fd, $0, $1) }
         guard ok == 0 else { throw FixtureError("connect to \(path) failed: errno \(errno)") }
         _ = text.utf8CString.withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count - 1, 0) }
     }

@@ -1,7 +1,7 @@
 import Glibc
 
-/// Thin wrappers over the socket calls the client and the daemon share.
-/// `package` access: the server target uses them; they are not library API.
+/// Thin wrappers over the socket calls the client, the daemon and the audio
+/// engine's sound-server probe share. `package` access: not library API.
 package enum UnixSocket {
     /// `sun_path` holds 108 bytes with the terminating NUL.
     package static let maximumPathLength = 107
