@@ -45,7 +45,7 @@ module() { # name swift-version sources... : object + swiftmodule in $out/obj
     newer "$out/obj/$name.o" "$@" || return 0
     echo "fuzz: compiling $name" >&2
     swiftc -O -g -swift-version "$version" -parse-as-library "${san[@]}" -I "$out/obj" "${extra[@]}" \
-        -module-name "$name" -wmo -emit-module -emit-module-path "$out/obj/$name.swiftmodule" \
+        -module-name "$name" -package-name sysound -wmo -emit-module -emit-module-path "$out/obj/$name.swiftmodule" \
         -c -o "$out/obj/$name.o" "$@" >>"$log" 2>&1
 }
 
