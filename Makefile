@@ -6,10 +6,10 @@ SHELL := /bin/bash
 .ONESHELL:
 .SHELLFLAGS := -euo pipefail -c
 
-RUN_PACKAGES := pkg-config libopenal-dev libopenal1 libsndfile1-dev libevdev-dev libsystemd-dev libpulse0
+RUN_PACKAGES := pkg-config libopenal-dev libopenal1 libsndfile1-dev libevdev-dev libsystemd-dev libpulse-dev libpulse0
 # `make deb`: dpkg-shlibdeps, dpkg-gencontrol, strip, readelf, lintian.
 DEB_PACKAGES := dpkg-dev binutils lintian
-TEST_PACKAGES := $(RUN_PACKAGES) libpulse-dev pulseaudio pulseaudio-utils pipewire pipewire-bin wireplumber pipewire-pulse dbus-daemon \
+TEST_PACKAGES := $(RUN_PACKAGES) pulseaudio pulseaudio-utils pipewire pipewire-bin wireplumber pipewire-pulse dbus-daemon \
 	sox sound-theme-freedesktop socat util-linux systemd \
 	qemu-system-x86 busybox-static cpio xz-utils gcc libc6-dev $(DEB_PACKAGES) man-db
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

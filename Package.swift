@@ -33,7 +33,8 @@ let package = Package(
         .systemLibrary(
             name: "CSystemd", pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]),
-        // libpulse for the benchmark's onset meter only (Sources/sysound-bench/SinkOnsetMeter.swift).
+        // libpulse: the engine's own playback stream (Sources/SysoundAudio/PulseStream.swift)
+        // and the benchmark's onset meter (Sources/sysound-bench/SinkOnsetMeter.swift).
         .systemLibrary(
             name: "CPulse", pkgConfig: "libpulse",
             providers: [.apt(["libpulse-dev"])]),
@@ -61,7 +62,7 @@ let package = Package(
         .target(
             name: "SysoundAudio",
             dependencies: [
-                "SysoundCore", "SysoundEventLoop", "COpenAL", "CSndfile",
+                "SysoundCore", "SysoundEventLoop", "COpenAL", "CSndfile", "CPulse", "CSysoundShims",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(

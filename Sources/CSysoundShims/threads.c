@@ -2,6 +2,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <unistd.h>
 #include "CSysoundThreads.h"
 
 void sysound_set_thread_name(const char *name) {
@@ -13,4 +14,8 @@ void sysound_set_thread_name(const char *name) {
 
 int sysound_eventfd(void) {
     return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+
+pid_t sysound_gettid(void) {
+    return gettid();
 }

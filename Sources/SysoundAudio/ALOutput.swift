@@ -63,7 +63,10 @@ struct DeviceClockFunctions {
 }
 
 /// One open ALC device with its context: a thin wrapper over alcOpenDevice /
-/// alcLoopbackOpenDeviceSOFT, alcCreateContext and alcCloseDevice. Callers hold
+/// alcLoopbackOpenDeviceSOFT, alcCreateContext and alcCloseDevice; or, for
+/// the `pulse` output, a loopback device whose mix sysound's own PulseAudio
+/// stream (`stream`) renders and writes: the device operations below (pause,
+/// resume, connected, latency, close) then act on that stream. Callers hold
 /// `ALLock` around every method but the device calls `pause()`, `resume()`
 /// and `close()`, which may wait for the sound server.
 /// @unchecked Sendable: device outputs move to workers for their device calls;
@@ -76,6 +79,9 @@ final class ALOutput: @unchecked Sendable {
     let pauseFunctions: PauseFunctions?
     /// Present on a device output whose OpenAL has ALC_SOFT_device_clock; nil on loopback.
     let clockFunctions: DeviceClockFunctions?
+    /// sysound's own PulseAudio stream, which renders this loopback device's
+    /// mix; nil for OpenAL Soft's device and for a plain loopback.
+    let stream: PulseStream?
     /// The opened device's name (ALC_ALL_DEVICES_SPECIFIER, else ALC_DEVICE_SPECIFIER).
     let name: String
     /// What the device granted (alcGetIntegerv): ALC_FREQUENCY, ALC_REFRESH, source counts.
@@ -83,10 +89,11 @@ final class ALOutput: @unchecked Sendable {
     let refresh: Int
     let maxSources: Int
 
-    private init(device: OpaquePointer, context: OpaquePointer, loopback: LoopbackFunctions?) {
+    private init(device: OpaquePointer, context: OpaquePointer, loopback: LoopbackFunctions?, stream: PulseStream? = nil) {
         self.device = device
         self.context = context
         self.loopback = loopback
+        self.stream = stream
         pauseFunctions = loopback == nil ? PauseFunctions.load(for: device) : nil
         clockFunctions = loopback == nil ? DeviceClockFunctions.load(for: device) : nil
         // ALC_ALL_DEVICES_SPECIFIER (ALC_ENUMERATE_ALL_EXT) names the real
@@ -94,7 +101,8 @@ final class ALOutput: @unchecked Sendable {
         // says only "OpenAL Soft" for the default device.
         let all = ALC_ALL_DEVICES_SPECIFIER
         let useAll = alcIsExtensionPresent(nil, "ALC_ENUMERATE_ALL_EXT") != 0
-        name = (useAll ? alcGetString(device, all) : nil).map { String(cString: $0) }
+        name = stream.map { "\($0.sinkName) (sysound's PulseAudio stream)" }
+            ?? (useAll ? alcGetString(device, all) : nil).map { String(cString: $0) }
             ?? alcGetString(device, ALC_DEVICE_SPECIFIER).map { String(cString: $0) } ?? "unknown device"
         func get(_ p: Int32) -> Int {
             var v: ALCint = 0
@@ -133,6 +141,34 @@ final class ALOutput: @unchecked Sendable {
         return ALOutput(device: dev, context: ctx, loopback: nil)
     }
 
+    /// Opens the output `s.backend` names for a device engine: sysound's own
+    /// PulseAudio stream, or OpenAL Soft's default device; `auto` takes the
+    /// stream when a PulseAudio-protocol server answers and OpenAL Soft's
+    /// device otherwise (a machine with ALSA only).
+    static func openDevice(_ s: AudioSettings) throws(AudioError) -> ALOutput {
+        switch s.backend {
+        case .openal: return try openDefault(s)
+        case .pulse: return try openPulse(s)
+        case .auto:
+            if SoundServerProbe.serverAccepts() == false { return try openDefault(s) }
+            do { return try openPulse(s) } catch {
+                if case .pulse = error { return try openDefault(s) }
+                throw error
+            }
+        }
+    }
+
+    /// A loopback device whose mix sysound's own PulseAudio stream plays.
+    static func openPulse(_ s: AudioSettings) throws(AudioError) -> ALOutput {
+        let mixer = try openLoopback(s)
+        let stream: PulseStream
+        do { stream = try PulseStream.connect(s, clientName: ProcessInfo.processInfo.processName) } catch {
+            mixer.close()
+            throw error
+        }
+        return ALOutput(device: mixer.device, context: mixer.context, loopback: mixer.loopback, stream: stream)
+    }
+
     /// Opens a loopback device rendering stereo float32 at the settings' rate
     /// (alcLoopbackOpenDeviceSOFT, alcIsRenderFormatSupportedSOFT).
     static func openLoopback(_ s: AudioSettings) throws(AudioError) -> ALOutput {
@@ -162,8 +198,10 @@ final class ALOutput: @unchecked Sendable {
         }
     }
 
-    /// ALC_CONNECTED (ALC_EXT_disconnect): false once the device is gone for good.
+    /// ALC_CONNECTED (ALC_EXT_disconnect): false once the device is gone for
+    /// good; for the stream, false once its context or stream failed.
     var isConnected: Bool {
+        if let stream { return stream.isConnected }
         var v: ALCint = 1
         alcGetIntegerv(device, ALC_CONNECTED, 1, &v)
         return v != 0
@@ -176,7 +214,10 @@ final class ALOutput: @unchecked Sendable {
     /// what is written and not yet played, plus the sink's own latency) under
     /// the device's backend lock and the PulseAudio mainloop lock, which a
     /// pause holds while the server corks: not during a pause or resume.
+    /// The stream's answer is its last timing update (`pa_stream_get_latency`),
+    /// kept by the stream: asking takes no PulseAudio lock.
     func latencyNanoseconds() -> UInt64 {
+        if let stream { return stream.latencyNanoseconds }
         guard let clockFunctions else { return 0 }
         var ns: ALCint64SOFT = 0
         clockFunctions.getInteger64(device, ALC_DEVICE_LATENCY_SOFT, 1, &ns)
@@ -184,13 +225,15 @@ final class ALOutput: @unchecked Sendable {
     }
 
     /// Whether `pause()` does anything: false on loopback or without ALC_SOFT_pause_device.
-    var canPause: Bool { pauseFunctions != nil }
+    var canPause: Bool { stream != nil || pauseFunctions != nil }
 
     /// Stops the device's mixing (alcDevicePauseSOFT): OpenAL Soft 1.19's
     /// PulseAudio backend joins its mixer thread and waits for the server to
     /// cork the stream. Sources keep their state; nothing is mixed until
     /// `resume()`. Without `ALLock`; the device must stay open meanwhile.
+    /// The stream corks instead (it writes nothing while idle already).
     func pause() {
+        if let stream { return stream.cork() }
         pauseFunctions?.pause(device)
     }
 
@@ -198,7 +241,9 @@ final class ALOutput: @unchecked Sendable {
     /// in 1.19 it starts a new mixer thread, which uncorks the stream and
     /// mixes as soon as the server asks for data. It waits on the device's
     /// backend lock, which a pause holds while the server corks: without `ALLock`.
+    /// The stream uncorks (a play's kick also does).
     func resume() {
+        if let stream { return stream.uncork() }
         pauseFunctions?.resume(device)
     }
 
@@ -217,9 +262,11 @@ final class ALOutput: @unchecked Sendable {
     }
 
     /// Destroys the context and closes the device (alcDestroyContext, which
-    /// stops the backend like a pause, and alcCloseDevice). Without `ALLock`,
-    /// after `releaseCurrent()`.
+    /// stops the backend like a pause, and alcCloseDevice); the stream is
+    /// closed first, so that it renders no more. Without `ALLock`, after
+    /// `releaseCurrent()`.
     func close() {
+        stream?.close()
         alcDestroyContext(context)
         alcCloseDevice(device)
     }

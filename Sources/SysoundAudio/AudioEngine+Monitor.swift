@@ -112,7 +112,7 @@ final class AudioMonitor: @unchecked Sendable {
         engine.locked { engine.reopening = true }
         host.workers.submit({ () -> OpenedOutput in
             // alcOpenDevice waits on the sound server (or its absence): here, not on the loop.
-            OpenedOutput(output: try? ALOutput.openDefault(settings))
+            OpenedOutput(output: try? ALOutput.openDevice(settings))
         }, then: { [self] opened in
             reopened(opened.output)
         })
@@ -183,7 +183,8 @@ extension AudioEngine {
             // Seen before tick: a short voice may end in this very tick.
             let played = playedSinceCheck || pool.voices.contains(where: \.isActive)
             playedSinceCheck = false
-            tick(now: now)
+            // A stream's clock advances with what it renders, and it ticks there.
+            if out.stream == nil { tick(now: now) }
             let settled = duckRamp.level == duckRamp.target && hushRamp.level == hushRamp.target
             let quiet = settled && !pool.voices.contains(where: \.isActive)
             if played || !quiet { lastBusy = now }
@@ -197,11 +198,12 @@ extension AudioEngine {
     /// Takes a device reopened after a loss (loop thread); false when the
     /// engine closed meanwhile (the caller closes `out`).
     func attachReopened(_ out: ALOutput, now: Double) -> Bool {
+        connectStream(out)
         let attached = locked { () -> Bool in
             if closed || output != nil { return false }
             attach(out)
             reopenCount += 1
-            lastTick = now
+            if out.stream == nil { lastTick = now }
             lastBusy = now
             monitorAwake = true
             return true

@@ -12,23 +12,62 @@ extension AudioEngine {
     public func render(frames: Int) throws(AudioError) -> [Float] {
         var out = [Float](repeating: 0, count: max(frames, 0) * 2)
         try locked { () throws(AudioError) in
-            guard let o = output, o.loopback != nil else {
+            guard let o = output, o.loopback != nil, o.stream == nil else {
                 throw .wrongOutput("render(frames:) needs an engine created with output: .loopback")
             }
-            o.makeCurrent()
-            let chunk = renderChunkFrames
-            out.withUnsafeMutableBufferPointer { buf in
-                var done = 0
-                while done < frames {
-                    let n = min(chunk, frames - done)
-                    o.render(into: buf.baseAddress! + done * 2, frames: n)
-                    done += n
-                    renderedSeconds += Double(n) / Double(settings.sampleRate)
-                    tick(now: renderedSeconds)
-                }
-            }
+            out.withUnsafeMutableBufferPointer { mix(o, into: $0.baseAddress!, frames: frames) }
         }
         return out
+    }
+
+    /// Mixes `frames` from the loopback output `o` in chunks of
+    /// `renderChunkFrames`, ticking the render clock (voice ends, ramps)
+    /// after each. `ALLock` held.
+    private func mix(_ o: ALOutput, into buf: UnsafeMutablePointer<Float>, frames: Int) {
+        o.makeCurrent()
+        let chunk = renderChunkFrames
+        var done = 0
+        while done < frames {
+            let n = min(chunk, frames - done)
+            o.render(into: buf + done * 2, frames: n)
+            done += n
+            renderedSeconds += Double(n) / Double(settings.sampleRate)
+            tick(now: renderedSeconds)
+        }
+    }
+
+    /// Hands the output's PulseAudio stream (if it has one) the renderer
+    /// below. Without `ALLock`: the stream takes its own lock.
+    func connectStream(_ out: ALOutput) {
+        out.stream?.setRenderer { [weak self, weak out] buf, frames in
+            guard let self, let out else {
+                buf.update(repeating: 0, count: frames * 2)
+                return false
+            }
+            return self.renderForStream(out, into: buf, frames: frames)
+        }
+    }
+
+    /// The stream's renderer (its mainloop thread, under its lock; takes
+    /// `ALLock`): the next `frames` of the mix. Returns whether a voice still
+    /// plays; when none does, the duck and hush ramps are set to where they
+    /// are going (nothing is audible, and the render clock stops while the
+    /// stream writes nothing), and the stream stops writing after this block.
+    func renderForStream(_ out: ALOutput, into buf: UnsafeMutablePointer<Float>, frames: Int) -> Bool {
+        locked {
+            guard output === out else {
+                buf.update(repeating: 0, count: frames * 2)
+                return false
+            }
+            mix(out, into: buf, frames: frames)
+            if pool.voices.contains(where: { $0.phase == .playing }) { return true }
+            if duckRamp.level != duckRamp.target || hushRamp.level != hushRamp.target {
+                duckRamp.level = duckRamp.target
+                hushRamp.level = hushRamp.target
+                applyGains()
+            }
+            return false
+        }
     }
 
     /// Whether any voice is still playing or paused.

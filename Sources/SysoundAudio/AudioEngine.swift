@@ -84,15 +84,16 @@ public final class AudioEngine: @unchecked Sendable {
         defer { AlsoftConfig.removeFile() }
         let out: ALOutput
         switch output {
-        case .device: out = try ALOutput.openDefault(settings)
+        case .device: out = try ALOutput.openDevice(settings)
         case .loopback: out = try ALOutput.openLoopback(settings)
         }
+        connectStream(out)
         let lock = ALLock.condition
         lock.lock()
         attach(out)
         if output == .device {
-            lastTick = Self.monotonicSeconds()
-            lastBusy = lastTick
+            lastBusy = Self.monotonicSeconds()
+            if out.stream == nil { lastTick = lastBusy }
             monitorAwake = true
         }
         lock.unlock()
@@ -128,6 +129,21 @@ public final class AudioEngine: @unchecked Sendable {
     /// The device actually opened (ALC_ALL_DEVICES_SPECIFIER), e.g. the PulseAudio
     /// sink's description; "OpenAL Soft" for the loopback output.
     public var deviceName: String { locked { openedDeviceName } }
+    /// Whether the engine plays through its own PulseAudio stream (`output =
+    /// "pulse"`, or `"auto"` with a server) rather than OpenAL Soft's device.
+    public var playsOnOwnStream: Bool { locked { output?.stream != nil } }
+    /// The kernel id of the thread that mixes and writes the stream (libpulse's
+    /// mainloop, "sysound-audio"), for making it real-time; nil without a stream.
+    public var audioThreadID: Int32? { locked { output?.stream.map(\.threadID) } }
+    /// What the stream has written since it opened, in bytes (stereo float32
+    /// frames × 8); nil without a stream.
+    public var streamBytesWritten: UInt64? { locked { output?.stream?.bytesWritten } }
+    /// Underflows of the stream while a sound was being written (gaps heard); nil without a stream.
+    public var streamUnderflows: Int? { locked { output?.stream?.underflows } }
+    /// The stream's buffer as the server granted it, in frames; nil without a stream.
+    public var streamBuffer: (tlength: Int, minreq: Int, prebuf: Int)? {
+        locked { output?.stream?.granted.map { ($0.tlength, $0.minreq, $0.prebuf) } }
+    }
     /// Voices in the pool (the configured count, or fewer if the device gives fewer).
     public var voiceCount: Int { locked { pool.count } }
     /// Whether an output device is open (false between a device loss and its return).
@@ -191,10 +207,17 @@ public final class AudioEngine: @unchecked Sendable {
         AL.start(source: sources[slot], buffer: clip.buffer,
                  gain: pool.gain(slot: slot, volume: volume, duckLevel: duckRamp.level, hushLevel: hushRamp.level),
                  pitch: pitch, loop: loop)
-        if outputPaused { resume = resumeOutput(out) }
+        if outputPaused {
+            // The stream's kick uncorks it (after writing); a cork still in
+            // flight is undone by its worker once it returns.
+            if out.stream != nil { outputPaused = false } else { resume = resumeOutput(out) }
+        }
         lock.unlock()
-        // Neither waits: the resume goes to a worker (which wakes the monitor
-        // once the device runs: one thread woken from here, not two), the wake to the loop.
+        // None waits: the kick is an eventfd write (the stream's thread mixes
+        // and writes the voice now), the resume goes to a worker (which wakes
+        // the monitor once the device runs: one thread woken from here, not
+        // two), the wake to the loop.
+        out.stream?.kick()
         if let resume {
             resumeLater(resume)
         } else if wake {
@@ -296,7 +319,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// The interruption ends: paused voices resume where they were when
     /// `resumable`, else they are dropped.
     public func endInterruption(resumable: Bool) {
-        locked {
+        let stream = locked { () -> PulseStream? in
             output?.makeCurrent()
             interrupted = false
             for i in 0..<pool.count where pool[i].phase == .paused {
@@ -308,7 +331,10 @@ public final class AudioEngine: @unchecked Sendable {
                 }
             }
             ALLock.condition.broadcast()
+            return output?.stream
         }
+        // Resumed voices are written from now on.
+        if resumable { stream?.kick() }
     }
 
     /// Whether an interruption is in progress.
@@ -368,6 +394,8 @@ public final class AudioEngine: @unchecked Sendable {
         output = out
         outputPaused = false
         latencyNs = 0
+        // A stream's clock is what it has rendered (AudioEngine+Render.swift).
+        if out.stream != nil { lastTick = renderedSeconds }
         out.makeCurrent()
         openedDeviceName = out.name
         let wanted = max(1, min(settings.voices, out.maxSources > 0 ? out.maxSources : settings.voices))

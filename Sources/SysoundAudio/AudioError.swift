@@ -25,6 +25,8 @@ public enum AudioError: Error, Equatable, Sendable, CustomStringConvertible {
     case writeFailed(path: String, reason: String)
     /// An operation that needs the loopback output on a device engine, or vice versa.
     case wrongOutput(String)
+    /// A libpulse call of the engine's own PulseAudio stream failed (`output = "pulse"`).
+    case pulse(operation: String, reason: String)
 
     public var description: String {
         switch self {
@@ -50,6 +52,8 @@ public enum AudioError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(path): cannot write the rendered audio: \(reason)"
         case .wrongOutput(let what):
             return what
+        case .pulse(let op, let reason):
+            return "the PulseAudio stream could not be set up: \(op) failed (\(reason)); start PulseAudio or PipeWire, or set output = \"openal\" in [audio]"
         }
     }
 

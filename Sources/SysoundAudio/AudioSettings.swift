@@ -1,4 +1,5 @@
 import Foundation
+import SysoundCore
 
 /// How the audio engine is set up. The defaults are the measured trade-off of
 /// the README ("Latency and its cost"): 96-frame periods × 4 at 48 kHz, a
@@ -8,6 +9,10 @@ import Foundation
 /// a core on the 2-core CI machine, 1 % at 1024 × 2), which the idle pause
 /// removes while nothing plays (0.07 %).
 public struct AudioSettings: Sendable, Equatable {
+    /// What a device engine plays through: sysound's own PulseAudio stream
+    /// (written only while a sound plays), OpenAL Soft's own device, or
+    /// `auto` (the stream when a PulseAudio-protocol server answers).
+    public var backend: AudioBackend = .openal
     /// Number of sources in the voice pool (never more than the device gives).
     public var voices: Int = 32
     /// Output sample rate in Hz (ALC_FREQUENCY).

@@ -133,6 +133,15 @@ enum ConfigurationParser {
     }
 
     private static func parseAudio(_ audio: TableReader, into settings: inout AudioSettings) {
+        if let text = audio.string("output", default: nil, expected: "one of \(AudioBackend.names), in quotes") {
+            if let backend = AudioBackend(rawValue: text) {
+                settings.output = backend
+            } else {
+                audio.document.report(
+                    .invalidValue, key: audio.keyPath("output"),
+                    "\"\(text)\" is not an audio output\(NameSuggestions.phrase(for: text, among: AudioBackend.allCases.map(\.rawValue))); expected \(AudioBackend.names)")
+            }
+        }
         settings.voices = audio.int("voices", in: 1...256, default: settings.voices)
         settings.frequency = audio.int("frequency", in: 8_000...192_000, default: settings.frequency, unit: " Hz")
         settings.periodFrames = audio.int("period_frames", in: 64...8192, default: settings.periodFrames, unit: " frames")
@@ -144,7 +153,7 @@ enum ConfigurationParser {
         settings.maxPreloadBytes = audio.int("max_preload_bytes", in: (1 << 20)...(1 << 30), default: settings.maxPreloadBytes, unit: " bytes")
         settings.adhocCacheFiles = audio.int("adhoc_cache_files", in: 0...1024, default: settings.adhocCacheFiles)
         audio.reportUnknownKeys(known: [
-            "voices", "frequency", "period_frames", "periods", "idle_pause_ms", "duck_db", "duck_ramp_ms", "max_clip_seconds",
+            "output", "voices", "frequency", "period_frames", "periods", "idle_pause_ms", "duck_db", "duck_ramp_ms", "max_clip_seconds",
             "max_preload_bytes", "adhoc_cache_files",
         ])
     }

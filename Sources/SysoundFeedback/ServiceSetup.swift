@@ -35,6 +35,7 @@ public enum ServiceSetup {
     /// The engine settings from the configuration's `[audio]` table.
     public static func audioSettings(_ c: SysoundConfig.AudioSettings) -> SysoundAudio.AudioSettings {
         var s = SysoundAudio.AudioSettings()
+        s.backend = c.output
         s.voices = c.voices
         s.sampleRate = c.frequency
         s.periodFrames = c.periodFrames

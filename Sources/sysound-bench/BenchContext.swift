@@ -16,6 +16,8 @@ final class BenchContext {
     /// Figure 11: only these levers (indices), and only the loaded run.
     var levers: [Int]?
     var leversLoadedOnly = false
+    /// `[audio] output` for every config the bench writes (--output); nil keeps the shipped one.
+    var output: String?
 
     init(smoke: Bool, root: String, sysound: String, sink: String, server: SoundServer, report: Report) throws {
         self.smoke = smoke
@@ -40,7 +42,8 @@ final class BenchContext {
 
     /// A copy of the shipped config/sysound.toml with the theme directory made
     /// absolute (or replaced) and, if given, another mixing period.
-    func writeConfig(name: String, theme: String? = nil, periodFrames: Int? = nil) throws -> String {
+    /// `output` (else the context's --output) sets `[audio] output`.
+    func writeConfig(name: String, theme: String? = nil, periodFrames: Int? = nil, output: String? = nil) throws -> String {
         let shipped = root + "/config/sysound.toml"
         guard var text = try? String(contentsOfFile: shipped, encoding: .utf8) else {
             throw BenchError("cannot read \(shipped); pass --package-root with the sysound source tree")
@@ -48,6 +51,9 @@ final class BenchContext {
         text = try replacingLine(in: text, starting: "paths = ", with: "paths = [\"\(theme ?? themeDirectory)\"]", file: shipped)
         if let periodFrames {
             text = try replacingLine(in: text, starting: "period_frames = ", with: "period_frames = \(periodFrames)", file: shipped)
+        }
+        if let output = output ?? self.output {
+            text = try replacingLine(in: text, starting: "output = ", with: "output = \"\(output)\"", file: shipped)
         }
         let path = work + "/config-" + name + ".toml"
         try text.write(toFile: path, atomically: false, encoding: .utf8)

@@ -26,6 +26,9 @@ enum LeverFigure {
         /// mixer and libpulse's mainloop thread included; threads started
         /// later inherit it.
         var wholeDaemonRealtime = false
+        /// `[audio] output` of the daemon: "pulse" is sysound's own stream
+        /// (written only while a sound plays), nil the shipped choice.
+        var output: String?
     }
 
     static let levers = [
@@ -49,6 +52,9 @@ enum LeverFigure {
         Lever(label: "128 × 3, every daemon thread SCHED_RR", periods: 3, wholeDaemonRealtime: true),
         Lever(label: "96 × 3, every daemon thread SCHED_RR", period: 96, periods: 3, wholeDaemonRealtime: true),
         Lever(label: "96 × 4, every daemon thread SCHED_RR", period: 96, periods: 4, wholeDaemonRealtime: true),
+        Lever(label: "own PulseAudio stream (output = pulse), 96 × 4, never corked", period: 96, periods: 4, shipped: true, output: "pulse"),
+        Lever(label: "own PulseAudio stream (output = pulse), 96 × 4, shipped idle pause (corked)", period: 96, periods: 4, idlePause: true, shipped: true, output: "pulse"),
+        Lever(label: "OpenAL Soft's device (output = openal), 96 × 4, device running", period: 96, periods: 4, shipped: true, output: "openal"),
     ]
 
     static func run(_ c: BenchContext) throws {
@@ -85,7 +91,7 @@ enum LeverFigure {
     /// One lever: its own daemon, `sysound play tap` against it, pactl and the
     /// reference, shuffled; with two busy processes running if `loaded`.
     static func measure(_ c: BenchContext, _ lever: Lever, index: Int, loaded: Bool, pactl: OnsetRun.Tool, clip: [Float]) throws -> OnsetRun {
-        var config = try c.writeConfig(name: "lever-\(index)", periodFrames: lever.period)
+        var config = try c.writeConfig(name: "lever-\(index)", periodFrames: lever.period, output: lever.output)
         if !lever.idlePause { config = try IdleFigure.setIdlePause(0, in: config) }
         var env: [String: String] = [:]
         if !lever.shipped { env["ALSOFT_CONF"] = try alsoftConf(c, lever, index: index) }

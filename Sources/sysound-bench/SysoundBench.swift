@@ -2,6 +2,7 @@ import ArgumentParser
 import CBenchMalloc
 import Foundation
 import Glibc
+import SysoundCore
 
 @main
 struct SysoundBench: ParsableCommand {
@@ -41,7 +42,13 @@ struct SysoundBench: ParsableCommand {
     @Flag(help: "Figure 11: only the run with both cores loaded.")
     var leversLoadedOnly = false
 
+    @Option(help: ArgumentHelp("[audio] output for the daemons and embedded engines: auto, pulse or openal (default: the shipped config's).", valueName: "name"))
+    var output: String?
+
     func validate() throws {
+        if let output, AudioBackend(rawValue: output) == nil {
+            throw ValidationError("--output \(output): expected \(AudioBackend.names)")
+        }
         if let levers, levers.split(separator: ",").contains(where: { Int($0).map { !LeverFigure.levers.indices.contains($0) } ?? true }) {
             throw ValidationError("--levers \(levers): give lever indices 0–\(LeverFigure.levers.count - 1) separated by commas")
         }
@@ -74,6 +81,7 @@ struct SysoundBench: ParsableCommand {
                                        server: server, report: report)
         context.levers = levers.map { $0.split(separator: ",").compactMap { Int($0) } }
         context.leversLoadedOnly = leversLoadedOnly
+        context.output = output
         let started = Clock.now()
         let loadStart = Self.loadAverage()
         var failed = false

@@ -7,7 +7,7 @@ import SysoundCore
 /// The engine pauses its output device after an idle time and resumes it on
 /// the next play (AudioEngine+Idle.swift), on the private PulseAudio server of
 /// Tests/fixture/with-pulse.sh.
-final class IdlePauseTests: XCTestCase {
+class IdlePauseTests: XCTestCase {
     static let idle = 300.0
 
     struct Take {

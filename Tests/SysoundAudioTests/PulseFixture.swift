@@ -1,6 +1,7 @@
 import Foundation
 import SysoundTestSupport
 import XCTest
+import SysoundCore
 @testable import SysoundAudio
 
 /// The private PulseAudio server of Tests/fixture/with-pulse.sh (a 48 kHz null
@@ -46,14 +47,23 @@ struct PulseFixture {
     }
 }
 
+/// A device test class whose engines play through another output than
+/// OpenAL Soft's own device (the default of `deviceEngine`): a subclass of a
+/// device test class that adopts it runs the same tests on that output.
+protocol OutputSelecting {
+    static var backend: AudioBackend { get }
+}
+
 extension XCTestCase {
     /// A device engine with `samples` (mono, 48 kHz; by default a 150 ms,
-    /// −6 dBFS 1 kHz tone) preloaded as "tap".
+    /// −6 dBFS 1 kHz tone) preloaded as "tap", on OpenAL Soft's device unless
+    /// the test class selects another output (`OutputSelecting`).
     func deviceEngine(
         _ dir: String, samples: [Float] = Fixture.tone(frequency: 1_000, seconds: 0.15, amplitude: 0.5),
         _ configure: (inout AudioSettings) -> Void = { _ in }
     ) throws -> (AudioEngine, Clip) {
         var s = AudioSettings()
+        s.backend = (type(of: self) as? OutputSelecting.Type)?.backend ?? .openal
         configure(&s)
         let engine = try AudioEngine(settings: s, output: .device)
         addTeardownBlock { engine.shutdown() }

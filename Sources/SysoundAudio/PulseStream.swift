@@ -1,0 +1,372 @@
+import CPulse
+import CSysoundShims
+import Glibc
+import SysoundCore
+
+/// sysound's own PulseAudio playback stream (libpulse's asynchronous API):
+/// the engine's mix, rendered from OpenAL Soft's loopback device, written
+/// only while something plays.
+///
+/// OpenAL Soft 1.19's own PulseAudio backend keeps its stream's whole buffer
+/// full of mixed silence, so every new sound queues behind it (README,
+/// "Latency and its cost"). This stream writes nothing while idle and lets
+/// the stream run dry; a `kick` (after a voice starts) renders and writes at
+/// once, and PulseAudio plays a write onto an underrun stream at once (it
+/// rewinds the sink), whatever its length. While voices play the stream
+/// renders on the server's requests; after their tail it stops writing again.
+///
+/// One thread: libpulse's threaded mainloop ("sysound-audio") runs every
+/// callback, the kick included (an eventfd watched with the mainloop API's
+/// `io_new`, so `kick` never waits). Lock order: the mainloop lock, then
+/// `ALLock` (inside the renderer); nothing that holds `ALLock` takes the
+/// mainloop lock. What other threads read (`isConnected`, latency, thread id)
+/// is kept in a small lock of its own.
+final class PulseStream: @unchecked Sendable {
+    /// Renders `frames` stereo float32 frames into the buffer; returns whether
+    /// more is to come (a voice still plays or a ramp still moves). Called on
+    /// the mainloop thread with the mainloop lock held.
+    typealias Renderer = (UnsafeMutablePointer<Float>, Int) -> Bool
+
+    /// What the stream asks the server for, in frames.
+    ///
+    /// - `tlength` = `periodFrames × periods` (8 ms at 96 × 4): how much is
+    ///   kept written ahead while a sound plays, so a late refill under load
+    ///   still finds data queued; it is also what a sound started during
+    ///   another sound's tail waits behind. The first write after idle is a
+    ///   full `tlength`: its length does not delay it.
+    /// - `minreq` = one period: the server asks for more in periods, as OpenAL
+    ///   Soft's stream did.
+    /// - `prebuf` = one period: a write onto a drained stream (which the kick
+    ///   always makes at least that long) starts it at once; the server's
+    ///   default (`tlength`) would hold the first write back until the buffer
+    ///   is full.
+    struct Request: Equatable {
+        var tlength: Int
+        var minreq: Int
+        var prebuf: Int
+
+        init(_ s: AudioSettings) {
+            minreq = max(s.periodFrames, 16)
+            tlength = minreq * max(s.periods, 2)
+            prebuf = minreq
+        }
+
+        init(tlength: Int, minreq: Int, prebuf: Int) {
+            self.tlength = tlength
+            self.minreq = minreq
+            self.prebuf = prebuf
+        }
+    }
+
+    /// The stream's flags: timing interpolated and updated by libpulse (for
+    /// `latencyNanoseconds`), and `ADJUST_LATENCY`, so that `tlength` is the
+    /// whole latency (buffer and sink) and the sink is set to
+    /// `(tlength − 2 × minreq) / 2`, as for OpenAL Soft's stream.
+    static let flags = pa_stream_flags_t(
+        PA_STREAM_INTERPOLATE_TIMING.rawValue | PA_STREAM_AUTO_TIMING_UPDATE.rawValue | PA_STREAM_ADJUST_LATENCY.rawValue)
+
+    /// What another thread may read.
+    private struct Shared {
+        var failed = false
+        var failure: String?
+        var latencyNs: UInt64 = 0
+        var threadID: Int32 = 0
+        var bytesWritten: UInt64 = 0
+        var underflows = 0
+        var granted: Request?
+        var sinkName = ""
+    }
+
+    static let frameBytes = 8
+    let rate: Int
+    let request: Request
+
+    private let mainloop: OpaquePointer
+    private let context: OpaquePointer
+    private var stream: OpaquePointer?
+    private var kickEvent: OpaquePointer?
+    private let kickFD: Int32
+    private let shared = Locked(Shared())
+    // Mainloop thread only (mainloop lock held):
+    private var renderer: Renderer?
+    private var writing = false
+    private var corked = false
+    private var closed = false
+
+    private init(settings: AudioSettings, clientName: String) throws(AudioError) {
+        rate = settings.sampleRate
+        request = Request(settings)
+        guard let m = pa_threaded_mainloop_new() else { throw .pulse(operation: "pa_threaded_mainloop_new", reason: "out of memory") }
+        // The name the real-time helper and `ps -L` see.
+        pa_threaded_mainloop_set_name(m, "sysound-audio")
+        // PULSE_PROP (PulseClientTag) adds sysound.engine to this context's properties.
+        guard let c = pa_context_new(pa_threaded_mainloop_get_api(m), clientName) else {
+            pa_threaded_mainloop_free(m)
+            throw .pulse(operation: "pa_context_new", reason: "out of memory")
+        }
+        let fd = sysound_eventfd()
+        guard fd >= 0 else {
+            let code = errno
+            pa_context_unref(c)
+            pa_threaded_mainloop_free(m)
+            throw .pulse(operation: "eventfd", reason: String(cString: strerror(code)))
+        }
+        mainloop = m
+        context = c
+        kickFD = fd
+    }
+
+    /// Connects to the server libpulse finds (PULSE_SERVER, else the
+    /// session's), creates the playback stream at the settings' rate and
+    /// waits until it is ready (at most `timeoutSeconds`). Nothing is written
+    /// until a `kick`.
+    static func connect(_ settings: AudioSettings, clientName: String, timeoutSeconds: Double = 5) throws(AudioError) -> PulseStream {
+        let s = try PulseStream(settings: settings, clientName: clientName)
+        do { try s.start(timeoutSeconds: timeoutSeconds) } catch {
+            s.close()
+            throw error
+        }
+        return s
+    }
+
+    private func start(timeoutSeconds: Double) throws(AudioError) {
+        pa_context_set_state_callback(context, { _, me in PulseStream.from(me).stateChanged() }, selfPointer)
+        lock()
+        defer { unlock() }
+        guard pa_threaded_mainloop_start(mainloop) == 0 else { throw .pulse(operation: "pa_threaded_mainloop_start", reason: "no thread") }
+        pa_threaded_mainloop_once_unlocked(mainloop, { _, me in PulseStream.from(me).recordThread() }, selfPointer)
+        guard pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) == 0 else { throw failure("pa_context_connect") }
+        // Wakes the waits below at the deadline: a server that accepted and never answers.
+        let deadline = pa_rtclock_now() + UInt64(timeoutSeconds * 1e6)
+        let timer = pa_context_rttime_new(context, deadline, { _, _, _, me in PulseStream.from(me).signal() }, selfPointer)
+        defer { if let timer { pa_threaded_mainloop_get_api(mainloop).pointee.time_free(timer) } }
+        try wait("the sound server's connection", until: deadline) { () -> Bool? in
+            switch pa_context_get_state(context) {
+            case PA_CONTEXT_READY: true
+            case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED: nil
+            default: false
+            }
+        }
+        var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(rate), channels: 2)
+        var map = pa_channel_map()
+        pa_channel_map_init_stereo(&map)
+        guard let s = pa_stream_new(context, "sysound", &spec, &map) else { throw failure("pa_stream_new") }
+        stream = s
+        pa_stream_set_state_callback(s, { _, me in PulseStream.from(me).stateChanged() }, selfPointer)
+        pa_stream_set_write_callback(s, { _, bytes, me in PulseStream.from(me).requested(bytes) }, selfPointer)
+        pa_stream_set_latency_update_callback(s, { _, me in PulseStream.from(me).latencyUpdated() }, selfPointer)
+        pa_stream_set_underflow_callback(s, { _, me in PulseStream.from(me).underflowed() }, selfPointer)
+        let b = UInt32(Self.frameBytes)
+        var attr = pa_buffer_attr(maxlength: UInt32.max, tlength: UInt32(request.tlength) * b, prebuf: UInt32(request.prebuf) * b,
+                                  minreq: UInt32(request.minreq) * b, fragsize: UInt32.max)
+        guard pa_stream_connect_playback(s, nil, &attr, Self.flags, nil, nil) == 0 else { throw failure("pa_stream_connect_playback") }
+        try wait("the playback stream", until: deadline) { () -> Bool? in
+            switch pa_stream_get_state(s) {
+            case PA_STREAM_READY: true
+            case PA_STREAM_FAILED, PA_STREAM_TERMINATED: nil
+            default: false
+            }
+        }
+        let granted = pa_stream_get_buffer_attr(s)?.pointee
+        let sink = pa_stream_get_device_name(s).map { String(cString: $0) } ?? "unknown sink"
+        shared.withLock {
+            $0.sinkName = sink
+            if let granted {
+                $0.granted = Request(tlength: Int(granted.tlength) / Self.frameBytes, minreq: Int(granted.minreq) / Self.frameBytes,
+                                     prebuf: Int(granted.prebuf) / Self.frameBytes)
+            }
+        }
+        let api = pa_threaded_mainloop_get_api(mainloop)
+        kickEvent = api!.pointee.io_new(api, kickFD, PA_IO_EVENT_INPUT, { _, _, _, _, me in PulseStream.from(me).kicked() }, selfPointer)
+        guard kickEvent != nil else { throw .pulse(operation: "io_new (the kick's eventfd)", reason: "refused") }
+    }
+
+    /// Sets what renders the stream's audio (before the first `kick`; from
+    /// any thread not holding `ALLock`).
+    func setRenderer(_ r: @escaping Renderer) {
+        lock()
+        renderer = r
+        unlock()
+    }
+
+    // MARK: From any thread
+
+    /// A voice started: the mainloop thread renders and writes now, and
+    /// uncorks the stream if it was corked. Never waits (one eventfd write);
+    /// safe under `ALLock`.
+    func kick() {
+        var one: UInt64 = 1
+        _ = write(kickFD, &one, 8)
+    }
+
+    /// False once the context or the stream failed (the server went away).
+    var isConnected: Bool { !shared.withLock { $0.failed } }
+    /// Why the stream failed, once it has.
+    var failure: String? { shared.withLock { $0.failure } }
+    /// What is written and not yet played, plus the sink's latency, in ns, as
+    /// of the last timing update (`pa_stream_get_latency`).
+    var latencyNanoseconds: UInt64 { shared.withLock { $0.latencyNs } }
+    /// The mainloop thread's kernel id (gettid), 0 until it ran.
+    var threadID: Int32 { shared.withLock { $0.threadID } }
+    /// Bytes written on the stream since it opened.
+    var bytesWritten: UInt64 { shared.withLock { $0.bytesWritten } }
+    /// Underflows while a sound was being written (gaps), not the planned ones after a tail.
+    var underflows: Int { shared.withLock { $0.underflows } }
+    /// What the server granted (`pa_stream_get_buffer_attr`), in frames.
+    var granted: Request? { shared.withLock { $0.granted } }
+    /// The sink the stream plays on (`pa_stream_get_device_name`).
+    var sinkName: String { shared.withLock { $0.sinkName } }
+
+    /// Corks the stream (`pa_stream_cork`), so an idle sink may suspend.
+    /// Without `ALLock`; does not wait for the server's reply.
+    func cork() { setCorked(true) }
+
+    /// Uncorks it again (a play's kick does this by itself).
+    func uncork() { setCorked(false) }
+
+    private func setCorked(_ on: Bool) {
+        lock()
+        defer { unlock() }
+        guard let stream, !closed, corked != on else { return }
+        corked = on
+        if on { writing = false }
+        if let op = pa_stream_cork(stream, on ? 1 : 0, nil, nil) { pa_operation_unref(op) }
+    }
+
+    /// Disconnects and frees everything (without `ALLock`): after this no
+    /// renderer call is made.
+    func close() {
+        lock()
+        if closed { unlock(); return }
+        closed = true
+        renderer = nil
+        if let kickEvent { pa_threaded_mainloop_get_api(mainloop).pointee.io_free(kickEvent) }
+        kickEvent = nil
+        if let s = stream {
+            pa_stream_set_state_callback(s, nil, nil)
+            pa_stream_set_write_callback(s, nil, nil)
+            pa_stream_set_latency_update_callback(s, nil, nil)
+            pa_stream_set_underflow_callback(s, nil, nil)
+            pa_stream_disconnect(s)
+            pa_stream_unref(s)
+        }
+        stream = nil
+        pa_context_set_state_callback(context, nil, nil)
+        pa_context_disconnect(context)
+        unlock()
+        pa_threaded_mainloop_stop(mainloop)
+        pa_context_unref(context)
+        pa_threaded_mainloop_free(mainloop)
+        Glibc.close(kickFD)
+    }
+
+    // MARK: On the mainloop thread
+
+    private func recordThread() {
+        let tid = sysound_gettid()
+        shared.withLock { $0.threadID = tid }
+    }
+
+    private func stateChanged() {
+        let contextState = pa_context_get_state(context)
+        let streamState = stream.map(pa_stream_get_state)
+        if contextState == PA_CONTEXT_FAILED || contextState == PA_CONTEXT_TERMINATED
+            || streamState == PA_STREAM_FAILED || streamState == PA_STREAM_TERMINATED {
+            let reason = String(cString: pa_strerror(pa_context_errno(context)))
+            shared.withLock {
+                $0.failed = true
+                $0.failure = $0.failure ?? reason
+            }
+            writing = false
+        }
+        signal()
+    }
+
+    /// A play's kick: render a first block and write it, then uncork.
+    private func kicked() {
+        var count: UInt64 = 0
+        _ = read(kickFD, &count, 8)
+        guard let stream, !closed, pa_stream_get_state(stream) == PA_STREAM_READY else { return }
+        let wasWriting = writing
+        writing = true
+        let room = pa_stream_writable_size(stream)
+        let roomFrames = room < 0 ? 0 : room / Self.frameBytes
+        // Idle: the stream has run dry, and a first write plays at once
+        // whatever its length, so write a whole buffer ahead. While writing:
+        // only the room the server has asked for (the new voice is mixed
+        // from the next frame rendered; what is written stays ahead).
+        let frames = wasWriting ? roomFrames : min(max(roomFrames, request.minreq), request.tlength)
+        if frames > 0 { fill(stream, frames: frames) }
+        // Written before the uncork, so the data is there when it plays.
+        if corked {
+            corked = false
+            if let op = pa_stream_cork(stream, 0, nil, nil) { pa_operation_unref(op) }
+        }
+    }
+
+    /// The server asked for `bytes` more: render them while a sound plays.
+    private func requested(_ bytes: Int) {
+        guard writing, let stream, !closed else { return }
+        fill(stream, frames: bytes / Self.frameBytes)
+    }
+
+    /// Renders up to `frames` into the stream's own buffers
+    /// (`pa_stream_begin_write`, `pa_stream_write`); stops after the block
+    /// in which the last voice ended (its tail is then written).
+    private func fill(_ s: OpaquePointer, frames: Int) {
+        var left = frames
+        var written = 0
+        while left > 0, writing, let renderer {
+            var data: UnsafeMutableRawPointer?
+            var bytes = left * Self.frameBytes
+            guard pa_stream_begin_write(s, &data, &bytes) == 0, let data, bytes >= Self.frameBytes else { break }
+            let n = min(bytes / Self.frameBytes, left)
+            let more = renderer(data.assumingMemoryBound(to: Float.self), n)
+            guard pa_stream_write(s, data, n * Self.frameBytes, nil, 0, PA_SEEK_RELATIVE) == 0 else {
+                pa_stream_cancel_write(s)
+                break
+            }
+            written += n * Self.frameBytes
+            left -= n
+            if !more { writing = false }
+        }
+        if written > 0 { shared.withLock { $0.bytesWritten += UInt64(written) } }
+    }
+
+    private func latencyUpdated() {
+        guard let stream else { return }
+        var usec: pa_usec_t = 0
+        var negative: Int32 = 0
+        guard pa_stream_get_latency(stream, &usec, &negative) == 0 else { return }
+        let ns = negative != 0 ? 0 : usec * 1000
+        shared.withLock { $0.latencyNs = ns }
+    }
+
+    private func underflowed() {
+        // After a tail the stream runs dry on purpose; only an underflow
+        // while writing is a gap in a sound.
+        if writing { shared.withLock { $0.underflows += 1 } }
+    }
+
+    // MARK: Helpers
+
+    private var selfPointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+    private static func from(_ p: UnsafeMutableRawPointer?) -> PulseStream { Unmanaged.fromOpaque(p!).takeUnretainedValue() }
+    private func lock() { pa_threaded_mainloop_lock(mainloop) }
+    private func unlock() { pa_threaded_mainloop_unlock(mainloop) }
+    private func signal() { pa_threaded_mainloop_signal(mainloop, 0) }
+
+    private func failure(_ call: String) -> AudioError {
+        .pulse(operation: call, reason: String(cString: pa_strerror(pa_context_errno(context))))
+    }
+
+    /// Waits (mainloop locked) until `ready` says true; nil means it never will.
+    private func wait(_ what: String, until deadline: pa_usec_t, _ ready: () -> Bool?) throws(AudioError) {
+        while true {
+            guard let ok = ready() else { throw failure("waiting for \(what)") }
+            if ok { return }
+            guard pa_rtclock_now() < deadline else { throw .pulse(operation: "waiting for \(what)", reason: "timed out") }
+            pa_threaded_mainloop_wait(mainloop)
+        }
+    }
+}

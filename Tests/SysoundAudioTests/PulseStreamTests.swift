@@ -1,0 +1,143 @@
+import Foundation
+import SysoundCore
+import SysoundTestSupport
+import XCTest
+@testable import SysoundAudio
+
+/// sysound's own PulseAudio stream (`output = "pulse"`, PulseStream.swift):
+/// OpenAL Soft's loopback device mixes, the stream writes only while a sound
+/// plays. The idle-pause tests run on it as they do on OpenAL Soft's device
+/// (this class inherits them), plus what only the stream does.
+final class PulseStreamTests: IdlePauseTests, OutputSelecting {
+    static let backend = AudioBackend.pulse
+
+    /// The sink input of the engine's stream as `pactl list sink-inputs` shows it.
+    func streamEntry(_ p: PulseFixture) throws -> String? {
+        let entries = try p.sinkInputs().components(separatedBy: "Sink Input #").dropFirst()
+        return entries.first { $0.contains("media.name = \"sysound\"") }
+    }
+
+    /// The server's own count of what the stream has queued (`Buffer Latency`), µs.
+    func bufferedMicroseconds(_ p: PulseFixture) throws -> Int? {
+        guard let entry = try streamEntry(p),
+              let line = entry.split(separator: "\n").first(where: { $0.contains("Buffer Latency:") }) else { return nil }
+        return Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces).split(separator: " ")[0])
+    }
+
+    func testPlaysOnItsOwnStreamFromAThreadNamedForIt() throws {
+        let p = try PulseFixture.require()
+        let (engine, _) = try deviceEngine(try Fixture.directory(self))
+        XCTAssertTrue(engine.playsOnOwnStream)
+        XCTAssertTrue(engine.deviceName.contains(ProcessInfo.processInfo.environment["SYSOUND_SINK"] ?? "sysound"), engine.deviceName)
+        let listed = try streamEntry(p)
+        XCTAssertNotNil(listed, "the server lists the stream: \((try? p.sinkInputs()) ?? "")")
+        let tid = try XCTUnwrap(engine.audioThreadID)
+        XCTAssertTrue(eventually(1) { engine.audioThreadID ?? 0 > 0 }, "the mainloop thread's id is known")
+        let comm = try String(contentsOfFile: "/proc/self/task/\(engine.audioThreadID ?? tid)/comm", encoding: .utf8)
+        XCTAssertEqual(comm.trimmingCharacters(in: .whitespacesAndNewlines), "sysound-audio")
+        let granted = try XCTUnwrap(engine.streamBuffer, "the stream reports what the server granted")
+        XCTAssertEqual(granted.minreq, 96, "one period per request")
+        XCTAssertLessThanOrEqual(granted.prebuf, 96, "a small prebuffer, so a write onto a drained stream starts at once")
+    }
+
+    /// A clip of noise arrives at the sink sample for sample: nothing
+    /// foreign, no gap (one take of three may have one: at normal priority
+    /// on this shared 2-core machine any stream can underrun), at most 1 ms
+    /// missing at its start. That start: the write lands on a drained stream
+    /// and PulseAudio rewinds the null sink to play it at once; the monitor
+    /// recording has then already delivered up to a block of what the sink
+    /// rendered before the rewind, so a few frames may be missing from the
+    /// recording (0–26 frames seen here, the bench's reference tone too).
+    func testTheClipArrivesWhole() throws {
+        let p = try PulseFixture.require()
+        let ideal = Self.noise(seconds: 0.5)
+        let (engine, clip) = try deviceEngine(try Fixture.directory(self), samples: ideal) { $0.idlePauseMilliseconds = 0 }
+        var damages: [Damage] = []
+        for _ in 0..<3 {
+            usleep(100_000)
+            let t = try XCTUnwrap(try take(engine, clip, p), "the clip reached the sink")
+            damages.append(damage(t, clip: ideal))
+        }
+        print("own stream: takes \(damages), underflows while writing \(engine.streamUnderflows ?? -1)")
+        for d in damages {
+            XCTAssertEqual(d.foreign, 0, "every recorded sample is the clip's, in order: \(d)")
+            XCTAssertLessThanOrEqual(d.missingAtStart, 48, "at most 1 ms missing at the start: \(d)")
+            XCTAssertEqual(d.unfinished, 0, "the clip's end is written (its tail): \(d)")
+        }
+        XCTAssertGreaterThanOrEqual(damages.filter { $0.gapFrames == 0 }.count, 2, "no gap in the clip: \(damages)")
+    }
+
+    /// Idle is nothing written: neither the client's count nor the server's
+    /// queue moves while no voice plays, and a play's tail is written once.
+    func testNothingIsWrittenWhileIdle() throws {
+        let p = try PulseFixture.require()
+        let (engine, clip) = try deviceEngine(try Fixture.directory(self)) { $0.idlePauseMilliseconds = 0 }
+        usleep(300_000)
+        XCTAssertEqual(engine.streamBytesWritten, 0, "nothing is written before the first play")
+        let entry = try streamEntry(p)
+        XCTAssertEqual(try bufferedMicroseconds(p), 0, "the server holds nothing of the stream: \(entry ?? "no entry")")
+        let v = try engine.play(clip)
+        XCTAssertTrue(engine.wait(for: v, timeout: 2))
+        usleep(200_000)
+        let written = try XCTUnwrap(engine.streamBytesWritten)
+        let clipBytes = UInt64(0.15 * 48_000) * 8
+        XCTAssertGreaterThanOrEqual(written, clipBytes, "the clip was written")
+        XCTAssertLessThan(written, clipBytes + 48_000 * 8 / 10, "and not much more than its tail (< 100 ms)")
+        usleep(300_000)
+        XCTAssertEqual(engine.streamBytesWritten, written, "nothing more is written once the sound has ended")
+        XCTAssertEqual(try bufferedMicroseconds(p), 0, "the server's queue ran dry")
+        XCTAssertEqual(try streamEntry(p)?.contains("Corked: no"), true, "never corked with idle_pause_ms = 0")
+    }
+
+    /// The server goes away while a sound plays and comes back: the engine
+    /// reports the loss and reopens its stream, which plays.
+    func testServerLossAndReturn() throws {
+        let p = try PulseFixture.require()
+        let (engine, clip) = try deviceEngine(try Fixture.directory(self)) { $0.idlePauseMilliseconds = 0 }
+        _ = try engine.play(clip, category: .playback, loop: true)
+        try p.control("stop")
+        XCTAssertTrue(eventually(3) { !engine.isConnected }, "the loss is noticed")
+        XCTAssertThrowsError(try engine.play(clip)) { XCTAssertEqual($0 as? AudioError, .deviceUnavailable) }
+        try p.control("start")
+        XCTAssertTrue(eventually(10) { engine.isConnected && engine.playsOnOwnStream }, "the stream is opened again when the server returns")
+        XCTAssertEqual(engine.reconnections, 1)
+        let t = try XCTUnwrap(try take(engine, clip, p), "plays on the reopened stream")
+        XCTAssertEqual(Fixture.peak(t.left), 0.5, accuracy: 0.01)
+    }
+
+    func testLoopbackRenderIsRefusedOnTheStream() throws {
+        _ = try PulseFixture.require()
+        let (engine, _) = try deviceEngine(try Fixture.directory(self))
+        XCTAssertThrowsError(try engine.render(frames: 16)) { error in
+            guard case .wrongOutput = error as? AudioError else { return XCTFail("\(error)") }
+        }
+    }
+}
+
+/// OpenAL Soft's device stays what `output = "openal"` opens, and `auto`
+/// takes the stream when a server answers.
+final class OutputSelectionTests: XCTestCase {
+    func testEachOutputOpensWhatItNames() throws {
+        _ = try PulseFixture.require()
+        let dir = try Fixture.directory(self)
+        let (openal, _) = try deviceEngine(dir) { $0.backend = .openal }
+        XCTAssertFalse(openal.playsOnOwnStream)
+        XCTAssertNil(openal.audioThreadID)
+        openal.shutdown()
+        let (auto, _) = try deviceEngine(dir) { $0.backend = .auto }
+        XCTAssertTrue(auto.playsOnOwnStream, "auto takes the stream when a server answers")
+    }
+
+    func testPulseWithoutAServerIsATypedError() throws {
+        var s = AudioSettings()
+        s.backend = .pulse
+        let saved = getenv("PULSE_SERVER").map { String(cString: $0) }
+        setenv("PULSE_SERVER", "unix:/nonexistent/sysound-test/native", 1)
+        defer { if let saved { setenv("PULSE_SERVER", saved, 1) } else { unsetenv("PULSE_SERVER") } }
+        XCTAssertThrowsError(try ALOutput.openDevice(s)) { error in
+            guard case .pulse(let op, _) = error as? AudioError else { return XCTFail("\(error)") }
+            XCTAssertTrue(op.contains("connection") || op.contains("pa_context_connect"), op)
+            XCTAssertTrue((error as! AudioError).description.contains("output = \"openal\""), "the message says what to do")
+        }
+    }
+}
