@@ -101,7 +101,7 @@ final class ALOutput: @unchecked Sendable {
         // says only "OpenAL Soft" for the default device.
         let all = ALC_ALL_DEVICES_SPECIFIER
         let useAll = alcIsExtensionPresent(nil, "ALC_ENUMERATE_ALL_EXT") != 0
-        name = stream.map { "\($0.sinkName) (sysound's PulseAudio stream)" }
+        name = stream?.sinkName
             ?? (useAll ? alcGetString(device, all) : nil).map { String(cString: $0) }
             ?? alcGetString(device, ALC_DEVICE_SPECIFIER).map { String(cString: $0) } ?? "unknown device"
         func get(_ p: Int32) -> Int {

@@ -97,7 +97,12 @@ public final class AudioEngine: @unchecked Sendable {
             monitorAwake = true
         }
         lock.unlock()
-        logger.info("audio output \(out.name): \(out.frequency) Hz, refresh \(out.refresh) Hz, \(sources.count) voices")
+        if let stream = out.stream {
+            let b = stream.granted
+            logger.info("audio output \(out.name): own PulseAudio stream, \(stream.rate) Hz, tlength \(b?.tlength ?? 0) / minreq \(b?.minreq ?? 0) / prebuf \(b?.prebuf ?? 0) frames, \(sources.count) voices")
+        } else {
+            logger.info("audio output \(out.name): \(out.frequency) Hz, refresh \(out.refresh) Hz, \(sources.count) voices")
+        }
         monitor?.start(self)
     }
 

@@ -2,9 +2,11 @@ import Foundation
 import SysoundCore
 
 /// How the audio engine is set up. The defaults are the measured trade-off of
-/// the README ("Latency and its cost"): 96-frame periods × 4 at 48 kHz, a
-/// stream that played without a gap on PulseAudio once the client's threads
-/// ran real-time (two periods underran even then) and that pipewire-pulse
+/// the README ("Latency and its cost"): sysound's own PulseAudio stream where
+/// a server answers (a new sound reaches the sink in 0.3 ms instead of 5, and
+/// it stayed whole with both cores busy); 96-frame periods × 4 at 48 kHz, which
+/// on OpenAL Soft's own device played without a gap once the client's threads
+/// ran real-time (two periods underran even then) and which pipewire-pulse
 /// grants in whole periods, against the CPU of a running device (about 4 % of
 /// a core on the 2-core CI machine, 1 % at 1024 × 2), which the idle pause
 /// removes while nothing plays (0.07 %).
@@ -12,14 +14,16 @@ public struct AudioSettings: Sendable, Equatable {
     /// What a device engine plays through: sysound's own PulseAudio stream
     /// (written only while a sound plays), OpenAL Soft's own device, or
     /// `auto` (the stream when a PulseAudio-protocol server answers).
-    public var backend: AudioBackend = .openal
+    public var backend: AudioBackend = .auto
     /// Number of sources in the voice pool (never more than the device gives).
     public var voices: Int = 32
     /// Output sample rate in Hz (ALC_FREQUENCY).
     public var sampleRate: Int = 48_000
-    /// Mixing period in frames (OpenAL Soft `period_size`; ALC_REFRESH = rate / period).
+    /// Mixing period in frames (OpenAL Soft `period_size`; ALC_REFRESH = rate /
+    /// period); on the own stream, its `minreq` and prebuffer (PulseStream.Request).
     public var periodFrames: Int = 96
-    /// Periods in the device buffer (OpenAL Soft `periods`).
+    /// Periods in the device buffer (OpenAL Soft `periods`); on the own stream,
+    /// `tlength` = periods × period.
     public var periods: Int = 4
     /// Whether the engine may write a private OpenAL Soft config (ALSOFT_CONF) so
     /// the period settings apply; OpenAL Soft 1.19 ignores ALC_REFRESH for them.
@@ -45,7 +49,9 @@ public struct AudioSettings: Sendable, Equatable {
     /// After this long with no voice playing the engine pauses its output
     /// device (alcDevicePauseSOFT), so neither OpenAL Soft nor the sound server
     /// mixes silence; the next `play` starts its voice and has a worker
-    /// resume the device. 0 never pauses. Measured (README, "Latency and its
+    /// resume the device. The own stream, which writes nothing while idle
+    /// anyway, is corked (so the server may suspend an idle sink) and the
+    /// next play's write uncorks it. 0 never pauses. Measured (README, "Latency and its
     /// cost"): that sound reaches the sink no later than on a running device;
     /// 1 s keeps bursts (typing, scrolling) on a running device.
     public var idlePauseMilliseconds: Double = 1_000

@@ -92,6 +92,7 @@ final class PulseStream: @unchecked Sendable {
     private var writing = false
     private var corked = false
     private var closed = false
+    private var describing = ""
 
     private init(settings: AudioSettings, clientName: String) throws(AudioError) {
         rate = settings.sampleRate
@@ -169,8 +170,18 @@ final class PulseStream: @unchecked Sendable {
         }
         let granted = pa_stream_get_buffer_attr(s)?.pointee
         let sink = pa_stream_get_device_name(s).map { String(cString: $0) } ?? "unknown sink"
+        // The sink's description ("Built-in Audio Analog Stereo"), as OpenAL Soft names its device.
+        describing = sink
+        if let op = pa_context_get_sink_info_by_name(context, sink, { _, info, _, me in
+            PulseStream.from(me).sinkDescribed(info?.pointee.description.map { String(cString: $0) })
+        }, selfPointer) {
+            while pa_operation_get_state(op) == PA_OPERATION_RUNNING && pa_rtclock_now() < deadline {
+                pa_threaded_mainloop_wait(mainloop)
+            }
+            pa_operation_unref(op)
+        }
         shared.withLock {
-            $0.sinkName = sink
+            $0.sinkName = describing
             if let granted {
                 $0.granted = Request(tlength: Int(granted.tlength) / Self.frameBytes, minreq: Int(granted.minreq) / Self.frameBytes,
                                      prebuf: Int(granted.prebuf) / Self.frameBytes)
@@ -183,10 +194,25 @@ final class PulseStream: @unchecked Sendable {
 
     /// Sets what renders the stream's audio (before the first `kick`; from
     /// any thread not holding `ALLock`).
+    ///
+    /// It also renders one request's worth into a scratch buffer, once, and
+    /// takes and gives back a write buffer of the stream
+    /// (`pa_stream_begin_write`, `pa_stream_cancel_write`): nothing is
+    /// written, but the first sound's refill no longer runs that code for the
+    /// first time (lazy binding, cold pages). Without it the first sound after
+    /// the stream opened broke in 2 of 3 runs at nice 19 on a loaded machine
+    /// (PulseStreamTests), later ones not.
     func setRenderer(_ r: @escaping Renderer) {
         lock()
+        defer { unlock() }
         renderer = r
-        unlock()
+        var scratch = [Float](repeating: 0, count: request.minreq * 2)
+        _ = scratch.withUnsafeMutableBufferPointer { r($0.baseAddress!, request.minreq) }
+        if let stream {
+            var data: UnsafeMutableRawPointer?
+            var bytes = request.minreq * Self.frameBytes
+            if pa_stream_begin_write(stream, &data, &bytes) == 0, data != nil { pa_stream_cancel_write(stream) }
+        }
     }
 
     // MARK: From any thread
@@ -214,7 +240,7 @@ final class PulseStream: @unchecked Sendable {
     var underflows: Int { shared.withLock { $0.underflows } }
     /// What the server granted (`pa_stream_get_buffer_attr`), in frames.
     var granted: Request? { shared.withLock { $0.granted } }
-    /// The sink the stream plays on (`pa_stream_get_device_name`).
+    /// The sink the stream plays on: its description, else its name.
     var sinkName: String { shared.withLock { $0.sinkName } }
 
     /// Corks the stream (`pa_stream_cork`), so an idle sink may suspend.
@@ -261,6 +287,11 @@ final class PulseStream: @unchecked Sendable {
     }
 
     // MARK: On the mainloop thread
+
+    private func sinkDescribed(_ description: String?) {
+        if let description, !description.isEmpty { describing = description }
+        signal()
+    }
 
     private func recordThread() {
         let tid = sysound_gettid()

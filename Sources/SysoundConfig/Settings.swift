@@ -5,7 +5,7 @@ import SysoundCore
 public struct AudioSettings: Sendable, Equatable {
     /// What the engine plays through (`output`): sysound's own PulseAudio
     /// stream, OpenAL Soft's own device, or `auto`.
-    public var output: AudioBackend = .openal
+    public var output: AudioBackend = .auto
     /// Voices that can play at once (OpenAL sources).
     public var voices = 32
     /// Mixing rate, Hz (ALC_FREQUENCY).

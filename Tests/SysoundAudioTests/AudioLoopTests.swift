@@ -20,9 +20,15 @@ final class AudioLoopTests: XCTestCase {
         return LoopHost(loop: loop, workers: workers)
     }
 
+    /// On OpenAL Soft's own device, whose pause, resume and reopen wait for
+    /// the sound server: what these tests block. (The own stream's cork does
+    /// not wait; its reopen is PulseStreamTests'.)
     func engine(on host: LoopHost, idle: Double) throws -> (AudioEngine, Clip) {
         let dir = try Fixture.directory(self)
-        let engine = try AudioEngine(settings: { var s = AudioSettings(); s.idlePauseMilliseconds = idle; return s }(), output: .device, host: host)
+        var s = AudioSettings()
+        s.idlePauseMilliseconds = idle
+        s.backend = .openal
+        let engine = try AudioEngine(settings: s, output: .device, host: host)
         addTeardownBlock { engine.shutdown() }
         let path = try Fixture.write(Fixture.tone(frequency: 1_000, seconds: 0.05, amplitude: 0.5), to: dir, name: "tap.wav")
         XCTAssertTrue(engine.preload([ClipSource(name: "tap", path: path)]).failures.isEmpty)
@@ -172,12 +178,15 @@ final class AudioLoopTests: XCTestCase {
     }
 
     /// Device engines add no thread of their own: every embedded engine runs
-    /// on the one embedded loop and its workers (OpenAL Soft's own mixer and
-    /// PulseAudio threads aside), and no monitor thread is left.
+    /// on the one embedded loop and its workers (the output's audio thread
+    /// aside: OpenAL Soft's mixer and libpulse's mainloop on its device, or
+    /// the own stream's mainloop "sysound-audio"), and no monitor thread is left.
     func testEnginesAddNoThreadOfTheirOwn() throws {
         _ = try PulseFixture.require()
-        // Named by sysound (OpenAL Soft's and libpulse's threads keep the process's name).
-        let ours = { self.threadNames().filter { $0.hasPrefix("sysound-") }.sorted() }
+        // Named by sysound (OpenAL Soft's and libpulse's threads keep the
+        // process's name), but for the one audio thread of each own stream.
+        let audio = { self.threadNames().filter { $0 == "sysound-audio" }.count }
+        let ours = { self.threadNames().filter { $0.hasPrefix("sysound-") && $0 != "sysound-audio" }.sorted() }
         let first = try AudioEngine(output: .device)
         defer { first.shutdown() }
         let before = ours()
@@ -186,6 +195,8 @@ final class AudioLoopTests: XCTestCase {
         defer { more.forEach { $0.shutdown() } }
         let after = ours()
         XCTAssertEqual(after, before, "three more engines started no sysound thread")
+        let streams = ([first] + more).filter(\.playsOnOwnStream).count
+        XCTAssertEqual(audio(), streams, "one audio thread per own stream, no more")
         XCTAssertFalse(after.contains { $0.contains("monitor") }, "no monitor thread: \(after)")
     }
 }
