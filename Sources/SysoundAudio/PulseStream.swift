@@ -70,6 +70,8 @@ final class PulseStream: @unchecked Sendable {
         var failed = false
         var failure: String?
         var latencyNs: UInt64 = 0
+        /// Whether a sound is being written (else the stream has run dry).
+        var writing = false
         var threadID: Int32 = 0
         var bytesWritten: UInt64 = 0
         var underflows = 0
@@ -89,7 +91,9 @@ final class PulseStream: @unchecked Sendable {
     private let shared = Locked(Shared())
     // Mainloop thread only (mainloop lock held):
     private var renderer: Renderer?
-    private var writing = false
+    private var writing = false {
+        didSet { if writing != oldValue { shared.withLock { [writing] in $0.writing = writing } } }
+    }
     private var corked = false
     private var closed = false
     private var describing = ""
@@ -229,9 +233,14 @@ final class PulseStream: @unchecked Sendable {
     var isConnected: Bool { !shared.withLock { $0.failed } }
     /// Why the stream failed, once it has.
     var failure: String? { shared.withLock { $0.failure } }
-    /// What is written and not yet played, plus the sink's latency, in ns, as
-    /// of the last timing update (`pa_stream_get_latency`).
-    var latencyNanoseconds: UInt64 { shared.withLock { $0.latencyNs } }
+    /// How long a sound started now takes to reach the sink, in ns. While a
+    /// sound is being written: what is written and not yet played plus the
+    /// sink's latency, as of the last timing update (`pa_stream_get_latency`);
+    /// the new sound queues behind it. While the stream has run dry: 0, since
+    /// the next write plays at once (the server rewinds the sink; 0.14–0.26
+    /// ms in figure 2), where `pa_stream_get_latency` would still count the
+    /// sink's whole latency (2 ms at 96 × 4) and hold a paired haptic back by that.
+    var latencyNanoseconds: UInt64 { shared.withLock { $0.writing ? $0.latencyNs : 0 } }
     /// The mainloop thread's kernel id (gettid), 0 until it ran.
     var threadID: Int32 { shared.withLock { $0.threadID } }
     /// Bytes written on the stream since it opened.

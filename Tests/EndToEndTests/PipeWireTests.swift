@@ -18,10 +18,15 @@ final class PipeWireTests: DaemonTestCase {
     /// 96 × 4 frames ask for: pipewire-pulse makes the quantum half of what
     /// the buffer holds beyond two requests ((384 − 2 × 96) / 2 = 96 frames)
     /// and the buffer the rest, 288 frames (three periods). Without it
-    /// pipewire-pulse gives no client less than 256 (1024 in a VM).
+    /// pipewire-pulse gives no client less than 256 (1024 in a VM). The
+    /// shipped `output = "auto"` makes that stream sysound's own (media.name
+    /// "sysound"), which asks for what OpenAL Soft's did (`tlength` 384,
+    /// `minreq` 96, ADJUST_LATENCY) and carries the same client mark, so the
+    /// same numbers hold; only while a sound plays is that buffer written.
     func testTheDaemonsStreamGetsTheLatencyItAsksFor() throws {
         XCTAssertTrue(eventually(3) { self.stream() != nil }, "no stream of the daemon (pid \(daemon.pid)) in pw-dump")
         let props = try XCTUnwrap(stream()?.props)
+        XCTAssertEqual(props["media.name"] as? String, "sysound", "the shipped output is sysound's own stream")
         XCTAssertEqual(props["sysound.engine"] as? String, "openal-soft", "the client mark the drop-in matches")
         XCTAssertEqual(props["node.latency"] as? String, "96/48000", "the quantum the stream asks of the graph")
         XCTAssertEqual(props["pulse.attr.tlength"] as? Int, 288 * 8, "the buffer, in bytes of stereo float32")

@@ -105,6 +105,22 @@ final class PulseStreamTests: IdlePauseTests, OutputSelecting {
         XCTAssertEqual(Fixture.peak(t.left), 0.5, accuracy: 0.01)
     }
 
+    /// The latency a paired haptic waits for is what a new sound waits
+    /// behind: nothing on a drained stream, the written buffer and the sink
+    /// while a sound is being written.
+    func testTheLatencyIsWhatANewSoundWaitsBehind() throws {
+        _ = try PulseFixture.require()
+        let (engine, clip) = try deviceEngine(try Fixture.directory(self)) { $0.idlePauseMilliseconds = 0 }
+        usleep(100_000)
+        XCTAssertEqual(engine.outputLatencyNanoseconds, 0, "a drained stream plays the next write at once")
+        let v = try engine.play(clip, loop: true)
+        XCTAssertTrue(eventually(1) { engine.outputLatencyNanoseconds > 1_000_000 },
+                      "while writing: the written buffer and the sink, \(engine.outputLatencyNanoseconds) ns")
+        XCTAssertLessThan(engine.outputLatencyNanoseconds, 20_000_000)
+        engine.stop(v)
+        XCTAssertTrue(eventually(1) { engine.outputLatencyNanoseconds == 0 }, "drained again: \(engine.outputLatencyNanoseconds) ns")
+    }
+
     func testLoopbackRenderIsRefusedOnTheStream() throws {
         _ = try PulseFixture.require()
         let (engine, _) = try deviceEngine(try Fixture.directory(self))
