@@ -208,7 +208,10 @@ extension AudioEngine {
             monitorAwake = true
             return true
         }
-        if attached { logger.info("audio output reopened: \(out.name)") }
+        if attached {
+            out.stream?.prime()
+            logger.info("audio output reopened: \(out.name)")
+        }
         return attached
     }
 

@@ -97,6 +97,7 @@ public final class AudioEngine: @unchecked Sendable {
             monitorAwake = true
         }
         lock.unlock()
+        out.stream?.prime()
         if let stream = out.stream {
             let b = stream.granted
             logger.info("audio output \(out.name): own PulseAudio stream, \(stream.rate) Hz, tlength \(b?.tlength ?? 0) / minreq \(b?.minreq ?? 0) / prebuf \(b?.prebuf ?? 0) frames, \(sources.count) voices")

@@ -13,7 +13,8 @@ import Foundation
 /// every `pa_context_new` reads — also the one of a reopen after a device loss,
 /// so it stays set for the life of the process. It only lowers a floor: a
 /// stream of the same process that asks for more latency still gets it. On
-/// PulseAudio the property is inert.
+/// PulseAudio the property is inert. The engine's own stream (PulseStream)
+/// carries the same mark through its context, so the drop-in serves it too.
 enum PulseClientTag {
     static let key = "sysound.engine"
     static let value = "openal-soft"

@@ -77,6 +77,7 @@ final class PulseStream: @unchecked Sendable {
         var underflows = 0
         var granted: Request?
         var sinkName = ""
+        var kickClosed = false
     }
 
     static let frameBytes = 8
@@ -198,20 +199,26 @@ final class PulseStream: @unchecked Sendable {
 
     /// Sets what renders the stream's audio (before the first `kick`; from
     /// any thread not holding `ALLock`).
-    ///
-    /// It also renders one request's worth into a scratch buffer, once, and
-    /// takes and gives back a write buffer of the stream
-    /// (`pa_stream_begin_write`, `pa_stream_cancel_write`): nothing is
-    /// written, but the first sound's refill no longer runs that code for the
-    /// first time (lazy binding, cold pages). Without it the first sound after
-    /// the stream opened broke in 2 of 3 runs at nice 19 on a loaded machine
-    /// (PulseStreamTests), later ones not.
     func setRenderer(_ r: @escaping Renderer) {
         lock()
-        defer { unlock() }
         renderer = r
+        unlock()
+    }
+
+    /// Renders one request's worth into a scratch buffer, once, and takes and
+    /// gives back a write buffer of the stream (`pa_stream_begin_write`,
+    /// `pa_stream_cancel_write`): nothing is written, but the first sound's
+    /// refill no longer runs that code for the first time (lazy binding, cold
+    /// pages). Without it the first sound after the stream opened broke in 2
+    /// of 3 runs at nice 19 on a loaded machine (PulseStreamTests), later ones
+    /// not. After the renderer's engine has attached the output; from any
+    /// thread not holding `ALLock`.
+    func prime() {
+        lock()
+        defer { unlock() }
+        guard let renderer, !closed else { return }
         var scratch = [Float](repeating: 0, count: request.minreq * 2)
-        _ = scratch.withUnsafeMutableBufferPointer { r($0.baseAddress!, request.minreq) }
+        _ = scratch.withUnsafeMutableBufferPointer { renderer($0.baseAddress!, request.minreq) }
         if let stream {
             var data: UnsafeMutableRawPointer?
             var bytes = request.minreq * Self.frameBytes
@@ -225,8 +232,13 @@ final class PulseStream: @unchecked Sendable {
     /// uncorks the stream if it was corked. Never waits (one eventfd write);
     /// safe under `ALLock`.
     func kick() {
-        var one: UInt64 = 1
-        _ = write(kickFD, &one, 8)
+        // Under the small lock: a play racing `close` must not write to the
+        // descriptor number after it was closed (and perhaps reused).
+        shared.withLock {
+            guard !$0.kickClosed else { return }
+            var one: UInt64 = 1
+            _ = write(kickFD, &one, 8)
+        }
     }
 
     /// False once the context or the stream failed (the server went away).
@@ -263,8 +275,11 @@ final class PulseStream: @unchecked Sendable {
         lock()
         defer { unlock() }
         guard let stream, !closed, corked != on else { return }
+        // `writing` stays: a cork that races a play's kick (the idle pause's
+        // worker, see AudioEngine+Idle.swift) must not drop the rest of that
+        // sound; a corked stream is asked for nothing, and the uncork that
+        // follows resumes the requests.
         corked = on
-        if on { writing = false }
         if let op = pa_stream_cork(stream, on ? 1 : 0, nil, nil) { pa_operation_unref(op) }
     }
 
@@ -292,7 +307,10 @@ final class PulseStream: @unchecked Sendable {
         pa_threaded_mainloop_stop(mainloop)
         pa_context_unref(context)
         pa_threaded_mainloop_free(mainloop)
-        Glibc.close(kickFD)
+        shared.withLock {
+            $0.kickClosed = true
+            Glibc.close(kickFD)
+        }
     }
 
     // MARK: On the mainloop thread
