@@ -126,6 +126,7 @@ final class ALOutput: @unchecked Sendable {
     /// its context; `realtime` makes the audio threads that started
     /// meanwhile real-time (`AudioThreads`).
     static func openDefault(_ s: AudioSettings, realtime: RealtimeThreads?) throws(AudioError) -> ALOutput {
+        // alcCreateContext restarts the mixer and starts the event thread: both calls are watched.
         let (opened, threads) = try AudioThreads.started { () throws(AudioError) -> (OpaquePointer, OpaquePointer) in
             guard let dev = StandardError.silenced({ alcOpenDevice(nil) }) else {
                 throw .noOutputDevice(detail: "alcOpenDevice found no default device")

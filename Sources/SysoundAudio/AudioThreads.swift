@@ -1,14 +1,18 @@
 import Glibc
 import SysoundRealtime
 
-/// Which threads are the output's audio threads. OpenAL Soft 1.19.1's
-/// PulseAudio backend starts two without saying their ids: libpulse's
-/// threaded mainloop ("threaded-ml", named by libpulse) in `alcOpenDevice`,
-/// and its mixer thread, which Debian's build leaves unnamed (it keeps the
-/// name of the thread that created it), in `alcOpenDevice` and again in each
-/// `alcDeviceResumeSOFT` (a pause joins it, a resume starts a new one). So
-/// they are the threads that appear in /proc/self/task while one of those
-/// calls runs and carry one of those two names (`ThreadCensus.started`).
+/// Which threads are the output's audio threads. OpenAL Soft 1.19.1 with its
+/// PulseAudio backend starts three without saying their ids while the device
+/// opens and its context is created: libpulse's threaded mainloop
+/// ("threaded-ml", named by libpulse), the mixer, and the context's event
+/// thread; Debian's build names neither of the last two, so they keep the name
+/// of the thread that created them. Each `alcDeviceResumeSOFT` starts a new
+/// mixer (a pause joins it). So the audio threads are those that appear in
+/// /proc/self/task while one of those calls runs and carry one of those two
+/// names (`ThreadCensus.started`). The event thread sleeps until the mixer
+/// posts an AL_SOFT_events event, which sysound never enables: making it
+/// real-time costs nothing, and telling it from the mixer would take more
+/// than its name.
 ///
 /// Why that is safe: the daemon starts its own threads (loop, workers) once,
 /// before the device opens, and names them; the only other threads that can
@@ -19,7 +23,7 @@ import SysoundRealtime
 /// would end the process within 200 ms rather than hold a core.
 enum AudioThreads {
     static let libpulseMainloop = "threaded-ml"
-    static let openPurpose = "OpenAL Soft's mixer and libpulse's threaded-ml, started by alcOpenDevice"
+    static let openPurpose = "libpulse's threaded-ml, OpenAL Soft's mixer and event thread, started by the device's opening"
     static let resumePurpose = "OpenAL Soft's mixer, started again by alcDeviceResumeSOFT"
 
     /// Runs `body` (an ALC call) and returns the audio threads it started.
