@@ -67,23 +67,29 @@ public final class RealtimeThreads: Sendable {
         guard !threads.isEmpty else { return .none }
         var outcome = Outcome.off
         if priority > 0 {
-            let each = threads.map(promote)
-            outcome = each.first(where: { !$0.isRealtime }) ?? each[0]
+            // rtkit's rules are read once per batch: each call may wait up to its timeout.
+            var limits: Result<RealtimeBrokerLimits, RealtimeRefusal>?
+            let each = threads.compactMap { promote($0, limits: &limits) }
+            guard let first = each.first else { return .none }
+            outcome = each.first(where: { !$0.isRealtime }) ?? first
         }
         report(outcome, threads: threads, purpose: purpose)
         return outcome
     }
 
-    /// One thread: directly, else through the broker.
-    private func promote(_ tid: pid_t) -> Outcome {
+    /// One thread: directly, else through the broker; nil when it has
+    /// ended meanwhile (ESRCH: a library's short-lived thread is no failure).
+    private func promote(_ tid: pid_t, limits: inout Result<RealtimeBrokerLimits, RealtimeRefusal>?) -> Outcome? {
         var reasons: [String] = []
         if let refusal = limitRealtime(to: Self.defaultRealtimeMicroseconds) { reasons.append(refusal.description) }
         let e = calls.setFIFO(tid, priority)
         if e == 0 { return .direct(priority: priority) }
+        if e == ESRCH { return nil }
         reasons.append(RealtimeRefusal(call: "sched_setscheduler(SCHED_FIFO, \(priority))", errno: e).description)
         guard let broker else { return .normal(reasons: reasons + ["no rtkit to ask"]) }
         do throws(RealtimeRefusal) {
-            let limits = try broker.limits()
+            if limits == nil { limits = Result { () throws(RealtimeRefusal) in try broker.limits() } }
+            let limits = try limits!.get()
             if let refusal = limitRealtime(to: limits.maxRealtimeMicroseconds) { throw refusal }
             let granted = min(priority, limits.maxPriority)
             guard granted >= 1 else { throw RealtimeRefusal("it grants no priority (MaxRealtimePriority \(limits.maxPriority))") }

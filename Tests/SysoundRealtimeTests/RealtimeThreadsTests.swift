@@ -84,6 +84,14 @@ final class RealtimeThreadsTests: XCTestCase {
         XCTAssertEqual(rt.promote([7], purpose: "mixer"), .normal(reasons: ["sched_setscheduler(SCHED_FIFO, 4): Operation not permitted", "no rtkit to ask"]))
     }
 
+    func testAThreadThatEndedMeanwhileIsSkipped() {
+        let kernel = FakeKernel(), log = LogCapture()
+        kernel.fifoErrno = ESRCH
+        let rt = RealtimeThreads(priority: 4, broker: FakeBroker(kernel: kernel), calls: kernel.calls, logger: log.logger)
+        XCTAssertEqual(rt.promote([7], purpose: "mixer"), .none)
+        XCTAssertEqual(log.messages, [], "nothing to say about a thread that is gone")
+    }
+
     func testPriorityZeroIsOffAndTouchesNothing() {
         let kernel = FakeKernel(), log = LogCapture()
         let rt = RealtimeThreads(priority: 0, broker: FakeBroker(kernel: kernel), calls: kernel.calls, logger: log.logger)
