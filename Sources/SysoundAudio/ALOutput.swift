@@ -209,10 +209,16 @@ final class ALOutput: @unchecked Sendable {
     /// in 1.19 it starts a new mixer thread, which uncorks the stream and
     /// mixes as soon as the server asks for data. It waits on the device's
     /// backend lock, which a pause holds while the server corks: without `ALLock`.
-    /// The new mixer thread is made real-time if `realtime` says so.
-    func resume() {
-        guard let pauseFunctions else { return }
-        let threads = AudioThreads.started { pauseFunctions.resume(device) }.threads
+    /// Returns the audio threads it started (the new mixer), for `promoteResumed`.
+    @discardableResult
+    func resume() -> [pid_t] {
+        guard let pauseFunctions else { return [] }
+        return AudioThreads.started { pauseFunctions.resume(device) }.threads
+    }
+
+    /// Makes the threads a resume started real-time, if `realtime` says so:
+    /// after the resume is done, since asking rtkit may wait for the bus.
+    func promoteResumed(_ threads: [pid_t]) {
         realtime?.promote(threads, purpose: AudioThreads.resumePurpose)
     }
 
