@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 #include "CSysoundThreads.h"
@@ -18,4 +19,8 @@ int sysound_eventfd(void) {
 
 pid_t sysound_gettid(void) {
     return gettid();
+}
+
+int sysound_sched_reset_on_fork(void) {
+    return SCHED_RESET_ON_FORK;
 }

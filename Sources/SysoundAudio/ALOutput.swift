@@ -1,5 +1,6 @@
 import COpenAL
 import Foundation
+import SysoundRealtime
 
 /// The process-wide lock around OpenAL. OpenAL's current context is global to
 /// the process, so every engine takes this lock for its (short) AL calls and
@@ -88,11 +89,15 @@ final class ALOutput: @unchecked Sendable {
     let frequency: Int
     let refresh: Int
     let maxSources: Int
+    /// Makes the device's audio threads real-time as they start (device outputs; nil: they stay as they are).
+    let realtime: RealtimeThreads?
 
-    private init(device: OpaquePointer, context: OpaquePointer, loopback: LoopbackFunctions?, stream: PulseStream? = nil) {
+    private init(device: OpaquePointer, context: OpaquePointer, loopback: LoopbackFunctions?, realtime: RealtimeThreads? = nil,
+                 stream: PulseStream? = nil) {
         self.device = device
         self.context = context
         self.loopback = loopback
+        self.realtime = realtime
         self.stream = stream
         pauseFunctions = loopback == nil ? PauseFunctions.load(for: device) : nil
         clockFunctions = loopback == nil ? DeviceClockFunctions.load(for: device) : nil
@@ -126,47 +131,58 @@ final class ALOutput: @unchecked Sendable {
         ]
     }
 
-    /// Opens the default output device (`alcOpenDevice(NULL)`) and creates its context.
-    static func openDefault(_ s: AudioSettings) throws(AudioError) -> ALOutput {
-        guard let dev = StandardError.silenced({ alcOpenDevice(nil) }) else {
-            throw .noOutputDevice(detail: "alcOpenDevice found no default device")
+    /// Opens the default output device (`alcOpenDevice(NULL)`) and creates
+    /// its context; `realtime` makes the audio threads that started
+    /// meanwhile real-time (`AudioThreads`).
+    static func openDefault(_ s: AudioSettings, realtime: RealtimeThreads?) throws(AudioError) -> ALOutput {
+        // alcCreateContext restarts the mixer and starts the event thread: both calls are watched.
+        let (opened, threads) = try AudioThreads.started { () throws(AudioError) -> (OpaquePointer, OpaquePointer) in
+            guard let dev = StandardError.silenced({ alcOpenDevice(nil) }) else {
+                throw .noOutputDevice(detail: "alcOpenDevice found no default device")
+            }
+            var attrs = attributes(s)
+            attrs.append(0)
+            guard let ctx = alcCreateContext(dev, attrs) else {
+                let code = alcGetError(dev)
+                alcCloseDevice(dev)
+                throw .openAL(operation: "alcCreateContext on the default device", code: code)
+            }
+            return (dev, ctx)
         }
-        var attrs = attributes(s)
-        attrs.append(0)
-        guard let ctx = alcCreateContext(dev, attrs) else {
-            let code = alcGetError(dev)
-            alcCloseDevice(dev)
-            throw .openAL(operation: "alcCreateContext on the default device", code: code)
-        }
-        return ALOutput(device: dev, context: ctx, loopback: nil)
+        realtime?.promote(threads, purpose: AudioThreads.openPurpose)
+        return ALOutput(device: opened.0, context: opened.1, loopback: nil, realtime: realtime)
     }
 
     /// Opens the output `s.backend` names for a device engine: sysound's own
     /// PulseAudio stream, or OpenAL Soft's default device; `auto` takes the
     /// stream when a PulseAudio-protocol server answers and OpenAL Soft's
     /// device otherwise (a machine with ALSA only).
-    static func openDevice(_ s: AudioSettings) throws(AudioError) -> ALOutput {
+    /// `realtime` makes the output's audio threads real-time: OpenAL Soft's,
+    /// or the stream's one mainloop thread.
+    static func openDevice(_ s: AudioSettings, realtime: RealtimeThreads?) throws(AudioError) -> ALOutput {
         switch s.backend {
-        case .openal: return try openDefault(s)
-        case .pulse: return try openPulse(s)
+        case .openal: return try openDefault(s, realtime: realtime)
+        case .pulse: return try openPulse(s, realtime: realtime)
         case .auto:
-            if SoundServerProbe.serverAccepts() == false { return try openDefault(s) }
-            do { return try openPulse(s) } catch {
-                if case .pulse = error { return try openDefault(s) }
+            if SoundServerProbe.serverAccepts() == false { return try openDefault(s, realtime: realtime) }
+            do { return try openPulse(s, realtime: realtime) } catch {
+                if case .pulse = error { return try openDefault(s, realtime: realtime) }
                 throw error
             }
         }
     }
 
     /// A loopback device whose mix sysound's own PulseAudio stream plays.
-    static func openPulse(_ s: AudioSettings) throws(AudioError) -> ALOutput {
+    static func openPulse(_ s: AudioSettings, realtime: RealtimeThreads?) throws(AudioError) -> ALOutput {
         let mixer = try openLoopback(s)
         let stream: PulseStream
         do { stream = try PulseStream.connect(s, clientName: ProcessInfo.processInfo.processName) } catch {
             mixer.close()
             throw error
         }
-        return ALOutput(device: mixer.device, context: mixer.context, loopback: mixer.loopback, stream: stream)
+        let tid = stream.threadID
+        if tid > 0 { realtime?.promote([tid], purpose: "sysound's PulseAudio stream thread (sysound-audio), which mixes and writes") }
+        return ALOutput(device: mixer.device, context: mixer.context, loopback: mixer.loopback, realtime: realtime, stream: stream)
     }
 
     /// Opens a loopback device rendering stereo float32 at the settings' rate
@@ -241,10 +257,22 @@ final class ALOutput: @unchecked Sendable {
     /// in 1.19 it starts a new mixer thread, which uncorks the stream and
     /// mixes as soon as the server asks for data. It waits on the device's
     /// backend lock, which a pause holds while the server corks: without `ALLock`.
-    /// The stream uncorks (a play's kick also does).
-    func resume() {
-        if let stream { return stream.uncork() }
-        pauseFunctions?.resume(device)
+    /// The stream uncorks (a play's kick also does) and starts no thread.
+    /// Returns the audio threads it started (the new mixer), for `promoteResumed`.
+    @discardableResult
+    func resume() -> [pid_t] {
+        if let stream {
+            stream.uncork()
+            return []
+        }
+        guard let pauseFunctions else { return [] }
+        return AudioThreads.started { pauseFunctions.resume(device) }.threads
+    }
+
+    /// Makes the threads a resume started real-time, if `realtime` says so:
+    /// after the resume is done, since asking rtkit may wait for the bus.
+    func promoteResumed(_ threads: [pid_t]) {
+        realtime?.promote(threads, purpose: AudioThreads.resumePurpose)
     }
 
     /// Mixes `frames` stereo float frames into `out` (alcRenderSamplesSOFT).

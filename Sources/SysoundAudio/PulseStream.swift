@@ -78,6 +78,8 @@ final class PulseStream: @unchecked Sendable {
         var granted: Request?
         var sinkName = ""
         var kickClosed = false
+        /// Kicks written and not yet handled by the mainloop.
+        var kicksPending = 0
     }
 
     static let frameBytes = 8
@@ -236,6 +238,7 @@ final class PulseStream: @unchecked Sendable {
         // descriptor number after it was closed (and perhaps reused).
         shared.withLock {
             guard !$0.kickClosed else { return }
+            $0.kicksPending += 1
             var one: UInt64 = 1
             _ = write(kickFD, &one, 8)
         }
@@ -265,15 +268,27 @@ final class PulseStream: @unchecked Sendable {
     var sinkName: String { shared.withLock { $0.sinkName } }
 
     /// Corks the stream (`pa_stream_cork`), so an idle sink may suspend.
-    /// Without `ALLock`; does not wait for the server's reply.
-    func cork() { setCorked(true) }
-
-    /// Uncorks it again (a play's kick does this by itself).
-    func uncork() { setCorked(false) }
-
-    private func setCorked(_ on: Bool) {
+    /// Without `ALLock`; does not wait for the server's reply. Not while a
+    /// sound is being written or a play's kick is still to be handled: the
+    /// idle pause decided on the engine's loop and corks on a worker, and a
+    /// play in between would otherwise be held in the corked stream until
+    /// the worker's uncork (seen: taps 0.3 s late under load).
+    func cork() {
         lock()
         defer { unlock() }
+        // A kick written after this check is handled after the cork, and uncorks.
+        guard !writing, shared.withLock({ $0.kicksPending == 0 }) else { return }
+        corkLocked(true)
+    }
+
+    /// Uncorks it again (a play's kick does this by itself).
+    func uncork() {
+        lock()
+        defer { unlock() }
+        corkLocked(false)
+    }
+
+    private func corkLocked(_ on: Bool) {
         guard let stream, !closed, corked != on else { return }
         // `writing` stays: a cork that races a play's kick (the idle pause's
         // worker, see AudioEngine+Idle.swift) must not drop the rest of that
@@ -344,6 +359,7 @@ final class PulseStream: @unchecked Sendable {
     private func kicked() {
         var count: UInt64 = 0
         _ = read(kickFD, &count, 8)
+        shared.withLock { $0.kicksPending = 0 }
         guard let stream, !closed, pa_stream_get_state(stream) == PA_STREAM_READY else { return }
         let wasWriting = writing
         writing = true

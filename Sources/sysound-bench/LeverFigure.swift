@@ -26,6 +26,9 @@ enum LeverFigure {
         /// mixer and libpulse's mainloop thread included; threads started
         /// later inherit it.
         var wholeDaemonRealtime = false
+        /// `[audio] realtime_priority` for the daemon; nil keeps the shipped
+        /// one (4: its audio threads real-time, directly as root, as here).
+        var realtimePriority: Int?
         /// `[audio] output` of the daemon: "pulse" is sysound's own stream
         /// (written only while a sound plays), nil the shipped choice.
         var output: String?
@@ -55,6 +58,8 @@ enum LeverFigure {
         Lever(label: "own PulseAudio stream (output = pulse), 96 × 4, never corked", period: 96, periods: 4, shipped: true, output: "pulse"),
         Lever(label: "own PulseAudio stream (output = pulse), 96 × 4, shipped idle pause (corked)", period: 96, periods: 4, idlePause: true, shipped: true, output: "pulse"),
         Lever(label: "OpenAL Soft's device (output = openal), 96 × 4, device running", period: 96, periods: 4, shipped: true, output: "openal"),
+        Lever(label: "96 × 4, realtime_priority = 0 (audio threads at normal priority), device running",
+              period: 96, periods: 4, shipped: true, realtimePriority: 0),
     ]
 
     static func run(_ c: BenchContext) throws {
@@ -84,7 +89,7 @@ enum LeverFigure {
                 do { try run.validate(c, figure: "9, " + label) } catch { invalid.append("\(error)") }
             }
         }
-        c.report.notes.append("figure 11: one daemon per lever (idle_pause_ms = 0 unless the row says otherwise), measured alone with pactl and the reference interleaved; rt-prio takes effect only where the process may set SCHED_RR (here: root)")
+        c.report.notes.append("figure 11: one daemon per lever (idle_pause_ms = 0 unless the row says otherwise), measured alone with pactl and the reference interleaved; rt-prio takes effect only where the process may set SCHED_RR (here: root); the shipped realtime_priority = 4 makes the daemon's audio threads SCHED_FIFO 4 directly (root)")
         if !invalid.isEmpty { throw BenchError(invalid.joined(separator: "; ")) }
     }
 
@@ -93,6 +98,7 @@ enum LeverFigure {
     static func measure(_ c: BenchContext, _ lever: Lever, index: Int, loaded: Bool, pactl: OnsetRun.Tool, clip: [Float]) throws -> OnsetRun {
         var config = try c.writeConfig(name: "lever-\(index)", periodFrames: lever.period, output: lever.output)
         if !lever.idlePause { config = try IdleFigure.setIdlePause(0, in: config) }
+        if let p = lever.realtimePriority { config = try c.setConfigLine("realtime_priority = ", to: "\(p)", in: config) }
         var env: [String: String] = [:]
         if !lever.shipped { env["ALSOFT_CONF"] = try alsoftConf(c, lever, index: index) }
         let name = "lever-\(index)-\(loaded ? "loaded" : "idle")"

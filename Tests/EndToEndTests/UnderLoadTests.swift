@@ -4,12 +4,15 @@ import XCTest
 
 /// Sounds played while both cores are busy must still arrive whole: with the
 /// shipped configuration the daemon's PulseAudio stream must be refilled in
-/// time, or the sink loses part of the clip (an underrun). Issue 18's
-/// acceptance test: with OpenAL Soft's own device (`output = "openal"`, 96 × 4)
-/// it failed on the 2-core CI machine (2 and 4+ of 10 broken in two runs at
-/// load 10, 1 of 10 at 00:06 UTC); sysound's own stream (`output = "auto"`,
-/// shipped) refills from one thread, one wake-up after the server's request,
-/// and kept every tap whole (README, "Latency and its cost").
+/// time, or the sink loses part of the clip (an underrun).
+///
+/// Issue 18's acceptance test. With OpenAL Soft's own device (`output =
+/// "openal"`, 96 × 4) at normal priority it failed on the 2-core CI machine
+/// (2 and 4+ of 10 broken in two runs at load 10, 1 of 10 at 00:06 UTC).
+/// The shipped daemon plays on its own stream (`output = "auto"`), refilled
+/// from one thread one wake-up after the server asks, and makes its audio
+/// threads real-time (`[audio] realtime_priority`; directly as root, as CI
+/// runs, else through rtkit), and the daemon's log must say so.
 final class UnderLoadTests: DaemonTestCase {
     /// Unexplained energy above this share: the clip did not arrive as played.
     let maxResidual = 0.05
@@ -37,6 +40,7 @@ final class UnderLoadTests: DaemonTestCase {
             usleep(useconds_t(100_000 * i))
         }
         XCTAssertEqual(broken, [], "taps with a gap at the sink while both cores were busy: \(daemon.log(tail: 5))")
+        XCTAssertTrue(daemon.log(tail: 1000).contains("audio threads real-time"), "the daemon's audio threads were real-time: \(daemon.log(tail: 5))")
     }
 
     /// The clip aligned on the recording (best of ±1 ms around the first

@@ -15,4 +15,7 @@ int sysound_eventfd(void);
 /// sched_setscheduler and rtkit take.
 pid_t sysound_gettid(void);
 
+/// SCHED_RESET_ON_FORK, which <sched.h> declares only under _GNU_SOURCE.
+int sysound_sched_reset_on_fork(void);
+
 #endif
