@@ -53,6 +53,24 @@ public final class WorkerPool: @unchecked Sendable {
         enqueue(job)
     }
 
+    /// `transform(i)` for every `i` in `0..<count`, run on the calling thread
+    /// and on the workers at once, results in index order. Dispatch's
+    /// `concurrentPerform` on this pool's threads: a daemon decoding its
+    /// theme gets no thread beyond its fixed set. As wide as the machine has
+    /// cores, no wider (more threads than cores only switch more).
+    ///
+    /// The caller takes indices too and only waits for those a worker has
+    /// begun: it never waits for a job queued behind one that blocks (busy
+    /// workers make it slower, never stuck), and a worker may call it.
+    public func concurrentMap<T: Sendable>(count: Int, _ transform: @escaping @Sendable (Int) -> T) -> [T] {
+        guard count > 1 else { return (0..<count).map(transform) }
+        let run = ConcurrentRun(count: count, transform: transform)
+        let helpers = min(size, count - 1, max(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) - 1, 1))
+        for _ in 0..<helpers { enqueue { run.work() } }
+        run.work()
+        return run.waitForResults()
+    }
+
     /// Lets the queued jobs finish and ends the threads (joined).
     public func shutdown() {
         let threads = threads.withLock { t in defer { t = [] }; return t }
