@@ -61,7 +61,7 @@ let package = Package(
         .target(
             name: "SysoundAudio",
             dependencies: [
-                "SysoundCore", "SysoundEventLoop", "COpenAL", "CSndfile",
+                "SysoundCore", "SysoundEventLoop", "COpenAL", "CSndfile", "CSysoundShims",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(

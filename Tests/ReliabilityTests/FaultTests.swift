@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import SysoundClient
 import SysoundCore
 import SysoundTestSupport
@@ -69,6 +70,39 @@ final class FaultTests: DaemonTestCase {
         while !heard && Date().timeIntervalSince(back) < 8 { heard = try playsNow() }
         XCTAssertTrue(heard, "no sound within 8 s of the server's start: \(daemon.log(tail: 20))")
         XCTAssertTrue(daemon.log().contains("audio output opened after"), daemon.log(tail: 20))
+    }
+
+    /// A daemon started while its server accepts connections and never
+    /// answers (stopped, hung) starts at once, says so, and plays when a
+    /// server answers there. OpenAL Soft 1.19 would have waited 30 s for that
+    /// server and then lost PulseAudio for the life of the process.
+    func testADaemonStartedWhileTheServerHangsPlaysWhenOneAnswers() throws {
+        XCTAssertEqual(daemon.stop(), 0)
+        try Pulse.control("stop")
+        var serverBack = false
+        defer { if !serverBack { try? Pulse.control("start") } }
+        let server = try XCTUnwrap(ProcessInfo.processInfo.environment["PULSE_SERVER"])
+        let path = String(server.dropFirst("unix:".count))
+        unlink(path)
+        let hung = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        XCTAssertEqual(UnixSocket.withAddress(path) { bind(hung, $0, $1) }, 0)
+        XCTAssertEqual(listen(hung, 16), 0)
+        let start = Date()
+        daemon = try DaemonProcess()
+        XCTAssertLessThan(Date().timeIntervalSince(start), 10, "start-up waited for the hung server")
+        XCTAssertTrue(eventually(5) { self.daemon.log().contains("accepts connections but did not answer") }, daemon.log(tail: 10))
+        let reply = try daemon.client.send(.play(PlayRequest(.name("tap"))))
+        guard case .error(let code, _) = reply else { return XCTFail("a tap played with a hung server: \(reply)") }
+        XCTAssertEqual(code, .noDevice)
+
+        close(hung)
+        unlink(path)
+        try Pulse.control("start")
+        serverBack = true
+        let back = Date()
+        var heard = false
+        while !heard && Date().timeIntervalSince(back) < 8 { heard = try playsNow() }
+        XCTAssertTrue(heard, "no sound within 8 s of a server answering: \(daemon.log(tail: 20))")
     }
 
     func testStateDirectoryRemovedAndRecreated() throws {
