@@ -14,6 +14,16 @@ final class FaultTests: DaemonTestCase {
         try Pulse.peak(0.4) { _ = try daemon.client.send(.play(PlayRequest(.name(name)))) } > 0.05
     }
 
+    /// Starts the stopped server again and plays `tap` until it is heard, for at most 8 s.
+    func startServerAndHear() throws -> Bool {
+        try Pulse.control("start")
+        let back = Date()
+        while Date().timeIntervalSince(back) < 8 {
+            if try playsNow() { return true }
+        }
+        return false
+    }
+
     func testPulseAudioKilledAndRestartedWhileSoundsPlay() throws {
         XCTAssertTrue(try daemon.client.send(.play(PlayRequest(.name("ringtone"), loop: true))).isOK)
         XCTAssertTrue(try playsNow())
@@ -63,11 +73,8 @@ final class FaultTests: DaemonTestCase {
             usleep(200_000)
         }
 
-        try Pulse.control("start")
+        let heard = try startServerAndHear()
         serverBack = true
-        let back = Date()
-        var heard = false
-        while !heard && Date().timeIntervalSince(back) < 8 { heard = try playsNow() }
         XCTAssertTrue(heard, "no sound within 8 s of the server's start: \(daemon.log(tail: 20))")
         XCTAssertTrue(daemon.log().contains("audio output opened after"), daemon.log(tail: 20))
     }
@@ -97,11 +104,8 @@ final class FaultTests: DaemonTestCase {
 
         close(hung)
         unlink(path)
-        try Pulse.control("start")
+        let heard = try startServerAndHear()
         serverBack = true
-        let back = Date()
-        var heard = false
-        while !heard && Date().timeIntervalSince(back) < 8 { heard = try playsNow() }
         XCTAssertTrue(heard, "no sound within 8 s of a server answering: \(daemon.log(tail: 20))")
     }
 
