@@ -94,6 +94,11 @@ final class FaultTests: DaemonTestCase {
         let hung = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         XCTAssertEqual(UnixSocket.withAddress(path) { bind(hung, $0, $1) }, 0)
         XCTAssertEqual(listen(hung, 16), 0)
+        // Gone before the server starts again, also when the test fails midway
+        // (defers run last first): the server cannot bind over a listening socket.
+        var hungOpen = true
+        let closeHung = { if hungOpen { close(hung); unlink(path); hungOpen = false } }
+        defer { closeHung() }
         let start = Date()
         daemon = try DaemonProcess()
         XCTAssertLessThan(Date().timeIntervalSince(start), 10, "start-up waited for the hung server")
@@ -102,8 +107,7 @@ final class FaultTests: DaemonTestCase {
         guard case .error(let code, _) = reply else { return XCTFail("a tap played with a hung server: \(reply)") }
         XCTAssertEqual(code, .noDevice)
 
-        close(hung)
-        unlink(path)
+        closeHung()
         let heard = try startServerAndHear()
         serverBack = true
         XCTAssertTrue(heard, "no sound within 8 s of a server answering: \(daemon.log(tail: 20))")
