@@ -12,7 +12,7 @@ import SysoundCore
 /// `playReference()`, which returns its own), then `stop()` and hand
 /// `snapshot()` to `SinkOnsets.find`.
 ///
-/// Timing: every `pollInterval` the meter asks the server for the record
+/// Timing: every `pollInterval` µs the meter asks the server for the record
 /// stream's timing (`pa_stream_update_timing_info`). In each reply the frame
 /// at `write_index / frame_size` plays at `timestamp + sink_usec −
 /// source_usec`; `timestamp` is the server's CLOCK_REALTIME, converted with an
@@ -26,12 +26,13 @@ import SysoundCore
 /// be tiny (the server's wake-up and a rewind), which checks the whole method.
 final class SinkOnsetMeter: @unchecked Sendable {
     static let rate: UInt32 = 48_000
-    static let pollInterval: UInt64 = 5_000  // µs
 
     struct TimingReply {
         /// Frame index in the recording (write_index / frame size).
         var frame: Double
-        /// When that frame plays at the sink, CLOCK_MONOTONIC ns.
+        /// `timestamp + sink_usec − source_usec`, CLOCK_MONOTONIC ns: on
+        /// PulseAudio when `frame` plays at the sink (`SinkOnsets.Mapping`
+        /// says what it bounds on PipeWire).
         var playsAt: Double
     }
 
@@ -65,11 +66,14 @@ final class SinkOnsetMeter: @unchecked Sendable {
     private let state = Locked(State())
     private var offsetAtStart = 0.0
     private var stopped = false
+    private let pollInterval: UInt64
 
     /// Connects to the server named by PULSE_SERVER (or libpulse's default).
     /// `referenceClip` is mono float at 48 kHz; it is played in both channels.
-    init(sink: String, referenceClip: [Float]) throws {
+    /// The record stream's timing is asked for every `pollInterval` µs.
+    init(sink: String, referenceClip: [Float], pollInterval: UInt64) throws {
         self.referenceClip = referenceClip
+        self.pollInterval = pollInterval
         guard let m = pa_threaded_mainloop_new() else { throw BenchError("pa_threaded_mainloop_new failed") }
         mainloop = m
         // The bench's embedded engines mark this process's PulseAudio clients
@@ -120,7 +124,7 @@ final class SinkOnsetMeter: @unchecked Sendable {
             throw error("pa_stream_connect_playback \(sink)")
         }
         try waitForStream(p, "the reference playback stream")
-        timer = pa_context_rttime_new(c, pa_rtclock_now() + Self.pollInterval, { _, event, _, me in
+        timer = pa_context_rttime_new(c, pa_rtclock_now() + pollInterval, { _, event, _, me in
             SinkOnsetMeter.from(me).poll(event!)
         }, selfPointer)
     }
@@ -223,7 +227,7 @@ final class SinkOnsetMeter: @unchecked Sendable {
         if let op = pa_stream_update_timing_info(record, { s, ok, me in
             if ok != 0, let s { SinkOnsetMeter.from(me).timingReply(s) }
         }, selfPointer) { pa_operation_unref(op) }
-        pa_context_rttime_restart(context, event, pa_rtclock_now() + Self.pollInterval)
+        pa_context_rttime_restart(context, event, pa_rtclock_now() + pollInterval)
     }
 
     private func timingReply(_ s: OpaquePointer) {
