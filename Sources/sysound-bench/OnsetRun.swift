@@ -140,6 +140,12 @@ struct OnsetRun {
         c.report.notes += server.map { "figure \(figure)\(condition): \($0)" }
         c.report.notes.append(String(format: "figure %@%@: %d timing replies (%d dropped: clocks not synchronized); client and server frame counts differed by at most %.0f frames; CLOCK_REALTIME − CLOCK_MONOTONIC moved %.3f ms",
                                      figure, condition, recording.replies.count, recording.unsynchronized, recording.indexMismatch, drift))
+        // A graph that stalls (PipeWire skipping cycles it could not finish in time) records fewer frames than time passed.
+        if let first = recording.replies.first, let last = recording.replies.last, last.playsAt > first.playsAt {
+            let seconds = (last.playsAt - first.playsAt) / 1e9, frames = last.frame - first.frame
+            c.report.notes.append(String(format: "figure %@%@: the monitor recorded %.0f frames per second of CLOCK_MONOTONIC over the run (%.1f s): %.1f ms of sink time short of %u frames/s (skipped cycles, or the monitor running ahead when negative)",
+                                         figure, condition, frames / seconds, seconds, (seconds * Double(SinkOnsetMeter.rate) - frames) / 48, SinkOnsetMeter.rate))
+        }
         let missed = misses.values.reduce(0, +)
         c.report.notes.append("figure \(figure)\(condition): \(launches) launches, \(missed) not measured" +
                               (misses.isEmpty ? "" : ": " + misses.sorted { $0.key < $1.key }.map { "\($0.value) × \($0.key)" }.joined(separator: ", ")))
