@@ -62,7 +62,9 @@ final class SinkOnsetMeter: @unchecked Sendable {
     private var record: OpaquePointer?
     private var reference: OpaquePointer?
     private var timer: OpaquePointer?
-    private let referenceClip: [Float]
+    /// The clip in both channels, as written; and when the last write was made (mainloop lock).
+    private let referenceStereo: [Float]
+    private var referenceWrittenAt: UInt64?
     private let state = Locked(State())
     private var offsetAtStart = 0.0
     private var stopped = false
@@ -72,7 +74,7 @@ final class SinkOnsetMeter: @unchecked Sendable {
     /// `referenceClip` is mono float at 48 kHz; it is played in both channels.
     /// The record stream's timing is asked for every `pollInterval` µs.
     init(sink: String, referenceClip: [Float], pollInterval: UInt64) throws {
-        self.referenceClip = referenceClip
+        referenceStereo = referenceClip.flatMap { [$0, $0] }
         self.pollInterval = pollInterval
         guard let m = pa_threaded_mainloop_new() else { throw BenchError("pa_threaded_mainloop_new failed") }
         mainloop = m
@@ -136,16 +138,28 @@ final class SinkOnsetMeter: @unchecked Sendable {
     }
 
     /// Writes the reference clip on the meter's own playback stream; returns
-    /// CLOCK_MONOTONIC just before the write.
+    /// CLOCK_MONOTONIC just before the write. The write is made on the
+    /// mainloop's own thread (`pa_mainloop_api_once`), which sends it to the
+    /// server in that same iteration: the reference checks the server's path
+    /// and the frame mapping, so the wake-up of that thread from this one —
+    /// milliseconds when both cores are busy — stays out of it.
     @discardableResult
     func playReference() -> UInt64 {
         lock()
         defer { unlock() }
-        var stereo = [Float](repeating: 0, count: referenceClip.count * 2)
-        for (i, x) in referenceClip.enumerated() { stereo[2 * i] = x; stereo[2 * i + 1] = x }
-        let now = Clock.now()
-        stereo.withUnsafeBytes { _ = pa_stream_write(reference, $0.baseAddress, $0.count, nil, 0, PA_SEEK_RELATIVE) }
-        return now
+        guard !stopped else { return Clock.now() }
+        referenceWrittenAt = nil
+        pa_mainloop_api_once(pa_threaded_mainloop_get_api(mainloop), { _, me in
+            let meter = SinkOnsetMeter.from(me)
+            let now = Clock.now()
+            if let stream = meter.reference {
+                meter.referenceStereo.withUnsafeBytes { _ = pa_stream_write(stream, $0.baseAddress, $0.count, nil, 0, PA_SEEK_RELATIVE) }
+            }
+            meter.referenceWrittenAt = now
+            meter.signal()
+        }, selfPointer)
+        while referenceWrittenAt == nil { pa_threaded_mainloop_wait(mainloop) }
+        return referenceWrittenAt!
     }
 
     /// Why the meter stopped early, if it did (the server went away, a stream failed).
