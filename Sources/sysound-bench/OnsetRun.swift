@@ -153,6 +153,8 @@ struct OnsetRun {
         if c.server == .pipewire {
             c.report.add(figure, Self.referenceWindowLabel + condition, unit: "ms", value: referenceBounds(c).upperBound,
                          note: "a write onto the idle reference stream starts at the graph's next cycle: 0 … one quantum (\(fmt(Summary(referenceOnsets.compactMap(\.quantum))?.median ?? .nan)) frames, from the record stream's write_index steps) + the sink's reported latency (\(fmt(sinkLatency)) ms)")
+            let stalls = referenceStalls(c)
+            c.report.notes.append("figure \(figure)\(condition): \(stalls.count) of \(stalls.of) reference tones found nothing (silent, no timing) or read past twice the bound: stalls; more than 10 % makes the run invalid")
         }
         try validate(c, figure: figure + condition)
     }
@@ -173,10 +175,25 @@ struct OnsetRun {
         return 0...(quantum / Double(SinkOnsetMeter.rate) * 1e3 + sinkLatency)
     }
 
+    /// Reference launches that found nothing (no sound or no timing where the
+    /// mapping looked), or read past twice `referenceBounds`' top (PipeWire):
+    /// the bias of a healthy reading (the write's way to the server, the
+    /// envelope's lateness) is a fraction of a quantum, so these are
+    /// stretches where the graph stalled and the monitor reached the bench late.
+    func referenceStalls(_ c: BenchContext) -> (count: Int, of: Int) {
+        let bounds = referenceBounds(c)
+        let lost = misses.filter { $0.key.hasPrefix(Self.referenceLabel) }
+        let missed = lost.filter { $0.key.hasSuffix("\(SinkOnsets.Miss.silent)") || $0.key.hasSuffix("\(SinkOnsets.Miss.noTiming)") }.values.reduce(0, +)
+        let far = reference.filter { $0 > 2 * bounds.upperBound }.count
+        return (missed + far, reference.count + lost.values.reduce(0, +))
+    }
+
     /// Throws unless the reference's median is within `referenceBounds`; on
-    /// PipeWire also if any one reading is below 0: the envelope only ever
-    /// reads late, so a sound found playing before it was written means the
-    /// mapping is wrong.
+    /// PipeWire also if any one reading is below 0 (the envelope only ever
+    /// reads late: a sound found playing before it was written means the
+    /// mapping is wrong), or if more than 10 % of the reference's launches
+    /// were stalls (`referenceStalls`): a median still inside the bounds
+    /// then hides a mapping that was wrong for part of the run.
     func validate(_ c: BenchContext, figure: String) throws {
         let bounds = referenceBounds(c)
         let ref = Summary(reference)?.median
@@ -184,8 +201,13 @@ struct OnsetRun {
             let read = ref.map { fmt($0) + " ms" } ?? "nothing"
             throw BenchError("figure \(figure) INVALID: the reference tone read \(read) (median), outside \(fmt(bounds.lowerBound))–\(fmt(bounds.upperBound)) ms: the frame → sink-clock mapping is wrong, so no onset of this run counts")
         }
-        if c.server == .pipewire, let early = reference.min(), early < 0 {
+        guard c.server == .pipewire else { return }
+        if let early = reference.min(), early < 0 {
             throw BenchError("figure \(figure) INVALID: one reference tone read \(fmt(early)) ms, before it was written: the frame → sink-clock mapping reads early, so no onset of this run counts")
+        }
+        let stalls = referenceStalls(c)
+        if stalls.count * 10 > stalls.of {
+            throw BenchError("figure \(figure) INVALID: \(stalls.count) of \(stalls.of) reference tones found nothing or read past \(fmt(2 * bounds.upperBound)) ms: the graph stalled and the monitor lagged for part of the run, so no onset of it counts")
         }
     }
 }
