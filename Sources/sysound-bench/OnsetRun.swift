@@ -20,10 +20,11 @@ struct OnsetRun {
     static let referenceLabel = "reference: write → sink on the bench's own stream"
     static let referenceWindowLabel = "reference: valid up to (one quantum + the sink's latency)"
 
-    /// How often the meter asks for timing: on PipeWire often enough that
-    /// several replies fall in each graph cycle (the envelope's bounds are as
-    /// tight as the first reply after a step is early; 2 ms is the shortest
-    /// quantum the shipped drop-in lets a stream ask for, 96 frames).
+    /// How often the meter asks for timing (µs). On PipeWire the envelope's
+    /// bounds are as tight as the first reply after a cycle is early, so the
+    /// replies come about once per cycle of the shortest quantum seen (64
+    /// frames, 1.33 ms, while a 96-frame sysound stream runs), their phase
+    /// sweeping the cycle: within ±50 ms some land just after a hand-over.
     static func pollInterval(_ server: SoundServer) -> UInt64 { server == .pipewire ? 1_000 : 5_000 }
     static func mapping(_ server: SoundServer) -> SinkOnsets.Mapping { server == .pipewire ? .envelope : .line }
 

@@ -13,17 +13,19 @@ import SysoundCore
 /// `snapshot()` to `SinkOnsets.find`.
 ///
 /// Timing: every `pollInterval` µs the meter asks the server for the record
-/// stream's timing (`pa_stream_update_timing_info`). In each reply the frame
-/// at `write_index / frame_size` plays at `timestamp + sink_usec −
-/// source_usec`; `timestamp` is the server's CLOCK_REALTIME, converted with an
-/// offset measured in this process. Replies whose clocks libpulse does not
+/// stream's timing (`pa_stream_update_timing_info`). On PulseAudio, in each
+/// reply the frame at `write_index / frame_size` plays at `timestamp +
+/// sink_usec − source_usec` (on pipewire-pulse the replies only bound that:
+/// `SinkOnsets.Mapping`); `timestamp` is the server's CLOCK_REALTIME, converted
+/// with an offset measured in this process. Replies whose clocks libpulse does not
 /// find synchronized are dropped (and counted).
 ///
 /// The reference: a playback stream of the meter's own (prebuffer 1 ms, no
 /// latency adjustment, so it changes nothing of the sink's), idle between
 /// uses so it has underrun. `playReference()` writes the clip on it and
-/// returns the instant of the write: a sound whose true latency is known to
-/// be tiny (the server's wake-up and a rewind), which checks the whole method.
+/// returns the instant of the write: a sound whose true latency is known —
+/// tiny on PulseAudio (the server's wake-up and a rewind), up to one graph
+/// quantum on PipeWire (the next cycle) — which checks the whole method.
 final class SinkOnsetMeter: @unchecked Sendable {
     static let rate: UInt32 = 48_000
 
