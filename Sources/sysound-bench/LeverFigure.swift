@@ -26,6 +26,9 @@ enum LeverFigure {
         /// mixer and libpulse's mainloop thread included; threads started
         /// later inherit it.
         var wholeDaemonRealtime = false
+        /// `[audio] realtime_priority` for the daemon; nil keeps the shipped
+        /// one (4: its audio threads real-time, directly as root, as here).
+        var realtimePriority: Int?
     }
 
     static let levers = [
@@ -49,6 +52,8 @@ enum LeverFigure {
         Lever(label: "128 × 3, every daemon thread SCHED_RR", periods: 3, wholeDaemonRealtime: true),
         Lever(label: "96 × 3, every daemon thread SCHED_RR", period: 96, periods: 3, wholeDaemonRealtime: true),
         Lever(label: "96 × 4, every daemon thread SCHED_RR", period: 96, periods: 4, wholeDaemonRealtime: true),
+        Lever(label: "96 × 4, realtime_priority = 0 (audio threads at normal priority), device running",
+              period: 96, periods: 4, shipped: true, realtimePriority: 0),
     ]
 
     static func run(_ c: BenchContext) throws {
@@ -79,7 +84,7 @@ enum LeverFigure {
                 do { try run.validate(c, figure: "9, " + label) } catch { invalid.append("\(error)") }
             }
         }
-        c.report.notes.append("figure 11: one daemon per lever (idle_pause_ms = 0 unless the row says otherwise), measured alone with pactl and the reference interleaved; rt-prio takes effect only where the process may set SCHED_RR (here: root)")
+        c.report.notes.append("figure 11: one daemon per lever (idle_pause_ms = 0 unless the row says otherwise), measured alone with pactl and the reference interleaved; rt-prio takes effect only where the process may set SCHED_RR (here: root); the shipped realtime_priority = 4 makes the daemon's audio threads SCHED_FIFO 4 directly (root)")
         if !invalid.isEmpty { throw BenchError(invalid.joined(separator: "; ")) }
     }
 
@@ -88,6 +93,7 @@ enum LeverFigure {
     static func measure(_ c: BenchContext, _ lever: Lever, index: Int, loaded: Bool, pactl: OnsetRun.Tool, clip: [Float]) throws -> OnsetRun {
         var config = try c.writeConfig(name: "lever-\(index)", periodFrames: lever.period)
         if !lever.idlePause { config = try IdleFigure.setIdlePause(0, in: config) }
+        if let p = lever.realtimePriority { config = try c.setConfigLine("realtime_priority = ", to: "\(p)", in: config) }
         var env: [String: String] = [:]
         if !lever.shipped { env["ALSOFT_CONF"] = try alsoftConf(c, lever, index: index) }
         let name = "lever-\(index)-\(loaded ? "loaded" : "idle")"
