@@ -16,8 +16,9 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RELEASE := swift build -c release --static-swift-stdlib
 # The D-Bus face's tests: a private bus, and feedbackd's own clients (fbcli, libfeedback via GI, gdbus).
 TEST_PACKAGES += dbus-daemon feedbackd gir1.2-lfb-0.0 python3-gi libglib2.0-bin
-# The session-lock tests: python-dbusmock's logind and screensavers (gdbus waits for their names).
-TEST_PACKAGES += python3-dbusmock
+# The session-lock tests: python-dbusmock's logind and screensavers (gdbus waits for their names);
+# the real-time tests' rtkit stand-in (Tests/fixture/rtkit-mock.py: dbus-python on GLib).
+TEST_PACKAGES += python3-dbusmock python3-dbus
 
 .DEFAULT_GOAL := all
 .PHONY: all run test bench deps test-deps build release install uninstall install-manifest deb deb-deps deb-manifest

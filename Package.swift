@@ -46,6 +46,13 @@ let package = Package(
         .target(name: "SysoundCore"),
 
         // MARK: Layers with I/O
+        // Real-time audio threads: sched_setscheduler, RLIMIT_RTTIME, and a
+        // broker (rtkit) the composer supplies; no bus here.
+        .target(
+            name: "SysoundRealtime",
+            dependencies: ["SysoundCore", "CSysoundShims", .product(name: "Logging", package: "swift-log")]),
+        // rtkit (org.freedesktop.RealtimeKit1) on the system bus, the daemon's broker.
+        .target(name: "SysoundRealtimeKit", dependencies: ["SysoundRealtime", "SysoundBus", "SysoundCore"]),
         // The daemon's one loop (sd-event), its worker pool, and sd-daemon.
         .target(name: "SysoundEventLoop", dependencies: ["CSystemd", "CSysoundShims", "SysoundCore"]),
         .target(
@@ -61,7 +68,7 @@ let package = Package(
         .target(
             name: "SysoundAudio",
             dependencies: [
-                "SysoundCore", "SysoundEventLoop", "COpenAL", "CSndfile", "CSysoundShims",
+                "SysoundCore", "SysoundEventLoop", "SysoundRealtime", "COpenAL", "CSndfile", "CSysoundShims",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
@@ -87,7 +94,7 @@ let package = Package(
             name: "SysoundFeedback",
             dependencies: [
                 "SysoundCore", "SysoundConfig", "SysoundState", "SysoundAudio", "SysoundHaptics", "SysoundEventLoop",
-                .product(name: "Logging", package: "swift-log"),
+                "SysoundRealtime", .product(name: "Logging", package: "swift-log"),
             ]),
         // The daemon's machinery: socket, access control, lifecycle.
         .target(
@@ -138,6 +145,7 @@ let package = Package(
             dependencies: [
                 "Sysound", "SysoundServer", "SysoundFeedback", "SysoundEventLoop", "SysoundClient", "SysoundConfig", "SysoundState",
                 "SysoundCore", "SysoundAudio", "SysoundHaptics", "SysoundCLIOptions", "SysoundDBus", "SysoundSession", "SysoundBus",
+                "SysoundRealtime", "SysoundRealtimeKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -170,8 +178,17 @@ let package = Package(
         .testTarget(
             name: "SysoundStateTests",
             dependencies: ["SysoundState", "SysoundCore", .product(name: "Logging", package: "swift-log")]),
+        // Real kernel scheduling (root in CI) and the rtkit mock on the private system bus.
+        .testTarget(
+            name: "SysoundRealtimeTests",
+            dependencies: [
+                "SysoundRealtime", "SysoundRealtimeKit", "SysoundBus", "SysoundAudio", "SysoundEventLoop", "SysoundCore", "CSysoundShims",
+                "SysoundTestSupport", .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "SysoundSessionTests", dependencies: ["SysoundSession", "SysoundCore"]),
-        .testTarget(name: "SysoundAudioTests", dependencies: ["SysoundAudio", "SysoundCore", "SysoundEventLoop", "SysoundTestSupport"]),
+        .testTarget(
+            name: "SysoundAudioTests",
+            dependencies: ["SysoundAudio", "SysoundCore", "SysoundEventLoop", "SysoundRealtime", "SysoundTestSupport"]),
         .testTarget(
             name: "SysoundHapticsTests",
             dependencies: ["SysoundHaptics", "SysoundCore", "SysoundEventLoop", .product(name: "Logging", package: "swift-log")]),
@@ -185,7 +202,9 @@ let package = Package(
             ]),
         // The subprocess and PulseAudio fixtures the two suites below share.
         // A plain `swift build` builds it too: XCTest only where it imports.
-        .target(name: "SysoundTestSupport", dependencies: ["SysoundClient", "SysoundCore"], path: "Tests/SysoundTestSupport"),
+        .target(
+            name: "SysoundTestSupport", dependencies: ["SysoundClient", "SysoundCore", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/SysoundTestSupport"),
         // Real sound through a real PulseAudio server (Tests/fixture/with-pulse.sh).
         .testTarget(name: "EndToEndTests", dependencies: ["SysoundTestSupport", "SysoundClient", "SysoundCore", "SysoundAudio", "COpenAL", "CSndfile"]),
         // Hostile files, faults, load, access against a real daemon (Tests/ReliabilityTests; issue 9).

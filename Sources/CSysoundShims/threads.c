@@ -1,7 +1,9 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/eventfd.h>
+#include <unistd.h>
 #include "CSysoundThreads.h"
 
 void sysound_set_thread_name(const char *name) {
@@ -13,4 +15,12 @@ void sysound_set_thread_name(const char *name) {
 
 int sysound_eventfd(void) {
     return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+
+pid_t sysound_gettid(void) {
+    return gettid();
+}
+
+int sysound_sched_reset_on_fork(void) {
+    return SCHED_RESET_ON_FORK;
 }

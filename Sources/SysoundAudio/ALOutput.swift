@@ -1,5 +1,6 @@
 import COpenAL
 import Foundation
+import SysoundRealtime
 
 /// The process-wide lock around OpenAL. OpenAL's current context is global to
 /// the process, so every engine takes this lock for its (short) AL calls and
@@ -82,11 +83,14 @@ final class ALOutput: @unchecked Sendable {
     let frequency: Int
     let refresh: Int
     let maxSources: Int
+    /// Makes the device's audio threads real-time as they start (device outputs; nil: they stay as they are).
+    let realtime: RealtimeThreads?
 
-    private init(device: OpaquePointer, context: OpaquePointer, loopback: LoopbackFunctions?) {
+    private init(device: OpaquePointer, context: OpaquePointer, loopback: LoopbackFunctions?, realtime: RealtimeThreads? = nil) {
         self.device = device
         self.context = context
         self.loopback = loopback
+        self.realtime = realtime
         pauseFunctions = loopback == nil ? PauseFunctions.load(for: device) : nil
         clockFunctions = loopback == nil ? DeviceClockFunctions.load(for: device) : nil
         // ALC_ALL_DEVICES_SPECIFIER (ALC_ENUMERATE_ALL_EXT) names the real
@@ -118,19 +122,26 @@ final class ALOutput: @unchecked Sendable {
         ]
     }
 
-    /// Opens the default output device (`alcOpenDevice(NULL)`) and creates its context.
-    static func openDefault(_ s: AudioSettings) throws(AudioError) -> ALOutput {
-        guard let dev = StandardError.silenced({ alcOpenDevice(nil) }) else {
-            throw .noOutputDevice(detail: "alcOpenDevice found no default device")
+    /// Opens the default output device (`alcOpenDevice(NULL)`) and creates
+    /// its context; `realtime` makes the audio threads that started
+    /// meanwhile real-time (`AudioThreads`).
+    static func openDefault(_ s: AudioSettings, realtime: RealtimeThreads?) throws(AudioError) -> ALOutput {
+        // alcCreateContext restarts the mixer and starts the event thread: both calls are watched.
+        let (opened, threads) = try AudioThreads.started { () throws(AudioError) -> (OpaquePointer, OpaquePointer) in
+            guard let dev = StandardError.silenced({ alcOpenDevice(nil) }) else {
+                throw .noOutputDevice(detail: "alcOpenDevice found no default device")
+            }
+            var attrs = attributes(s)
+            attrs.append(0)
+            guard let ctx = alcCreateContext(dev, attrs) else {
+                let code = alcGetError(dev)
+                alcCloseDevice(dev)
+                throw .openAL(operation: "alcCreateContext on the default device", code: code)
+            }
+            return (dev, ctx)
         }
-        var attrs = attributes(s)
-        attrs.append(0)
-        guard let ctx = alcCreateContext(dev, attrs) else {
-            let code = alcGetError(dev)
-            alcCloseDevice(dev)
-            throw .openAL(operation: "alcCreateContext on the default device", code: code)
-        }
-        return ALOutput(device: dev, context: ctx, loopback: nil)
+        realtime?.promote(threads, purpose: AudioThreads.openPurpose)
+        return ALOutput(device: opened.0, context: opened.1, loopback: nil, realtime: realtime)
     }
 
     /// Opens a loopback device rendering stereo float32 at the settings' rate
@@ -198,8 +209,17 @@ final class ALOutput: @unchecked Sendable {
     /// in 1.19 it starts a new mixer thread, which uncorks the stream and
     /// mixes as soon as the server asks for data. It waits on the device's
     /// backend lock, which a pause holds while the server corks: without `ALLock`.
-    func resume() {
-        pauseFunctions?.resume(device)
+    /// Returns the audio threads it started (the new mixer), for `promoteResumed`.
+    @discardableResult
+    func resume() -> [pid_t] {
+        guard let pauseFunctions else { return [] }
+        return AudioThreads.started { pauseFunctions.resume(device) }.threads
+    }
+
+    /// Makes the threads a resume started real-time, if `realtime` says so:
+    /// after the resume is done, since asking rtkit may wait for the bus.
+    func promoteResumed(_ threads: [pid_t]) {
+        realtime?.promote(threads, purpose: AudioThreads.resumePurpose)
     }
 
     /// Mixes `frames` stereo float frames into `out` (alcRenderSamplesSOFT).

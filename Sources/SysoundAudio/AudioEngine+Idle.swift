@@ -85,12 +85,15 @@ extension AudioEngine {
     /// Resumes the device (alcDeviceResumeSOFT) off the lock; `resuming` is
     /// set. Then brings the monitor's check back to its busy interval: the
     /// voice that asked for the resume plays now.
+    /// The new mixer goes real-time last: a slow rtkit holds up neither the
+    /// monitor nor a pause or close waiting for the resume.
     func resumeOnWorker(_ out: ALOutput) {
-        out.resume()
+        let started = out.resume()
         locked {
             resuming = false
             ALLock.condition.broadcast()
         }
         monitor?.wake()
+        out.promoteResumed(started)
     }
 }

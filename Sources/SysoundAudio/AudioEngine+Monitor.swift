@@ -108,11 +108,11 @@ final class AudioMonitor: @unchecked Sendable {
 
     private func reopen() {
         guard let engine else { return }
-        let settings = engine.settings
+        let settings = engine.settings, realtime = engine.realtime
         engine.locked { engine.reopening = true }
         host.workers.submit({ () -> OpenedOutput in
             // alcOpenDevice waits on the sound server (or its absence): here, not on the loop.
-            OpenedOutput(output: try? ALOutput.openDefault(settings))
+            OpenedOutput(output: try? ALOutput.openDefault(settings, realtime: realtime))
         }, then: { [self] opened in
             reopened(opened.output)
         })

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import SysoundCore
 import SysoundEventLoop
+import SysoundRealtime
 
 /// The audio engine: one OpenAL device and context for the life of the
 /// process, preloaded clips, a fixed voice pool, and the primitives the policy
@@ -57,6 +58,8 @@ public final class AudioEngine: @unchecked Sendable {
     /// Where a device engine's timers and device calls run; nil on loopback.
     let host: LoopHost?
     let monitor: AudioMonitor?
+    /// Makes a device's audio threads real-time as they start; nil leaves them be.
+    let realtime: RealtimeThreads?
 
     /// Opens the output and creates the voice pool.
     ///
@@ -67,9 +70,16 @@ public final class AudioEngine: @unchecked Sendable {
     ///   `alcOpenDevice(NULL)` finds nothing; `.missingExtension` when the
     ///   OpenAL implementation lacks loopback rendering; `.openAL` naming the
     ///   audio loop when no embedded loop can be started.
-    public init(settings: AudioSettings = .defaults, output: AudioOutput = .device, host: LoopHost? = nil) throws(AudioError) {
+    /// - Parameter realtime: makes the device's audio threads (OpenAL Soft's
+    ///   mixer, libpulse's mainloop) real-time at open and at each resume;
+    ///   the daemon passes one, with rtkit as its broker.
+    public init(
+        settings: AudioSettings = .defaults, output: AudioOutput = .device, host: LoopHost? = nil,
+        realtime: RealtimeThreads? = nil
+    ) throws(AudioError) {
         self.settings = settings
         self.outputKind = output
+        self.realtime = realtime
         if output == .device {
             let host = if let host { host } else { try Self.embeddedHost() }
             self.host = host
@@ -84,7 +94,7 @@ public final class AudioEngine: @unchecked Sendable {
         defer { AlsoftConfig.removeFile() }
         let out: ALOutput
         switch output {
-        case .device: out = try ALOutput.openDefault(settings)
+        case .device: out = try ALOutput.openDefault(settings, realtime: realtime)
         case .loopback: out = try ALOutput.openLoopback(settings)
         }
         let lock = ALLock.condition

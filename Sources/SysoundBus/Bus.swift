@@ -245,5 +245,5 @@ public final class Bus: @unchecked Sendable {
     }
 
     static let daemon = "org.freedesktop.DBus"
-    static let properties = "org.freedesktop.DBus.Properties"
+    public static let properties = "org.freedesktop.DBus.Properties"
 }

@@ -138,13 +138,14 @@ enum ConfigurationParser {
         settings.periodFrames = audio.int("period_frames", in: 64...8192, default: settings.periodFrames, unit: " frames")
         settings.periods = audio.int("periods", in: 2...16, default: settings.periods)
         settings.idlePauseMs = audio.int("idle_pause_ms", in: 0...3_600_000, default: settings.idlePauseMs, unit: " ms")
+        settings.realtimePriority = audio.int("realtime_priority", in: 0...99, default: settings.realtimePriority, unit: " (0: off)")
         settings.duckDb = audio.double("duck_db", in: -60...0, default: settings.duckDb, unit: " dB")
         settings.duckRampMs = audio.int("duck_ramp_ms", in: 0...2000, default: settings.duckRampMs, unit: " ms")
         settings.maxClipSeconds = audio.int("max_clip_seconds", in: 1...600, default: settings.maxClipSeconds, unit: " s")
         settings.maxPreloadBytes = audio.int("max_preload_bytes", in: (1 << 20)...(1 << 30), default: settings.maxPreloadBytes, unit: " bytes")
         settings.adhocCacheFiles = audio.int("adhoc_cache_files", in: 0...1024, default: settings.adhocCacheFiles)
         audio.reportUnknownKeys(known: [
-            "voices", "frequency", "period_frames", "periods", "idle_pause_ms", "duck_db", "duck_ramp_ms", "max_clip_seconds",
+            "voices", "frequency", "period_frames", "periods", "idle_pause_ms", "realtime_priority", "duck_db", "duck_ramp_ms", "max_clip_seconds",
             "max_preload_bytes", "adhoc_cache_files",
         ])
     }

@@ -14,6 +14,9 @@ public struct AudioSettings: Sendable, Equatable {
     /// After this many milliseconds with nothing playing the output device is
     /// paused (no mixing of silence) and the next sound resumes it; 0 never pauses.
     public var idlePauseMs = 1_000
+    /// The daemon's audio threads run SCHED_FIFO at this priority (through
+    /// rtkit SCHED_RR, at most rtkit's maximum); 0 leaves them at normal priority.
+    public var realtimePriority = 4
     /// How much other voices drop while a playback voice ducks them, dB (≤ 0).
     public var duckDb = -12.0
     /// How long the duck level change takes, ms.

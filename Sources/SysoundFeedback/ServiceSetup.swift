@@ -4,6 +4,7 @@ import SysoundConfig
 import SysoundCore
 import SysoundEventLoop
 import SysoundHaptics
+import SysoundRealtime
 import SysoundState
 
 /// Builds a `FeedbackManager` the same way for the daemon and for the
@@ -72,10 +73,12 @@ public enum ServiceSetup {
     /// Builds the manager, reading the user's settings from `settings`; a
     /// watcher also reports their changes to the manager from now on. A
     /// device engine runs on `host` (the daemon's loop and workers), or on
-    /// the process's embedded audio loop when nil.
+    /// the process's embedded audio loop when nil. `realtime` makes the
+    /// device's audio threads real-time (the daemon's; nil leaves them be).
     public static func manager(
         configuration: SysoundConfiguration, theme: Theme, stateDirectory: StateDirectory,
-        audio mode: AudioMode, haptics: HapticsEngine?, settings: SettingsSource, host: LoopHost? = nil, logger: Logger
+        audio mode: AudioMode, haptics: HapticsEngine?, settings: SettingsSource, host: LoopHost? = nil,
+        realtime: RealtimeThreads? = nil, logger: Logger
     ) throws(AudioError) -> FeedbackManager {
         let engineSettings = audioSettings(configuration.audio)
         let open: @Sendable () throws(AudioError) -> AudioEngine = { () throws(AudioError) -> AudioEngine in
@@ -89,7 +92,7 @@ public enum ServiceSetup {
                     + "\(SoundServerProbe.answerDeadlineMs) ms (stopped or hung?); check it with `pactl info` or restart it")
             case .answers?, nil: break
             }
-            return try AudioEngine(settings: engineSettings, output: .device, host: host)
+            return try AudioEngine(settings: engineSettings, output: .device, host: host, realtime: realtime)
         }
         let engine: AudioEngine?
         var openInRequest = open

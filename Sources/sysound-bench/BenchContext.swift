@@ -54,6 +54,13 @@ final class BenchContext {
         return path
     }
 
+    /// Sets the line of config file `path` that starts with `prefix` to `prefix + value`.
+    func setConfigLine(_ prefix: String, to value: String, in path: String) throws -> String {
+        let text = try replacingLine(in: readTextFile(path) ?? "", starting: prefix, with: prefix + value, file: path)
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
+        return path
+    }
+
     private func replacingLine(in text: String, starting prefix: String, with line: String, file: String) throws -> String {
         var lines = text.components(separatedBy: "\n")
         guard let i = lines.firstIndex(where: { $0.hasPrefix(prefix) }) else {

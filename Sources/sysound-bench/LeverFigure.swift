@@ -26,6 +26,9 @@ enum LeverFigure {
         /// mixer and libpulse's mainloop thread included; threads started
         /// later inherit it.
         var wholeDaemonRealtime = false
+        /// `[audio] realtime_priority` for the daemon; nil keeps the shipped
+        /// one (4: its audio threads real-time, directly as root, as here).
+        var realtimePriority: Int?
     }
 
     static let levers = [
@@ -49,6 +52,8 @@ enum LeverFigure {
         Lever(label: "128 × 3, every daemon thread SCHED_RR", periods: 3, wholeDaemonRealtime: true),
         Lever(label: "96 × 3, every daemon thread SCHED_RR", period: 96, periods: 3, wholeDaemonRealtime: true),
         Lever(label: "96 × 4, every daemon thread SCHED_RR", period: 96, periods: 4, wholeDaemonRealtime: true),
+        Lever(label: "96 × 4, realtime_priority = 0 (audio threads at normal priority), device running",
+              period: 96, periods: 4, shipped: true, realtimePriority: 0),
     ]
 
     static func run(_ c: BenchContext) throws {
@@ -72,13 +77,14 @@ enum LeverFigure {
                              ci95: Bootstrap.ratioCI(run.latencies[0], run.latencies[1]))
                 c.report.add("9", "clips not whole at the sink: " + label, unit: "clips", value: Double(run.broken[0]))
                 let missed = run.misses.map { "\($0.value) × \($0.key)" }.sorted().joined(separator: ", ")
-                c.report.notes.append(String(format: "figure 11, %@: pactl %@ ms, reference %@ ms (medians), pactl clips not whole %d, load average %@%@",
-                                             label, fmt(run.median(1)), fmt(run.median(2)), run.broken[1], run.load,
+                let bounds = run.referenceBounds(c)
+                c.report.notes.append(String(format: "figure 11, %@: pactl %@ ms, reference %@ ms (medians; valid %@–%@), pactl clips not whole %d, load average %@%@",
+                                             label, fmt(run.median(1)), fmt(run.median(2)), fmt(bounds.lowerBound), fmt(bounds.upperBound), run.broken[1], run.load,
                                              missed.isEmpty ? "" : "; not measured: " + missed))
                 do { try run.validate(c, figure: "9, " + label) } catch { invalid.append("\(error)") }
             }
         }
-        c.report.notes.append("figure 11: one daemon per lever (idle_pause_ms = 0 unless the row says otherwise), measured alone with pactl and the reference interleaved; rt-prio takes effect only where the process may set SCHED_RR (here: root)")
+        c.report.notes.append("figure 11: one daemon per lever (idle_pause_ms = 0 unless the row says otherwise), measured alone with pactl and the reference interleaved; rt-prio takes effect only where the process may set SCHED_RR (here: root); the shipped realtime_priority = 4 makes the daemon's audio threads SCHED_FIFO 4 directly (root)")
         if !invalid.isEmpty { throw BenchError(invalid.joined(separator: "; ")) }
     }
 
@@ -87,6 +93,7 @@ enum LeverFigure {
     static func measure(_ c: BenchContext, _ lever: Lever, index: Int, loaded: Bool, pactl: OnsetRun.Tool, clip: [Float]) throws -> OnsetRun {
         var config = try c.writeConfig(name: "lever-\(index)", periodFrames: lever.period)
         if !lever.idlePause { config = try IdleFigure.setIdlePause(0, in: config) }
+        if let p = lever.realtimePriority { config = try c.setConfigLine("realtime_priority = ", to: "\(p)", in: config) }
         var env: [String: String] = [:]
         if !lever.shipped { env["ALSOFT_CONF"] = try alsoftConf(c, lever, index: index) }
         let name = "lever-\(index)-\(loaded ? "loaded" : "idle")"

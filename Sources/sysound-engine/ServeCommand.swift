@@ -8,6 +8,8 @@ import SysoundClient
 import SysoundConfig
 import SysoundCore
 import SysoundDBus
+import SysoundRealtime
+import SysoundRealtimeKit
 import SysoundEventLoop
 import SysoundHaptics
 import SysoundFeedback
@@ -134,10 +136,13 @@ struct ServeCommand: ParsableCommand {
         _ watcher: StateWatcher, _ haptics: HapticsEngine?, _ host: LoopHost, _ logger: Logger
     ) -> FeedbackManager {
         // The audio engine's timers join the daemon's loop; its device calls go to the workers.
+        // Its audio threads go real-time directly, else through rtkit (a desktop's plain user).
+        let realtime = RealtimeThreads(
+            priority: Int32(configuration.audio.realtimePriority), broker: RealtimeKit(), logger: Logger(label: "sysound.audio"))
         let make = { (mode: ServiceSetup.AudioMode) throws(AudioError) -> FeedbackManager in
             try ServiceSetup.manager(
                 configuration: configuration, theme: theme, stateDirectory: directory, audio: mode,
-                haptics: haptics, settings: .watched(watcher), host: host, logger: logger)
+                haptics: haptics, settings: .watched(watcher), host: host, realtime: realtime, logger: logger)
         }
         do {
             return try make(.deviceNow)

@@ -100,6 +100,17 @@ final class ConfigurationTests: XCTestCase {
         }
     }
 
+    func testRealtimePriorityIsValidatedAndZeroTurnsItOff() {
+        let (off, clean) = SysoundConfiguration.parse(text: "[audio]\nrealtime_priority = 0\n", file: "t.toml", dataDirectory: "/data")
+        XCTAssertEqual(clean, [])
+        XCTAssertEqual(off.audio.realtimePriority, 0)
+        XCTAssertEqual(SysoundConfiguration(dataDirectory: "/data").audio.realtimePriority, 4, "the default")
+        let (bad, diagnostics) = SysoundConfiguration.parse(text: "[audio]\nrealtime_priority = 100\n", file: "t.toml", dataDirectory: "/data")
+        XCTAssertEqual(bad.audio.realtimePriority, 4, "a bad value keeps the default")
+        XCTAssertEqual(diagnostics.map(\.key), ["audio.realtime_priority"])
+        XCTAssertTrue("\(diagnostics)".contains("100 is out of range; expected 0 to 99 (0: off)"), "\(diagnostics)")
+    }
+
     func testRelativeAndHomeThemePathsAndConfigAliases() {
         let (config, diagnostics) = SysoundConfiguration.parse(
             text: "[theme]\npaths = [\"~/mine\", \"Sounds\", \"/abs/theme\"]\n[aliases]\nding = \"bell\"\n",

@@ -16,16 +16,24 @@ public final class DaemonProcess {
     /// CAP_DAC_READ_SEARCH (setpriv's bounding set), so that a mode-000 file
     /// is unreadable to it as to any user.
     public let withoutFileOverride: Bool
+    /// Run the daemon (root here) as user `nobody` (setpriv), with its own
+    /// directory as HOME and XDG_RUNTIME_DIR: a desktop's plain user, who may
+    /// not set real-time scheduling itself.
+    public let asPlainUser: Bool
     public private(set) var process: Spawned?
 
     /// - Parameter config: TOML text for `--config`; `@ROOT@` is replaced by
     ///   this fixture's private directory and `@SOUNDS@` by the package's Sounds/.
     /// - Parameter start: start now and wait until it answers (else call `start()`).
-    public init(config: String? = nil, arguments: [String] = [], start: Bool = true, withoutFileOverride: Bool = false) throws {
+    public init(
+        config: String? = nil, arguments: [String] = [], start: Bool = true, withoutFileOverride: Bool = false, asPlainUser: Bool = false
+    ) throws {
         self.arguments = arguments
         self.withoutFileOverride = withoutFileOverride
+        self.asPlainUser = asPlainUser
         root = NSTemporaryDirectory() + "sysound-rel-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(
+            atPath: root, withIntermediateDirectories: true, attributes: [.posixPermissions: asPlainUser ? 0o777 : 0o755])
         stateDir = root + "/state"
         logPath = root + "/daemon.log"
         if let config {
@@ -52,6 +60,10 @@ public final class DaemonProcess {
         command += arguments
         if withoutFileOverride && getuid() == 0 {
             command = ["/usr/bin/setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"] + command
+        }
+        if asPlainUser {
+            command = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
+                       "/usr/bin/env", "HOME=\(root)", "XDG_RUNTIME_DIR=\(root)"] + command
         }
         let process = try Spawned(command[0], Array(command.dropFirst()), output: .append(to: logPath))
         self.process = process

@@ -11,6 +11,8 @@ public enum SessionMock {
         case logind
         case gnomeScreensaver = "gnome-screensaver"
         case freedesktopScreensaver = "freedesktop-screensaver"
+        /// rtkit (Tests/fixture/rtkit-mock.py), which really makes threads real-time.
+        case rtkit
     }
 
     static var environment: [String: String] { ProcessInfo.processInfo.environment }
@@ -35,7 +37,7 @@ public enum SessionMock {
 
     /// Stops every mock (tearDown): whatever a test started must not outlive it.
     public static func stopAll() {
-        for service in [Service.logind, .gnomeScreensaver, .freedesktopScreensaver] { try? stop(service) }
+        for service in [Service.logind, .gnomeScreensaver, .freedesktopScreensaver, .rtkit] { try? stop(service) }
     }
 
     /// `session-mock.py ARGS`: add-session, display, locked, screensaver, …

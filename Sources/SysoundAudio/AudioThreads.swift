@@ -1,0 +1,33 @@
+import Glibc
+import SysoundRealtime
+
+/// Which threads are the output's audio threads. OpenAL Soft 1.19.1 with its
+/// PulseAudio backend starts three without saying their ids while the device
+/// opens and its context is created: libpulse's threaded mainloop
+/// ("threaded-ml", named by libpulse), the mixer, and the context's event
+/// thread; Debian's build names neither of the last two, so they keep the name
+/// of the thread that created them. Each `alcDeviceResumeSOFT` starts a new
+/// mixer (a pause joins it). So the audio threads are those that appear in
+/// /proc/self/task while one of those calls runs and carry one of those two
+/// names (`ThreadCensus.started`). The event thread sleeps until the mixer
+/// posts an AL_SOFT_events event, which sysound never enables: making it
+/// real-time costs nothing, and telling it from the mixer would take more
+/// than its name.
+///
+/// Why that is safe: the daemon starts its own threads (loop, workers) once,
+/// before the device opens, and names them; the only other threads that can
+/// appear meanwhile are libdispatch's (theme decoding), which it names
+/// "…-qos…" and which the name test keeps out. A thread taken wrongly would
+/// still be bounded: real-time threads get SCHED_RESET_ON_FORK and the
+/// process an RLIMIT_RTTIME (`RealtimeThreads`), so one that never blocked
+/// would end the process within 200 ms rather than hold a core.
+enum AudioThreads {
+    static let libpulseMainloop = "threaded-ml"
+    static let openPurpose = "libpulse's threaded-ml, OpenAL Soft's mixer and event thread, started by the device's opening"
+    static let resumePurpose = "OpenAL Soft's mixer, started again by alcDeviceResumeSOFT"
+
+    /// Runs `body` (an ALC call) and returns the audio threads it started.
+    static func started<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> (result: T, threads: [pid_t]) {
+        try ThreadCensus.started(named: [libpulseMainloop], by: body)
+    }
+}

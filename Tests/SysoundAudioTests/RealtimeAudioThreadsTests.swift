@@ -1,0 +1,78 @@
+import Foundation
+import SysoundRealtime
+import SysoundTestSupport
+import XCTest
+@testable import SysoundAudio
+
+/// The engine hands its audio threads to `RealtimeThreads` as they start:
+/// libpulse's threaded-ml and OpenAL Soft's mixer at open, and the new mixer
+/// at each resume after an idle pause. The policies are read back from the
+/// kernel (the direct way needs root, as in CI).
+final class RealtimeAudioThreadsTests: XCTestCase {
+    /// The threads of this process that are real-time now, by name.
+    func realtimeThreads() -> [pid_t: String] {
+        var found: [pid_t: String] = [:]
+        for tid in ThreadCensus.threads() {
+            if let p = SchedulerCalls.policy(of: tid), SchedulerCalls.isRealtime(policy: p) {
+                found[tid] = ThreadCensus.name(of: tid) ?? "?"
+            }
+        }
+        return found
+    }
+
+    func testTheDeviceAudioThreadsRunRealtimeAfterOpenAndAfterEachResume() throws {
+        let p = try PulseFixture.require()
+        guard geteuid() == 0 else { throw XCTSkip("the direct way needs root (CI runs as root)") }
+        XCTAssertEqual(realtimeThreads(), [:], "nothing real-time before")
+        let log = LogCapture()
+        let rt = RealtimeThreads(priority: 3, broker: nil, logger: log.logger)
+        var s = AudioSettings()
+        s.idlePauseMilliseconds = 150
+        let e = try AudioEngine(settings: s, output: .device, realtime: rt)
+        defer { e.shutdown() }
+        let opened = realtimeThreads()
+        XCTAssertTrue(opened.values.contains("threaded-ml"), "libpulse's mainloop: \(opened)")
+        XCTAssertGreaterThanOrEqual(opened.count, 2, "and OpenAL Soft's mixer: \(opened)")
+        XCTAssertTrue(log.messages.first?.contains("SCHED_FIFO 3, set directly") == true, "\(log.messages)")
+        let dir = try Fixture.directory(self)
+        let path = try Fixture.write(Fixture.tone(frequency: 1_000, seconds: 0.05, amplitude: 0.5), to: dir, name: "tap.wav")
+        XCTAssertTrue(e.preload([ClipSource(name: "tap", path: path)]).failures.isEmpty)
+        let tap = try e.clip(named: "tap")
+        for round in 1...2 {
+            XCTAssertTrue(eventually(3) { e.isOutputPaused }, "round \(round): paused when idle")
+            let paused = realtimeThreads()
+            let before = p.recordedBytes
+            let v = try e.play(tap)
+            // Looked at while the device runs: the next idle pause (150 ms) joins this mixer.
+            var resumed = paused
+            XCTAssertTrue(eventually(0.1) { resumed = self.realtimeThreads(); return resumed.count == paused.count + 1 },
+                          "round \(round): the mixer the resume started is real-time: \(paused) → \(resumed)")
+            XCTAssertTrue(e.wait(for: v, timeout: 2))
+            usleep(100_000)
+            XCTAssertEqual(Fixture.peak(Fixture.channel(try p.recorded(since: before), 0)), 0.5, accuracy: 0.05, "round \(round): the tap played")
+        }
+    }
+
+    /// Neither way: the log says why, once, and the engine plays all the same.
+    func testWithNeitherWayTheEngineStillPlays() throws {
+        let p = try PulseFixture.require()
+        var calls = SchedulerCalls.system
+        calls.setFIFO = { _, _ in EPERM }
+        let log = LogCapture()
+        let rt = RealtimeThreads(priority: 4, broker: nil, calls: calls, logger: log.logger)
+        let e = try AudioEngine(output: .device, realtime: rt)
+        defer { e.shutdown() }
+        XCTAssertEqual(realtimeThreads(), [:])
+        XCTAssertEqual(log.messages.count, 1, "\(log.messages)")
+        XCTAssertTrue(log.messages.first?.hasPrefix("notice audio threads at normal priority, neither way to real-time worked (sched_setscheduler(SCHED_FIFO, 4): Operation not permitted; no rtkit to ask)") == true, "\(log.messages)")
+        let dir = try Fixture.directory(self)
+        let path = try Fixture.write(Fixture.tone(frequency: 1_000, seconds: 0.05, amplitude: 0.5), to: dir, name: "tap.wav")
+        XCTAssertTrue(e.preload([ClipSource(name: "tap", path: path)]).failures.isEmpty)
+        usleep(50_000)
+        let before = p.recordedBytes
+        let v = try e.play(try e.clip(named: "tap"))
+        XCTAssertTrue(e.wait(for: v, timeout: 2))
+        usleep(150_000)
+        XCTAssertEqual(Fixture.peak(Fixture.channel(try p.recorded(since: before), 0)), 0.5, accuracy: 0.05, "the tap played")
+    }
+}
