@@ -71,7 +71,7 @@ test: test-deps
 	Tests/run-all.sh
 
 # The benchmark of README's "Benchmarks": every figure on PulseAudio, then on PipeWire
-# (about an hour on 2 cores, README says how it was measured; not part of the set-up).
+# (about 50 minutes on 2 cores, README says how it was measured; not part of the set-up).
 bench: test-deps
 	Tests/bench/run.sh
 
