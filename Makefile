@@ -70,7 +70,8 @@ run: release
 test: test-deps
 	Tests/run-all.sh
 
-# The benchmark of README's "Benchmarks" (about 2 minutes; not part of the set-up).
+# The benchmark of README's "Benchmarks": every figure on PulseAudio, then on PipeWire
+# (about 50 minutes on 2 cores, README says how it was measured; not part of the set-up).
 bench: test-deps
 	Tests/bench/run.sh
 

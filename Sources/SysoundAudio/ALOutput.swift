@@ -164,7 +164,7 @@ final class ALOutput: @unchecked Sendable {
         case .openal: return try openDefault(s, realtime: realtime)
         case .pulse: return try openPulse(s, realtime: realtime)
         case .auto:
-            if SoundServerProbe.serverAccepts() == false { return try openDefault(s, realtime: realtime) }
+            if SoundServerProbe.ask() == .absent { return try openDefault(s, realtime: realtime) }
             do { return try openPulse(s, realtime: realtime) } catch {
                 if case .pulse = error { return try openDefault(s, realtime: realtime) }
                 throw error

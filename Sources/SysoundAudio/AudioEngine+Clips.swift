@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 /// A sound of the theme to preload.
@@ -23,13 +22,19 @@ public struct PreloadReport: Sendable {
 }
 
 extension AudioEngine {
-    /// Decodes the sounds (in parallel, on up to one thread per core), then
-    /// uploads them one by one under the lock. Caps: clip length, channels,
+    /// Decodes the sounds (in parallel, on the caller and the host's
+    /// workers), then uploads them one by one under the lock. Caps: clip length, channels,
     /// and the total preload budget (`settings.maxPreloadBytes`).
     @discardableResult
     public func preload(_ sounds: [ClipSource]) -> PreloadReport {
         let decoder = SoundDecoder(maxSeconds: settings.maxClipSeconds)
-        let results = Self.decodeAll(sounds.map(\.path), decoder: decoder)
+        let paths = sounds.map(\.path)
+        let decode = { @Sendable (i: Int) -> Result<DecodedClip, AudioError> in
+            do throws(AudioError) { return .success(try decoder.decode(path: paths[i])) } catch { return .failure(error) }
+        }
+        // The workers, not Dispatch: the daemon keeps its fixed set of threads.
+        // A loopback engine (tests) has no host and decodes on the caller.
+        let results = host?.workers.concurrentMap(count: paths.count, decode) ?? (0..<paths.count).map(decode)
         var report = PreloadReport(loaded: [], failures: [])
         let lock = ALLock.condition
         lock.lock()
@@ -113,20 +118,5 @@ extension AudioEngine {
             AL.deleteBuffer(clip.buffer)
         }
         clip.buffer = 0
-    }
-
-    static func decodeAll(_ paths: [String], decoder: SoundDecoder) -> [Result<DecodedClip, AudioError>] {
-        final class Box: @unchecked Sendable { var results: [Result<DecodedClip, AudioError>] = [] }
-        let box = Box()
-        box.results = Array(repeating: .failure(.unknownClip("")), count: paths.count)
-        let lock = NSLock()
-        DispatchQueue.concurrentPerform(iterations: paths.count) { i in
-            let r: Result<DecodedClip, AudioError>
-            do throws(AudioError) { r = .success(try decoder.decode(path: paths[i])) } catch { r = .failure(error) }
-            lock.lock()
-            box.results[i] = r
-            lock.unlock()
-        }
-        return box.results
     }
 }

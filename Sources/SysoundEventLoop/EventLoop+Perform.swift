@@ -38,33 +38,15 @@ private final class PerformCall<T: Sendable>: @unchecked Sendable {
     // @unchecked: `result` is written once before `done` is posted and read after it is waited for.
     let claimed = OnceFlag()
     private var result: T?
-    private let done: UnsafeMutablePointer<sem_t>
-
-    init() {
-        done = .allocate(capacity: 1)
-        sem_init(done, 0, 0)
-    }
-
-    deinit {
-        sem_destroy(done)
-        done.deallocate()
-    }
+    private let done = PosixSemaphore()
 
     func finish(_ value: T) {
         result = value
-        sem_post(done)
+        done.post()
     }
 
     /// The result, or nil after `milliseconds` without one.
     func wait(milliseconds: Int) -> T? {
-        var deadline = timespec()
-        clock_gettime(CLOCK_REALTIME, &deadline)
-        let ns = deadline.tv_nsec + milliseconds * 1_000_000
-        deadline.tv_sec += ns / 1_000_000_000
-        deadline.tv_nsec = ns % 1_000_000_000
-        while sem_timedwait(done, &deadline) != 0 {
-            if errno != EINTR { return nil }
-        }
-        return result
+        done.wait(milliseconds: milliseconds) ? result : nil
     }
 }

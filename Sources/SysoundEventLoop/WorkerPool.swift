@@ -9,10 +9,10 @@ import SysoundCore
 /// The threads are started once; jobs queue when all are busy, so a job
 /// that blocks for seconds delays only the jobs behind it, never the loop.
 public final class WorkerPool: @unchecked Sendable {
-    // @unchecked: the semaphore is allocated once and never moves; the rest is locked or immutable.
+    // @unchecked: the queue and threads are locked, the rest immutable.
     private let loop: EventLoop
     private let queue = Locked<Queue>(Queue())
-    private let available: UnsafeMutablePointer<sem_t>
+    private let available = PosixSemaphore()
     private let threads = Locked<[PosixThread]>([])
     /// The number of threads, fixed at start.
     public let size: Int
@@ -26,17 +26,10 @@ public final class WorkerPool: @unchecked Sendable {
     public init(size: Int, name: String, loop: EventLoop) throws(EventLoopError) {
         self.loop = loop
         self.size = size
-        available = .allocate(capacity: 1)
-        sem_init(available, 0, 0)
         for _ in 0..<size {
             let thread = try PosixThread.start(name: name) { [self] in work() }
             threads.withLock { $0.append(thread) }
         }
-    }
-
-    deinit {
-        sem_destroy(available)
-        available.deallocate()
     }
 
     /// Runs `job` on a worker, then `completion` with its result on the loop thread.
@@ -53,23 +46,41 @@ public final class WorkerPool: @unchecked Sendable {
         enqueue(job)
     }
 
+    /// `transform(i)` for every `i` in `0..<count`, run on the calling thread
+    /// and on the workers at once, results in index order. Dispatch's
+    /// `concurrentPerform` on this pool's threads: a daemon decoding its
+    /// theme gets no thread beyond its fixed set. As wide as the machine has
+    /// cores, no wider (more threads than cores only switch more).
+    ///
+    /// The caller takes indices too and only waits for those a worker has
+    /// begun: it never waits for a job queued behind one that blocks (busy
+    /// workers make it slower, never stuck), and a worker may call it.
+    public func concurrentMap<T: Sendable>(count: Int, _ transform: @escaping @Sendable (Int) -> T) -> [T] {
+        guard count > 1 else { return (0..<count).map(transform) }
+        let run = ConcurrentRun(count: count, transform: transform)
+        let helpers = min(size, count - 1, max(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) - 1, 1))
+        for _ in 0..<helpers { enqueue { run.work() } }
+        run.work()
+        return run.waitForResults()
+    }
+
     /// Lets the queued jobs finish and ends the threads (joined).
     public func shutdown() {
         let threads = threads.withLock { t in defer { t = [] }; return t }
         guard !threads.isEmpty else { return }
         queue.withLock { $0.stopping = true }
-        for _ in threads { sem_post(available) }
+        for _ in threads { available.post() }
         for thread in threads { thread.join() }
     }
 
     private func enqueue(_ job: @escaping @Sendable () -> Void) {
         queue.withLock { $0.jobs.append(job) }
-        sem_post(available)
+        available.post()
     }
 
     private func work() {
         while true {
-            while sem_wait(available) != 0 && errno == EINTR {}
+            available.wait()
             // Taken out of the queue, not left behind it: a job's closure (and
             // what it captured) is released as soon as the job has run.
             let job: (@Sendable () -> Void)? = queue.withLock { q in

@@ -83,10 +83,15 @@ public enum ServiceSetup {
     ) throws(AudioError) -> FeedbackManager {
         let engineSettings = audioSettings(configuration.audio)
         let open: @Sendable () throws(AudioError) -> AudioEngine = { () throws(AudioError) -> AudioEngine in
-            // OpenAL Soft tries the sound server once per process: not before one is there.
-            if SoundServerProbe.serverAccepts() == false {
-                let at = (SoundServerProbe.socketPaths() ?? []).joined(separator: ", ")
-                throw .noOutputDevice(detail: "no sound server accepts connections yet (at \(at)); start PulseAudio or PipeWire")
+            // OpenAL Soft tries the sound server once per process: not before one answers.
+            let serverPaths = (SoundServerProbe.socketPaths() ?? []).joined(separator: ", ")
+            switch SoundServerProbe.ask() {
+            case .absent?:
+                throw .noOutputDevice(detail: "no sound server accepts connections yet (at \(serverPaths)); start PulseAudio or PipeWire")
+            case .silent?:
+                throw .noOutputDevice(detail: "the sound server at \(serverPaths) accepts connections but did not answer within "
+                    + "\(SoundServerProbe.answerDeadlineMs) ms (stopped or hung?); check it with `pactl info` or restart it")
+            case .answers?, nil: break
             }
             return try AudioEngine(settings: engineSettings, output: .device, host: host, realtime: realtime)
         }

@@ -83,8 +83,9 @@ enum LeverFigure {
                              ci95: Bootstrap.ratioCI(run.latencies[0], run.latencies[1]))
                 c.report.add("9", "clips not whole at the sink: " + label, unit: "clips", value: Double(run.broken[0]))
                 let missed = run.misses.map { "\($0.value) × \($0.key)" }.sorted().joined(separator: ", ")
-                c.report.notes.append(String(format: "figure 11, %@: pactl %@ ms, reference %@ ms (medians), pactl clips not whole %d, load average %@%@",
-                                             label, fmt(run.median(1)), fmt(run.median(2)), run.broken[1], run.load,
+                let bounds = run.referenceBounds(c)
+                c.report.notes.append(String(format: "figure 11, %@: pactl %@ ms, reference %@ ms (medians; valid %@–%@), pactl clips not whole %d, load average %@%@",
+                                             label, fmt(run.median(1)), fmt(run.median(2)), fmt(bounds.lowerBound), fmt(bounds.upperBound), run.broken[1], run.load,
                                              missed.isEmpty ? "" : "; not measured: " + missed))
                 do { try run.validate(c, figure: "9, " + label) } catch { invalid.append("\(error)") }
             }

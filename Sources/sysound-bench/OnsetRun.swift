@@ -12,21 +12,21 @@ struct OnsetRun {
 
     /// Seconds between launches, unless a figure's clip is longer.
     static let spacing = 0.35
-    /// What the reference must read for the run to count (ms): a full run, and
-    /// the looser bound of the smoke run in CI.
+    /// What the reference must read on PulseAudio for the run to count (ms):
+    /// a full run, and the looser bound of the smoke run in CI. PulseAudio
+    /// plays a write on an underrun stream at once (it rewinds the sink).
     static let referenceValid = 0.05...0.3
     static let referenceSmoke = 0.0...0.4
-    /// On PipeWire a written buffer starts only at the graph's next cycle and
-    /// pipewire-pulse holds it one cycle more: the reference reads up to two
-    /// quanta of the meter's own stream (256 frames: pipewire-pulse's floor
-    /// for a client without the drop-in), whatever the mapping's error.
-    static let referencePipeWire = 0.05...(2 * 256 / 48.0)
-
-    /// The bounds for a run on `server`.
-    static func referenceBounds(_ server: SoundServer, smoke: Bool) -> ClosedRange<Double> {
-        server == .pipewire ? referencePipeWire : smoke ? referenceSmoke : referenceValid
-    }
     static let referenceLabel = "reference: write → sink on the bench's own stream"
+    static let referenceWindowLabel = "reference: valid up to (one quantum + the sink's latency)"
+
+    /// How often the meter asks for timing (µs). On PipeWire the envelope's
+    /// bounds are as tight as the first reply after a cycle is early, so the
+    /// replies come about once per cycle of the shortest quantum seen (64
+    /// frames, 1.33 ms, while a 96-frame sysound stream runs), their phase
+    /// sweeping the cycle: within ±50 ms some land just after a hand-over.
+    static func pollInterval(_ server: SoundServer) -> UInt64 { server == .pipewire ? 1_000 : 5_000 }
+    static func mapping(_ server: SoundServer) -> SinkOnsets.Mapping { server == .pipewire ? .envelope : .line }
 
     /// Per tool (the reference last): latencies of the onsets found, clips not whole, misses by kind.
     var labels: [String]
@@ -37,8 +37,12 @@ struct OnsetRun {
     /// Every onset found, with its tool and launch instant (CLOCK_MONOTONIC
     /// ns), for figures that pair it with another event of the same launch.
     var measured: [(tool: Int, launch: UInt64, latency: Double)] = []
+    /// The reference's onsets (their quantum, on PipeWire).
+    var referenceOnsets: [SinkOnsets.Onset] = []
     var recording: SinkOnsetMeter.Recording
     var server: [String]
+    /// The sink's own latency as the server reports it (ms); 0 if it does not.
+    var sinkLatency: Double
     var launches: Int
     /// The load average when it ended (set by the caller).
     var load = ""
@@ -49,7 +53,7 @@ struct OnsetRun {
     static func measure(_ c: BenchContext, _ tools: [Tool], perTool: Int, clip: [Float],
                         referenceClip: [Float]? = nil, spacing: Double = spacing) throws -> OnsetRun {
         let referenceClip = referenceClip ?? clip
-        let meter = try SinkOnsetMeter(sink: c.sink, referenceClip: referenceClip)
+        let meter = try SinkOnsetMeter(sink: c.sink, referenceClip: referenceClip, pollInterval: pollInterval(c.server))
         defer { meter.stop() }
         // Half a second of recording before the first launch (the quiet check needs 100 ms).
         let ready = Clock.now() + 3_000_000_000
@@ -59,7 +63,8 @@ struct OnsetRun {
             }
             Clock.sleep(seconds: 0.05)
         }
-        let server = PulseServerInfo.describe(sink: c.sink)
+        let server = PulseServerInfo.describe(sink: c.sink, server: c.server)
+        let sinkLatency = PulseServerInfo.sinkLatency(c.sink) ?? 0
         let all = tools + [Tool(label: referenceLabel, launch: { meter.playReference() })]
         var order = all.indices.flatMap { [Int](repeating: $0, count: perTool) }
         order.shuffle()
@@ -74,17 +79,18 @@ struct OnsetRun {
         meter.stop()
         if let failure = meter.failure { throw BenchError("the onset meter stopped: \(failure)") }
         let recording = meter.snapshot()
-        let finder = try SinkOnsets(recording, clip: clip)
-        let referenceFinder = referenceClip == clip ? finder : try SinkOnsets(recording, clip: referenceClip)
+        let finder = try SinkOnsets(recording, clip: clip, mapping: mapping(c.server))
+        let referenceFinder = referenceClip == clip ? finder : try SinkOnsets(recording, clip: referenceClip, mapping: mapping(c.server))
         var run = OnsetRun(labels: all.map(\.label), latencies: Array(repeating: [], count: all.count),
                            broken: Array(repeating: 0, count: all.count), recording: finder.recording,
-                           server: server, launches: launches.count)
+                           server: server, sinkLatency: sinkLatency, launches: launches.count)
         for (i, t0) in launches {
             switch (i == tools.count ? referenceFinder : finder).onset(after: t0) {
             case .success(let o):
                 run.latencies[i].append(o.latency)
                 run.onsets.append(o)
                 run.measured.append((i, t0, o.latency))
+                if i == tools.count { run.referenceOnsets.append(o) }
                 if !o.isWhole { run.broken[i] += 1 }
             case .failure(let miss):
                 // A clip whose attack does not fit arrived broken: it counts as not whole too.
@@ -109,7 +115,15 @@ struct OnsetRun {
             c.report.add(figure, "clips not whole at the sink: \(label.split(separator: ":").last!.dropFirst())\(condition)", unit: "clips",
                          value: Double(broken[i]), note: i == 0 ? "the fitted clip leaves > 5 % of the recorded energy over its whole length: a gap (underrun) or another sound on top" : nil)
         }
-        if methodRows {
+        if methodRows, c.server == .pipewire {
+            c.report.add(figure, "method: write_index steps per envelope (±50 ms)", unit: "steps", onsets.map { Double($0.replies) })
+            c.report.add(figure, "method: furthest step bound above the envelope", unit: "ms", onsets.map(\.lineError),
+                         note: "how late the first reply after a cycle can come (the server's hand-over, the poll): what a mapping through single replies would be off by; the envelope takes the earliest")
+            c.report.add(figure, "method: graph quantum at the onset", unit: "frames", onsets.compactMap(\.quantum),
+                         note: "the smallest step of the record stream's write_index within ±50 ms")
+            c.report.add(figure, "method: recorded frames per sink second", unit: "frames/s", onsets.map(\.framesPerSecond),
+                         note: "the slope of the envelope's edge at the onset")
+        } else if methodRows {
             c.report.add(figure, "method: timing replies per line fit (±50 ms)", unit: "replies", onsets.map { Double($0.replies) })
             c.report.add(figure, "method: replies left out of the line", unit: "replies", onsets.map { Double($0.dropped) },
                          note: "further than 3 × the median distance (≥ 20 µs) from a first fit: late replies of a preempted server thread")
@@ -117,6 +131,8 @@ struct OnsetRun {
                          note: "how far one timing reply sits from the straight line through its neighbours: the mapping's noise")
             c.report.add(figure, "method: recorded frames per sink second", unit: "frames/s", onsets.map(\.framesPerSecond),
                          note: "the line's slope: above 48000 when the monitor's frame count runs ahead of the sink's clock")
+        }
+        if methodRows {
             c.report.add(figure, "method: clip fit residual (attack)", unit: "share", onsets.map(\.residual),
                          note: "energy the fitted clip (free gain) leaves unexplained over its first 10 ms and the 0.5 ms before")
             c.report.add(figure, "method: fitted clip gain", unit: "×", onsets.map(\.gain))
@@ -125,25 +141,74 @@ struct OnsetRun {
         c.report.notes += server.map { "figure \(figure)\(condition): \($0)" }
         c.report.notes.append(String(format: "figure %@%@: %d timing replies (%d dropped: clocks not synchronized); client and server frame counts differed by at most %.0f frames; CLOCK_REALTIME − CLOCK_MONOTONIC moved %.3f ms",
                                      figure, condition, recording.replies.count, recording.unsynchronized, recording.indexMismatch, drift))
+        // A graph that stalls (PipeWire skipping cycles it could not finish in time) records fewer frames than time passed.
+        if let first = recording.replies.first, let last = recording.replies.last, last.playsAt > first.playsAt {
+            let seconds = (last.playsAt - first.playsAt) / 1e9, frames = last.frame - first.frame
+            c.report.notes.append(String(format: "figure %@%@: the monitor recorded %.0f frames per second of CLOCK_MONOTONIC over the run (%.1f s): %.1f ms of sink time short of %u frames/s (skipped cycles, or the monitor running ahead when negative)",
+                                         figure, condition, frames / seconds, seconds, (seconds * Double(SinkOnsetMeter.rate) - frames) / 48, SinkOnsetMeter.rate))
+        }
         let missed = misses.values.reduce(0, +)
         c.report.notes.append("figure \(figure)\(condition): \(launches) launches, \(missed) not measured" +
                               (misses.isEmpty ? "" : ": " + misses.sorted { $0.key < $1.key }.map { "\($0.value) × \($0.key)" }.joined(separator: ", ")))
         if missed > 0 { c.report.problems.append("figure \(figure)\(condition): \(missed) of \(launches) onsets not measured (see the notes)") }
+        if c.server == .pipewire {
+            c.report.add(figure, Self.referenceWindowLabel + condition, unit: "ms", value: referenceBounds(c).upperBound,
+                         note: "a write onto the idle reference stream starts at the graph's next cycle: 0 … one quantum (\(fmt(Summary(referenceOnsets.compactMap(\.quantum))?.median ?? .nan)) frames, from the record stream's write_index steps) + the sink's reported latency (\(fmt(sinkLatency)) ms)")
+            let stalls = referenceStalls(c)
+            c.report.notes.append("figure \(figure)\(condition): \(stalls.count) of \(stalls.of) reference tones found nothing (silent, no timing) or read past twice the bound: stalls; more than 10 % makes the run invalid")
+        }
         try validate(c, figure: figure + condition)
     }
 
-    /// Throws unless the reference's median is within the bounds of this mode.
-    /// The tight bounds hold for PulseAudio, which plays a write on an
-    /// underrun stream at once (it rewinds the sink); PipeWire has no rewinds,
-    /// so the write waits for the next graph cycle and the reference reads
-    /// several ms there: only its coarse bound (`referencePipeWire`) is checked,
-    /// which still catches a run the machine's load made meaningless.
+    /// The bounds the reference must read within (ms) for the run to count.
+    /// PulseAudio: fixed (`referenceValid`, `referenceSmoke`). PipeWire has no
+    /// rewinds: a write onto the idle reference stream waits for the graph's
+    /// next cycle (pipewire-pulse's `stream_process` takes it from the ring
+    /// only when the graph asks for the stream's next quantum), so it starts
+    /// anywhere from 0 to one quantum after the write, and plays after the
+    /// sink's own latency: 0 … quantum + sink latency, with the quantum the
+    /// server ran at the reference's onsets (the steps of the record stream's
+    /// `write_index`; their median) — not a number chosen to pass.
+    func referenceBounds(_ c: BenchContext) -> ClosedRange<Double> {
+        guard c.server == .pipewire else { return c.smoke ? Self.referenceSmoke : Self.referenceValid }
+        let quanta = referenceOnsets.compactMap(\.quantum)
+        let quantum = Summary(quanta)?.median ?? 0
+        return 0...(quantum / Double(SinkOnsetMeter.rate) * 1e3 + sinkLatency)
+    }
+
+    /// Reference launches that found nothing (no sound or no timing where the
+    /// mapping looked), or read past twice `referenceBounds`' top (PipeWire):
+    /// the bias of a healthy reading (the write's way to the server, the
+    /// envelope's lateness) is a fraction of a quantum, so these are
+    /// stretches where the graph stalled and the monitor reached the bench late.
+    func referenceStalls(_ c: BenchContext) -> (count: Int, of: Int) {
+        let bounds = referenceBounds(c)
+        let lost = misses.filter { $0.key.hasPrefix(Self.referenceLabel) }
+        let missed = lost.filter { $0.key.hasSuffix("\(SinkOnsets.Miss.silent)") || $0.key.hasSuffix("\(SinkOnsets.Miss.noTiming)") }.values.reduce(0, +)
+        let far = reference.filter { $0 > 2 * bounds.upperBound }.count
+        return (missed + far, reference.count + lost.values.reduce(0, +))
+    }
+
+    /// Throws unless the reference's median is within `referenceBounds`; on
+    /// PipeWire also if any one reading is below 0 (the envelope only ever
+    /// reads late: a sound found playing before it was written means the
+    /// mapping is wrong), or if more than 10 % of the reference's launches
+    /// were stalls (`referenceStalls`): a median still inside the bounds
+    /// then hides a mapping that was wrong for part of the run.
     func validate(_ c: BenchContext, figure: String) throws {
-        let bounds = Self.referenceBounds(c.server, smoke: c.smoke)
+        let bounds = referenceBounds(c)
         let ref = Summary(reference)?.median
         guard let ref, bounds.contains(ref) else {
             let read = ref.map { fmt($0) + " ms" } ?? "nothing"
-            throw BenchError("figure \(figure) INVALID: the reference tone read \(read) (median), outside \(bounds.lowerBound)–\(bounds.upperBound) ms: the frame → sink-clock mapping is wrong, so no onset of this run counts")
+            throw BenchError("figure \(figure) INVALID: the reference tone read \(read) (median), outside \(fmt(bounds.lowerBound))–\(fmt(bounds.upperBound)) ms: the frame → sink-clock mapping is wrong, so no onset of this run counts")
+        }
+        guard c.server == .pipewire else { return }
+        if let early = reference.min(), early < 0 {
+            throw BenchError("figure \(figure) INVALID: one reference tone read \(fmt(early)) ms, before it was written: the frame → sink-clock mapping reads early, so no onset of this run counts")
+        }
+        let stalls = referenceStalls(c)
+        if stalls.count * 10 > stalls.of {
+            throw BenchError("figure \(figure) INVALID: \(stalls.count) of \(stalls.of) reference tones found nothing or read past \(fmt(2 * bounds.upperBound)) ms: the graph stalled and the monitor lagged for part of the run, so no onset of it counts")
         }
     }
 }

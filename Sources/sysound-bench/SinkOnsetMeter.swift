@@ -12,26 +12,29 @@ import SysoundCore
 /// `playReference()`, which returns its own), then `stop()` and hand
 /// `snapshot()` to `SinkOnsets.find`.
 ///
-/// Timing: every `pollInterval` the meter asks the server for the record
-/// stream's timing (`pa_stream_update_timing_info`). In each reply the frame
-/// at `write_index / frame_size` plays at `timestamp + sink_usec −
-/// source_usec`; `timestamp` is the server's CLOCK_REALTIME, converted with an
-/// offset measured in this process. Replies whose clocks libpulse does not
+/// Timing: every `pollInterval` µs the meter asks the server for the record
+/// stream's timing (`pa_stream_update_timing_info`). On PulseAudio, in each
+/// reply the frame at `write_index / frame_size` plays at `timestamp +
+/// sink_usec − source_usec` (on pipewire-pulse the replies only bound that:
+/// `SinkOnsets.Mapping`); `timestamp` is the server's CLOCK_REALTIME, converted
+/// with an offset measured in this process. Replies whose clocks libpulse does not
 /// find synchronized are dropped (and counted).
 ///
 /// The reference: a playback stream of the meter's own (prebuffer 1 ms, no
 /// latency adjustment, so it changes nothing of the sink's), idle between
 /// uses so it has underrun. `playReference()` writes the clip on it and
-/// returns the instant of the write: a sound whose true latency is known to
-/// be tiny (the server's wake-up and a rewind), which checks the whole method.
+/// returns the instant of the write: a sound whose true latency is known —
+/// tiny on PulseAudio (the server's wake-up and a rewind), up to one graph
+/// quantum on PipeWire (the next cycle) — which checks the whole method.
 final class SinkOnsetMeter: @unchecked Sendable {
     static let rate: UInt32 = 48_000
-    static let pollInterval: UInt64 = 5_000  // µs
 
     struct TimingReply {
         /// Frame index in the recording (write_index / frame size).
         var frame: Double
-        /// When that frame plays at the sink, CLOCK_MONOTONIC ns.
+        /// `timestamp + sink_usec − source_usec`, CLOCK_MONOTONIC ns: on
+        /// PulseAudio when `frame` plays at the sink (`SinkOnsets.Mapping`
+        /// says what it bounds on PipeWire).
         var playsAt: Double
     }
 
@@ -61,15 +64,20 @@ final class SinkOnsetMeter: @unchecked Sendable {
     private var record: OpaquePointer?
     private var reference: OpaquePointer?
     private var timer: OpaquePointer?
-    private let referenceClip: [Float]
+    /// The clip in both channels, as written; and when the last write was made (mainloop lock).
+    private let referenceStereo: [Float]
+    private var referenceWrittenAt: UInt64?
     private let state = Locked(State())
     private var offsetAtStart = 0.0
     private var stopped = false
+    private let pollInterval: UInt64
 
     /// Connects to the server named by PULSE_SERVER (or libpulse's default).
     /// `referenceClip` is mono float at 48 kHz; it is played in both channels.
-    init(sink: String, referenceClip: [Float]) throws {
-        self.referenceClip = referenceClip
+    /// The record stream's timing is asked for every `pollInterval` µs.
+    init(sink: String, referenceClip: [Float], pollInterval: UInt64) throws {
+        referenceStereo = referenceClip.flatMap { [$0, $0] }
+        self.pollInterval = pollInterval
         guard let m = pa_threaded_mainloop_new() else { throw BenchError("pa_threaded_mainloop_new failed") }
         mainloop = m
         // The bench's embedded engines mark this process's PulseAudio clients
@@ -120,7 +128,7 @@ final class SinkOnsetMeter: @unchecked Sendable {
             throw error("pa_stream_connect_playback \(sink)")
         }
         try waitForStream(p, "the reference playback stream")
-        timer = pa_context_rttime_new(c, pa_rtclock_now() + Self.pollInterval, { _, event, _, me in
+        timer = pa_context_rttime_new(c, pa_rtclock_now() + pollInterval, { _, event, _, me in
             SinkOnsetMeter.from(me).poll(event!)
         }, selfPointer)
     }
@@ -132,16 +140,28 @@ final class SinkOnsetMeter: @unchecked Sendable {
     }
 
     /// Writes the reference clip on the meter's own playback stream; returns
-    /// CLOCK_MONOTONIC just before the write.
+    /// CLOCK_MONOTONIC just before the write. The write is made on the
+    /// mainloop's own thread (`pa_mainloop_api_once`), which sends it to the
+    /// server in that same iteration: the reference checks the server's path
+    /// and the frame mapping, so the wake-up of that thread from this one —
+    /// milliseconds when both cores are busy — stays out of it.
     @discardableResult
     func playReference() -> UInt64 {
         lock()
         defer { unlock() }
-        var stereo = [Float](repeating: 0, count: referenceClip.count * 2)
-        for (i, x) in referenceClip.enumerated() { stereo[2 * i] = x; stereo[2 * i + 1] = x }
-        let now = Clock.now()
-        stereo.withUnsafeBytes { _ = pa_stream_write(reference, $0.baseAddress, $0.count, nil, 0, PA_SEEK_RELATIVE) }
-        return now
+        guard !stopped else { return Clock.now() }
+        referenceWrittenAt = nil
+        pa_mainloop_api_once(pa_threaded_mainloop_get_api(mainloop), { _, me in
+            let meter = SinkOnsetMeter.from(me)
+            let now = Clock.now()
+            if let stream = meter.reference {
+                meter.referenceStereo.withUnsafeBytes { _ = pa_stream_write(stream, $0.baseAddress, $0.count, nil, 0, PA_SEEK_RELATIVE) }
+            }
+            meter.referenceWrittenAt = now
+            meter.signal()
+        }, selfPointer)
+        while referenceWrittenAt == nil { pa_threaded_mainloop_wait(mainloop) }
+        return referenceWrittenAt!
     }
 
     /// Why the meter stopped early, if it did (the server went away, a stream failed).
@@ -223,7 +243,7 @@ final class SinkOnsetMeter: @unchecked Sendable {
         if let op = pa_stream_update_timing_info(record, { s, ok, me in
             if ok != 0, let s { SinkOnsetMeter.from(me).timingReply(s) }
         }, selfPointer) { pa_operation_unref(op) }
-        pa_context_rttime_restart(context, event, pa_rtclock_now() + Self.pollInterval)
+        pa_context_rttime_restart(context, event, pa_rtclock_now() + pollInterval)
     }
 
     private func timingReply(_ s: OpaquePointer) {

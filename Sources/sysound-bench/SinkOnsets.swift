@@ -1,9 +1,49 @@
 /// Finds when a known clip started playing at the sink, in a `SinkOnsetMeter`
 /// recording: the first frame above the threshold after the launch, the clip
 /// fitted there (free gain, sub-frame offset), and that frame mapped to
-/// CLOCK_MONOTONIC by a straight line through the server's timing replies
-/// within ±50 ms of it.
+/// CLOCK_MONOTONIC through the server's timing replies within ±50 ms of it
+/// (`Mapping`: a straight line on PulseAudio, an envelope on PipeWire).
 struct SinkOnsets {
+    /// How the timing replies place a frame on the sink's clock.
+    enum Mapping {
+        /// PulseAudio: each reply places its `write_index` exactly (the sink
+        /// renders in small blocks and the reply's latencies are interpolated
+        /// to its timestamp), so a least-squares line goes through them.
+        case line
+        /// pipewire-pulse (read in PipeWire 0.3.65's
+        /// src/modules/module-protocol-pulse/pulse-server.c): the record
+        /// stream's `write_index` grows only in `do_process_done`, which the
+        /// graph's data thread hands to the server's main loop after each
+        /// cycle (`pw_loop_invoke`), by that cycle's whole quantum
+        /// (`pd.write_inc`); `do_get_record_latency` answers from that main
+        /// loop with `sink_usec` 0, `source_usec` the stream's graph delay
+        /// (`pw_time.buffered` + `delay`; 0 here) and as timestamp
+        /// `gettimeofday()` at the reply, not the cycle's time. So one reply
+        /// places its index only somewhere within a quantum: a line through
+        /// the replies themselves is off by up to a quantum, differently per
+        /// onset (the reference read 4–147 ms with it).
+        ///
+        /// What a reply does bound: when the index first reads W, the cycle
+        /// that wrote up to W has been handed over. That cycle's monitor data
+        /// is the sink's previous cycle — the null sink drives the graph, and
+        /// the record stream, fed from the driver's monitor ports, runs at
+        /// the cycle's start, before the sink mixes this cycle's input. Seen
+        /// in the server's own counters: the reply at which the reference
+        /// stream's `read_index` first passes the clip's start (the cycle
+        /// that took it from the stream) is the one at which the record
+        /// stream's index first reaches the clip's first frame, not passes
+        /// it. So frame W is the first the sink played in the cycle just
+        /// handed over, and it played no later than the first reply that
+        /// reads W (`steps`). The sink's clock is a straight line (a timer
+        /// drives it) under all these bounds; the tightest such line is the
+        /// lower convex hull of the bounds (`envelope`). It sits above the
+        /// true clock by the server's hand-over (cycle start → main loop)
+        /// plus the poll's granularity at the hull's best points, so it reads
+        /// onsets late, never early, by that much; the reference tone checks
+        /// the whole (OnsetRun.referenceBounds).
+        case envelope
+    }
+
     /// −24 dBFS.
     static let threshold: Float = 0.0631
     static let fitWindow = 50e6  // ns either side of the onset
@@ -42,21 +82,37 @@ struct SinkOnsets {
         var dropped: Int
         /// The line's slope: recorded frames per second of the sink's clock.
         var framesPerSecond: Double
+        /// The smallest step of `write_index` within ±50 ms (frames): on
+        /// PipeWire the graph's quantum at the onset.
+        var quantum: Double?
+        /// The clip's first sample in the recording (fractional frame).
+        var frame: Double
     }
 
     let recording: SinkOnsetMeter.Recording
+    let mapping: Mapping
     /// The clip as mono float at the recording's rate.
     let clip: [Float]
     /// Where the clip itself first crosses the threshold.
     let clipCrossing: Int
+    /// Envelope mapping: per step of `write_index`, the first reply that
+    /// read the new index (its `playsAt` bounds when that frame played) and
+    /// the step's size in frames (one quantum, or more if a reply was late).
+    private let steps: [(bound: SinkOnsetMeter.TimingReply, size: Double)]
 
-    init(_ recording: SinkOnsetMeter.Recording, clip: [Float]) throws {
+    init(_ recording: SinkOnsetMeter.Recording, clip: [Float], mapping: Mapping) throws {
         self.recording = recording
+        self.mapping = mapping
         self.clip = clip
         guard let cross = clip.firstIndex(where: { abs($0) > Self.threshold }) else {
             throw BenchError("the clip never exceeds −24 dBFS; the onset method needs a louder clip")
         }
         clipCrossing = cross
+        steps = zip(recording.replies, recording.replies.dropFirst()).compactMap { before, after in
+            after.frame > before.frame
+                ? (after, after.frame - before.frame)
+                : nil
+        }
     }
 
     /// The onset of the clip launched at `launch` (CLOCK_MONOTONIC ns); the
@@ -78,14 +134,53 @@ struct SinkOnsets {
         guard let local = line(around: near.time(at: start)) else { return .failure(.noTiming) }
         let latency = (local.time(at: start) - t0) / 1e6
         return .success(Onset(latency: latency, gain: gain, residual: residual, wholeResidual: whole, replies: local.count, lineError: local.worst / 1e6, dropped: local.dropped,
-                              framesPerSecond: 1e9 / local.nsPerFrame))
+                              framesPerSecond: 1e9 / local.nsPerFrame, quantum: quantum(around: local.time(at: start)), frame: start))
     }
 
-    /// time = time0 + (frame − frame0) · nsPerFrame, through `count` replies.
+    /// The smallest step of `write_index` within ±50 ms of `time` (frames):
+    /// on PipeWire the graph's quantum there (a larger step is a late reply).
+    func quantum(around time: Double) -> Double? {
+        steps.filter { abs($0.bound.playsAt - time) <= Self.fitWindow }.map(\.size).min()
+    }
+
+    /// time = time0 + (frame − frame0) · nsPerFrame, through `count` replies
+    /// (`line`) or steps (`envelope`); `worst` is the furthest one's distance.
     struct Line {
         var frame0: Double, time0: Double, nsPerFrame: Double, count: Int, worst: Double, dropped: Int
         func time(at frame: Double) -> Double { time0 + (frame - frame0) * nsPerFrame }
         func frame(at time: Double) -> Double { frame0 + (time - time0) / nsPerFrame }
+    }
+
+    /// The mapping near `time`: the fitted line, or the envelope's edge there.
+    func line(around time: Double) -> Line? {
+        switch mapping {
+        case .line: fittedLine(around: time)
+        case .envelope: envelope(around: time)
+        }
+    }
+
+    /// The lower convex hull of the step bounds within ±50 ms of `time`
+    /// (Mapping.envelope), as its edge at `time`: of all straight lines that
+    /// no bound lies below, the latest there. `worst` is the bound furthest
+    /// above it.
+    func envelope(around time: Double) -> Line? {
+        let near = steps.filter { abs($0.bound.playsAt - time) <= Self.fitWindow }
+        guard near.count >= 3 else { return nil }
+        var hull: [SinkOnsetMeter.TimingReply] = []  // by frame, as the steps are
+        func cross(_ o: SinkOnsetMeter.TimingReply, _ a: SinkOnsetMeter.TimingReply, _ b: SinkOnsetMeter.TimingReply) -> Double {
+            (a.frame - o.frame) * (b.playsAt - o.playsAt) - (a.playsAt - o.playsAt) * (b.frame - o.frame)
+        }
+        for s in near.map(\.bound) {
+            while hull.count >= 2, cross(hull[hull.count - 2], hull[hull.count - 1], s) <= 0 { hull.removeLast() }
+            hull.append(s)
+        }
+        guard hull.count >= 2 else { return nil }
+        let i = min(max(hull.firstIndex { $0.playsAt > time } ?? hull.count - 1, 1), hull.count - 1)
+        let (a, b) = (hull[i - 1], hull[i])
+        var edge = Line(frame0: a.frame, time0: a.playsAt, nsPerFrame: (b.playsAt - a.playsAt) / (b.frame - a.frame),
+                        count: near.count, worst: 0, dropped: 0)
+        edge.worst = near.map { $0.bound.playsAt - edge.time(at: $0.bound.frame) }.max() ?? 0
+        return edge
     }
 
     /// A least-squares line time = a + b·frame through the replies within
@@ -94,7 +189,7 @@ struct SinkOnsets {
     /// second. A reply whose server thread was preempted between its latency
     /// snapshot and its timestamp sits late by that time; on a busy machine
     /// one such reply would tilt the line.
-    func line(around time: Double) -> Line? {
+    func fittedLine(around time: Double) -> Line? {
         let near = recording.replies.filter { abs($0.playsAt - time) <= Self.fitWindow }
         guard let first = Self.fit(near) else { return nil }
         let distances = near.map { abs(first.time(at: $0.frame) - $0.playsAt) }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import SysoundClient
 import SysoundCore
 import SysoundTestSupport
@@ -11,6 +12,16 @@ import XCTest
 final class FaultTests: DaemonTestCase {
     func playsNow(_ name: String = "tap") throws -> Bool {
         try Pulse.peak(0.4) { _ = try daemon.client.send(.play(PlayRequest(.name(name)))) } > 0.05
+    }
+
+    /// Starts the stopped server again and plays `tap` until it is heard, for at most 8 s.
+    func startServerAndHear() throws -> Bool {
+        try Pulse.control("start")
+        let back = Date()
+        while Date().timeIntervalSince(back) < 8 {
+            if try playsNow() { return true }
+        }
+        return false
     }
 
     func testPulseAudioKilledAndRestartedWhileSoundsPlay() throws {
@@ -62,13 +73,44 @@ final class FaultTests: DaemonTestCase {
             usleep(200_000)
         }
 
-        try Pulse.control("start")
+        let heard = try startServerAndHear()
         serverBack = true
-        let back = Date()
-        var heard = false
-        while !heard && Date().timeIntervalSince(back) < 8 { heard = try playsNow() }
         XCTAssertTrue(heard, "no sound within 8 s of the server's start: \(daemon.log(tail: 20))")
         XCTAssertTrue(daemon.log().contains("audio output opened after"), daemon.log(tail: 20))
+    }
+
+    /// A daemon started while its server accepts connections and never
+    /// answers (stopped, hung) starts at once, says so, and plays when a
+    /// server answers there. OpenAL Soft 1.19 would have waited 30 s for that
+    /// server and then lost PulseAudio for the life of the process.
+    func testADaemonStartedWhileTheServerHangsPlaysWhenOneAnswers() throws {
+        XCTAssertEqual(daemon.stop(), 0)
+        try Pulse.control("stop")
+        var serverBack = false
+        defer { if !serverBack { try? Pulse.control("start") } }
+        let server = try XCTUnwrap(ProcessInfo.processInfo.environment["PULSE_SERVER"])
+        let path = String(server.dropFirst("unix:".count))
+        unlink(path)
+        let hung = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        XCTAssertEqual(UnixSocket.withAddress(path) { bind(hung, $0, $1) }, 0)
+        XCTAssertEqual(listen(hung, 16), 0)
+        // Gone before the server starts again, also when the test fails midway
+        // (defers run last first): the server cannot bind over a listening socket.
+        var hungOpen = true
+        let closeHung = { if hungOpen { close(hung); unlink(path); hungOpen = false } }
+        defer { closeHung() }
+        let start = Date()
+        daemon = try DaemonProcess()
+        XCTAssertLessThan(Date().timeIntervalSince(start), 10, "start-up waited for the hung server")
+        XCTAssertTrue(eventually(5) { self.daemon.log().contains("accepts connections but did not answer") }, daemon.log(tail: 10))
+        let reply = try daemon.client.send(.play(PlayRequest(.name("tap"))))
+        guard case .error(let code, _) = reply else { return XCTFail("a tap played with a hung server: \(reply)") }
+        XCTAssertEqual(code, .noDevice)
+
+        closeHung()
+        let heard = try startServerAndHear()
+        serverBack = true
+        XCTAssertTrue(heard, "no sound within 8 s of a server answering: \(daemon.log(tail: 20))")
     }
 
     func testStateDirectoryRemovedAndRecreated() throws {

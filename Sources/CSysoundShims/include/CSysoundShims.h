@@ -12,4 +12,10 @@
 /// Returns 0 and fills the out parameters, or -1 with errno set.
 int sysound_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
 
+/// Sends `length` bytes on a unix stream socket with this process's
+/// credentials attached (sendmsg with SCM_CREDENTIALS: pid, uid, gid), as
+/// libpulse sends its AUTH packet; MSG_NOSIGNAL | MSG_DONTWAIT. Returns the
+/// bytes sent, or -1 with errno set.
+long sysound_send_with_credentials(int fd, const void *bytes, unsigned long length);
+
 #endif
