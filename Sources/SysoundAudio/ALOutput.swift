@@ -6,7 +6,7 @@ import SysoundRealtime
 /// the process, so every engine takes this lock for its (short) AL calls and
 /// makes its own context current if another engine's is.
 enum ALLock {
-    static let condition = NSCondition()
+    static let condition = PriorityInheritingCondition()
     /// The context made current last, so a switch costs one call only when needed.
     nonisolated(unsafe) static var current: OpaquePointer?
 }
