@@ -1,0 +1,38 @@
+/// What the engine can tell about its output, for the daemon's status, tests and the bench.
+extension AudioEngine {
+    /// The device actually opened (ALC_ALL_DEVICES_SPECIFIER), e.g. the PulseAudio
+    /// sink's description; "OpenAL Soft" for the loopback output.
+    public var deviceName: String { locked { openedDeviceName } }
+    /// Whether the engine plays through its own PulseAudio stream (`output =
+    /// "pulse"`, or `"auto"` with a server) rather than OpenAL Soft's device.
+    public var playsOnOwnStream: Bool { locked { output?.stream != nil } }
+    /// The kernel id of the thread that mixes and writes the stream (libpulse's
+    /// mainloop, "sysound-audio"), for making it real-time; nil without a stream.
+    public var audioThreadID: Int32? { locked { output?.stream.map(\.threadID) } }
+    /// What the stream has written since it opened, in bytes (stereo float32
+    /// frames × 8); nil without a stream.
+    public var streamBytesWritten: UInt64? { locked { output?.stream?.bytesWritten } }
+    /// Underflows of the stream while a sound was being written (gaps heard); nil without a stream.
+    public var streamUnderflows: Int? { locked { output?.stream?.underflows } }
+    /// The stream's buffer as the server granted it, in frames; nil without a stream.
+    public var streamBuffer: (tlength: Int, minreq: Int, prebuf: Int)? {
+        locked { output?.stream?.granted.map { ($0.tlength, $0.minreq, $0.prebuf) } }
+    }
+    /// Voices in the pool (the configured count, or fewer if the device gives fewer).
+    public var voiceCount: Int { locked { pool.count } }
+    /// Whether an output device is open (false between a device loss and its return).
+    public var isConnected: Bool { locked { output != nil } }
+    /// How many times the device was reopened after a loss.
+    public var reconnections: Int { locked { reopenCount } }
+    /// How long a sound started now takes to reach the sound server's sink,
+    /// in ns: the output latency OpenAL reports (ALC_SOFT_device_clock),
+    /// read by the monitor on each check so that asking costs only the lock.
+    /// 0 on loopback, without a device, or before the server sent timing.
+    /// A paired haptic starts this much later, so that it is felt when the
+    /// sound is heard.
+    public var outputLatencyNanoseconds: UInt64 { locked { output == nil ? 0 : latencyNs } }
+    /// The mixing rate and refresh (updates per second) the device granted.
+    public var grantedFormat: (frequency: Int, refresh: Int) {
+        locked { (output?.frequency ?? 0, output?.refresh ?? 0) }
+    }
+}
