@@ -9,14 +9,27 @@ import Glibc
 /// it and reports every access it guards as a race. TSan intercepts
 /// `pthread_mutex_lock`, so with this lock a TSan run stays quiet about guarded
 /// state and keeps finding the real races. Uncontended, both cost the same.
+///
+/// Priority inheritance (PTHREAD_PRIO_INHERIT), as PulseAudio's own mutexes:
+/// the audio thread runs real-time and takes locks that normal-priority
+/// threads (the loop, the workers) take too. With a plain mutex a normal
+/// thread preempted while holding one, both cores busy, keeps the real-time
+/// thread waiting for a whole time slice, longer than the stream's buffer
+/// (README, "Latency and its cost"); with inheritance the holder runs at the
+/// waiter's priority until it unlocks. Uncontended it stays in user space.
 public final class PthreadLock: @unchecked Sendable {
     // @unchecked: the mutex is allocated once and never moves, as pthread requires.
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    /// The mutex itself, for a condition variable that waits on it.
+    package let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
-    /// `pthread_mutex_init` with default attributes (not recursive).
+    /// `pthread_mutex_init`: not recursive, priority-inheriting.
     public init() {
         mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_setprotocol(&attributes, Int32(PTHREAD_PRIO_INHERIT))
+        pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
     }
 
     deinit {
