@@ -144,6 +144,20 @@ final class OutputSelectionTests: XCTestCase {
         XCTAssertTrue(auto.playsOnOwnStream, "auto takes the stream when a server answers")
     }
 
+    /// One probe per device open: `auto` decides on the answer its caller
+    /// (ServiceSetup) got just now and does not ask the server again. Told
+    /// "absent" while the fixture's server answers, it opens OpenAL Soft's
+    /// device; had it asked again it would have taken the stream.
+    func testAutoDecidesOnTheAnswerItIsGiven() throws {
+        _ = try PulseFixture.require()
+        XCTAssertEqual(SoundServerProbe.ask(), .answers)
+        var s = AudioSettings()
+        s.backend = .auto
+        let engine = try AudioEngine(settings: s, output: .device, server: .absent)
+        defer { engine.shutdown() }
+        XCTAssertFalse(engine.playsOnOwnStream, "auto asked the server again instead of taking the answer")
+    }
+
     func testPulseWithoutAServerIsATypedError() throws {
         var s = AudioSettings()
         s.backend = .pulse
