@@ -158,6 +158,20 @@ final class OutputSelectionTests: XCTestCase {
         XCTAssertFalse(engine.playsOnOwnStream, "auto asked the server again instead of taking the answer")
     }
 
+    /// OpenAL Soft's config file (period) is written only where one of the
+    /// settings' opens reads it: not for `pulse`, whose every device is the
+    /// loopback (which reads none of its keys); `auto` may fall back to
+    /// OpenAL Soft's device.
+    func testTheOpenALConfigIsWrittenOnlyWhereOpenALsDeviceMayOpen() {
+        var s = AudioSettings()
+        for backend in [AudioBackend.auto, .openal] {
+            s.backend = backend
+            XCTAssertTrue(AlsoftConfig.contents(s)?.contains("period_size = \(s.periodFrames)") == true, "\(backend)")
+        }
+        s.backend = .pulse
+        XCTAssertNil(AlsoftConfig.contents(s))
+    }
+
     func testPulseWithoutAServerIsATypedError() throws {
         var s = AudioSettings()
         s.backend = .pulse
