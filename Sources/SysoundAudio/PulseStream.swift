@@ -112,17 +112,11 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
                                   minreq: UInt32(request.minreq) * b, fragsize: UInt32.max)
         guard pa_stream_connect_playback(s, nil, &attr, Self.flags, nil, nil) == 0 else { throw loop.failure("pa_stream_connect_playback") }
         try loop.waitUntilReady(s, "the playback stream", until: deadline)
-        let granted = pa_stream_get_buffer_attr(s)?.pointee
+        recordGranted(s)
         if let op = describeSink(of: s) {
             // Past the deadline the sink's name stays.
             try? loop.wait(for: "the sink's description", until: deadline) { pa_operation_get_state(op) != PA_OPERATION_RUNNING }
             pa_operation_unref(op)
-        }
-        shared.withLock {
-            if let granted {
-                $0.granted = Request(tlength: Int(granted.tlength) / Self.frameBytes, minreq: Int(granted.minreq) / Self.frameBytes,
-                                     prebuf: Int(granted.prebuf) / Self.frameBytes)
-            }
         }
         let api = loop.api
         kickEvent = api.pointee.io_new(api, kickFD, PA_IO_EVENT_INPUT, { _, _, _, _, me in PulseStream.from(me).kicked() }, selfPointer)
@@ -272,6 +266,15 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
         }, selfPointer)
     }
 
+    /// What the server granted (`pa_stream_get_buffer_attr`): at connect,
+    /// and again after a move (the new sink may grant otherwise).
+    private func recordGranted(_ s: OpaquePointer) {
+        guard let a = pa_stream_get_buffer_attr(s)?.pointee else { return }
+        let granted = Request(tlength: Int(a.tlength) / Self.frameBytes, minreq: Int(a.minreq) / Self.frameBytes,
+                              prebuf: Int(a.prebuf) / Self.frameBytes)
+        shared.withLock { $0.granted = granted }
+    }
+
     private func sinkDescribed(_ info: pa_sink_info?) {
         // A reply about a sink the stream has left since (moved twice) names nothing.
         if let info, let stream, let now = pa_stream_get_device_name(stream), strcmp(info.name, now) == 0,
@@ -286,10 +289,12 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
     /// placeholder ("Dummy Output") pipewire-pulse offers while there is
     /// none, or when the default sink changes; on PulseAudio a user's
     /// `pactl move-sink-input`, or the rescue of streams from a removed sink.
-    /// The stream plays on there as it is; only its sink's name changes.
+    /// The stream plays on there as it is; its sink's name changes, and
+    /// perhaps what the sink grants.
     private func moved() {
-        guard let stream, !closed, let op = describeSink(of: stream) else { return }
-        pa_operation_unref(op)
+        guard let stream, !closed else { return }
+        recordGranted(stream)
+        if let op = describeSink(of: stream) { pa_operation_unref(op) }
     }
 
     private func recordThread() {
