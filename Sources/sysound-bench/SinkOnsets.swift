@@ -87,6 +87,13 @@ struct SinkOnsets {
         var quantum: Double?
         /// The clip's first sample in the recording (fractional frame).
         var frame: Double
+        /// Envelope mapping: how far into its graph cycle the clip started
+        /// (frames, modulo `quantum`): from the record stream's index steps,
+        /// which fall on cycle boundaries, so no time mapping enters it. A
+        /// write onto an underrun pipewire-pulse stream starts at a cycle's
+        /// first frame unless older data was left in the stream's buffer
+        /// (OnsetRun.referencePadding): the reference must read 0 here.
+        var cycleOffset: Double?
     }
 
     let recording: SinkOnsetMeter.Recording
@@ -133,8 +140,20 @@ struct SinkOnsets {
         // The line again, centred on the onset itself.
         guard let local = line(around: near.time(at: start)) else { return .failure(.noTiming) }
         let latency = (local.time(at: start) - t0) / 1e6
+        let q = quantum(around: local.time(at: start))
         return .success(Onset(latency: latency, gain: gain, residual: residual, wholeResidual: whole, replies: local.count, lineError: local.worst / 1e6, dropped: local.dropped,
-                              framesPerSecond: 1e9 / local.nsPerFrame, quantum: quantum(around: local.time(at: start)), frame: start))
+                              framesPerSecond: 1e9 / local.nsPerFrame, quantum: q, frame: start, cycleOffset: q.flatMap { cycleOffset(of: start, quantum: $0) }))
+    }
+
+    /// Frames from the last step of `write_index` at or before `frame` (a
+    /// cycle boundary) to `frame`, modulo `quantum` (a step that spans two
+    /// cycles, a reply that came late, hides the boundary between them);
+    /// within half a frame of a boundary counts as on it. Envelope mapping only.
+    func cycleOffset(of frame: Double, quantum: Double) -> Double? {
+        guard mapping == .envelope, quantum > 0,
+              let boundary = steps.last(where: { $0.bound.frame <= frame + 0.5 })?.bound.frame else { return nil }
+        let offset = (frame - boundary).truncatingRemainder(dividingBy: quantum)
+        return offset > quantum - 0.5 ? offset - quantum : offset
     }
 
     /// The smallest step of `write_index` within ±50 ms of `time` (frames):
