@@ -38,10 +38,10 @@ struct OnsetRun {
 
     /// References in a smoke run, at least: the window holds the median, and
     /// a reading is the wait for the next cycle (0 … one quantum) plus the
-    /// envelope's lateness (0.1–0.7 ms, README "On PipeWire"), so at a
-    /// 64-frame quantum one reading in 5–20 lands past the window, and the
-    /// median of 3 did (1.50 ms against 1.33, load 3.6); the median of 9 is
-    /// past it only when most readings are: when the mapping is wrong.
+    /// envelope's lateness (0.1–0.6 ms, README "On PipeWire"), so at a
+    /// 64-frame quantum 2 of 40 quiet readings land past the window, and a
+    /// median of 3 did (1.50 ms against 1.33, load 3.6); a median of 9 is
+    /// past it only when most readings are.
     static let smokeReferences = 9
 
     /// How often the meter asks for timing (µs). On PipeWire the envelope's
@@ -180,11 +180,13 @@ struct OnsetRun {
         if missed > 0 { c.report.problems.append("figure \(figure)\(condition): \(missed) of \(launches) onsets not measured (see the notes)") }
         if c.server == .pipewire {
             c.report.add(figure, Self.referenceWindowLabel + condition, unit: "ms", value: referenceBounds(c).upperBound,
-                         note: "a write onto the idle reference stream starts at the graph's next cycle: 0 … one quantum (\(fmt(Summary(referenceOnsets.compactMap(\.quantum))?.median ?? .nan)) frames, from the record stream's write_index steps) + the sink's reported latency (\(fmt(sinkLatency)) ms)")
+                         note: "a write onto the idle reference stream starts at the graph's next cycle: 0 … one quantum (the cycle in progress at each write: the record stream's write_index step that ends where the reference started; median \(fmt(Summary(referenceOnsets.compactMap(\.quantumBefore))?.median ?? .nan)) frames) + the sink's reported latency (\(fmt(sinkLatency)) ms)")
             c.report.add(figure, Self.referenceOffsetLabel + condition, unit: "frames", referenceOnsets.compactMap(\.cycleOffset),
                          note: "the reference's first frame after the record stream's index step before it, modulo the quantum: 0 when the write started the cycle's data, as the one-quantum window assumes; data left in the stream's buffer before it would show here (the clip is padded to \(Self.referencePadding) frames so none is)")
+            c.report.add(figure, "method: reference's quantum (the cycle before it)" + condition, unit: "frames", referenceOnsets.compactMap(\.quantumBefore),
+                         note: "each reference's window is its own: the quantum changes within a run (sysound's stream sets 64 frames while it runs, the meter's own 256 once it pauses)")
             let stalls = referenceStalls(c)
-            c.report.notes.append("figure \(figure)\(condition): \(stalls.count) of \(stalls.of) reference tones found nothing (silent, no timing) or read past twice the bound: stalls; more than 10 % makes the run invalid")
+            c.report.notes.append("figure \(figure)\(condition): \(stalls.count) of \(stalls.of) reference tones found nothing (silent, no timing) or read past twice their window\(stalls.far.isEmpty ? "" : " (" + stalls.far.joined(separator: ", ") + ")"): stalls; more than 10 % makes the run invalid")
         }
         try validate(c, figure: figure + condition)
     }
@@ -198,56 +200,72 @@ struct OnsetRun {
     /// as nothing of the last reference is left (`referencePadding`), so it
     /// starts anywhere from 0 to one quantum after the write, and plays after
     /// the sink's own latency: 0 … quantum + sink latency, with the quantum the
-    /// server ran at the reference's onsets (the steps of the record stream's
-    /// `write_index`; their median) — not a number chosen to pass. Measured
-    /// against the null sink's own cycle times (README, "On PipeWire"), at 64
-    /// and at 256 frames every write was taken by the next cycle, and the
-    /// envelope read that cycle's start 0.1–0.5 ms late (the hand-over).
+    /// server ran at that reference (`Onset.quantumBefore`: the record
+    /// stream's index step that ends where the reference started, the cycle
+    /// in progress at the write) — not a number chosen to pass. The quantum
+    /// changes within a run (sysound's stream sets 64 frames while it runs,
+    /// the meter's own 256 once it pauses), so each reference is held to its own. Measured against the null sink's own cycle times
+    /// (README, "On PipeWire"), at 64 and at 256 frames every write was taken
+    /// by the next cycle, and the envelope read that cycle's start 0.1–0.6 ms
+    /// late (the hand-over).
+    func referenceBounds(_ c: BenchContext, _ onset: SinkOnsets.Onset) -> ClosedRange<Double> {
+        guard c.server == .pipewire else { return c.smoke ? Self.referenceSmoke : Self.referenceValid }
+        let quantum = onset.quantumBefore ?? onset.quantum ?? 0
+        return 0...(quantum / Double(SinkOnsetMeter.rate) * 1e3 + sinkLatency)
+    }
+
+    /// The bounds for the report: the references' median top.
     func referenceBounds(_ c: BenchContext) -> ClosedRange<Double> {
         guard c.server == .pipewire else { return c.smoke ? Self.referenceSmoke : Self.referenceValid }
-        let quanta = referenceOnsets.compactMap(\.quantum)
-        let quantum = (Summary(quanta)?.median ?? 0) / Double(SinkOnsetMeter.rate) * 1e3
-        return 0...(quantum + sinkLatency)
+        return 0...(Summary(referenceOnsets.map { referenceBounds(c, $0).upperBound })?.median ?? sinkLatency)
     }
 
     /// Reference launches that found nothing (no sound or no timing where the
-    /// mapping looked), or read past twice `referenceBounds`' top (PipeWire):
-    /// the bias of a healthy reading (the write's way to the server, the
+    /// mapping looked), or read past twice their bounds' top (PipeWire): the
+    /// bias of a healthy reading (the write's way to the server, the
     /// envelope's lateness) is a fraction of a quantum, so these are
-    /// stretches where the graph stalled and the monitor reached the bench late.
-    func referenceStalls(_ c: BenchContext) -> (count: Int, of: Int) {
-        let bounds = referenceBounds(c)
+    /// stretches where the graph stalled and the monitor reached the bench
+    /// late. `far` lists those readings with their quantum, for the report.
+    func referenceStalls(_ c: BenchContext) -> (count: Int, of: Int, far: [String]) {
         let lost = misses.filter { $0.key.hasPrefix(Self.referenceLabel) }
         let missed = lost.filter { $0.key.hasSuffix("\(SinkOnsets.Miss.silent)") || $0.key.hasSuffix("\(SinkOnsets.Miss.noTiming)") }.values.reduce(0, +)
-        let far = reference.filter { $0 > 2 * bounds.upperBound }.count
-        return (missed + far, reference.count + lost.values.reduce(0, +))
+        let far = referenceOnsets.filter { $0.latency > 2 * referenceBounds(c, $0).upperBound }
+        return (missed + far.count, referenceOnsets.count + lost.values.reduce(0, +),
+                far.map { "\(fmt($0.latency)) ms after a \(fmt($0.quantumBefore ?? .nan))-frame cycle" })
     }
 
-    /// Throws unless the reference's median is within `referenceBounds`; on
-    /// PipeWire also if its median start is not a cycle's first frame (the
-    /// window's premise; found from frame counts alone, so a wrong mapping
-    /// does not hide it), if any one reading is below 0 (the envelope only
-    /// ever reads late: a sound found playing before it was written means the
-    /// mapping is wrong), or if more than 10 % of the reference's launches
-    /// were stalls (`referenceStalls`): a median still inside the bounds
-    /// then hides a mapping that was wrong for part of the run.
+    /// Throws unless the reference's median is within its bounds (on
+    /// PipeWire: the median of each reading's distance past its own top is
+    /// not above 0); on PipeWire also if its median start is not a cycle's
+    /// first frame (the window's premise; found from frame counts alone, so
+    /// a wrong mapping does not hide it), if any one reading is below 0 (the
+    /// envelope only ever reads late: a sound found playing before it was
+    /// written means the mapping is wrong), or if more than 10 % of the
+    /// reference's launches were stalls (`referenceStalls`): a median still
+    /// inside the bounds then hides a mapping that was wrong for part of the run.
     func validate(_ c: BenchContext, figure: String) throws {
-        if c.server == .pipewire, let offset = Summary(referenceOnsets.compactMap(\.cycleOffset))?.median, abs(offset) >= 1 {
+        guard c.server == .pipewire else {
+            let bounds = referenceBounds(c)
+            guard let ref = Summary(reference)?.median, bounds.contains(ref) else {
+                let read = Summary(reference).map { fmt($0.median) + " ms" } ?? "nothing"
+                throw BenchError("figure \(figure) INVALID: the reference tone read \(read) (median), outside \(fmt(bounds.lowerBound))–\(fmt(bounds.upperBound)) ms: the frame → sink-clock mapping is wrong, so no onset of this run counts")
+            }
+            return
+        }
+        if let offset = Summary(referenceOnsets.compactMap(\.cycleOffset))?.median, abs(offset) >= 1 {
             throw BenchError("figure \(figure) INVALID: the reference tone started \(fmt(offset)) frames into its graph cycle (median), not at the cycle's first frame: data was left in the reference stream's buffer before it, so its latency is not 0 … one quantum and it checks nothing")
         }
-        let bounds = referenceBounds(c)
-        let ref = Summary(reference)?.median
-        guard let ref, bounds.contains(ref) else {
-            let read = ref.map { fmt($0) + " ms" } ?? "nothing"
-            throw BenchError("figure \(figure) INVALID: the reference tone read \(read) (median), outside \(fmt(bounds.lowerBound))–\(fmt(bounds.upperBound)) ms: the frame → sink-clock mapping is wrong, so no onset of this run counts")
+        let pasts = referenceOnsets.map { $0.latency - referenceBounds(c, $0).upperBound }
+        guard let past = Summary(pasts)?.median, past <= 0 else {
+            let read = Summary(reference).map { fmt($0.median) + " ms" } ?? "nothing"
+            throw BenchError("figure \(figure) INVALID: the reference tone read \(read) (median), past 0 … one quantum + the sink's latency (\(fmt(referenceBounds(c).upperBound)) ms, median of each reference's own) by a median of \(fmt(Summary(pasts)?.median ?? .nan)) ms: the frame → sink-clock mapping is wrong, so no onset of this run counts")
         }
-        guard c.server == .pipewire else { return }
         if let early = reference.min(), early < 0 {
             throw BenchError("figure \(figure) INVALID: one reference tone read \(fmt(early)) ms, before it was written: the frame → sink-clock mapping reads early, so no onset of this run counts")
         }
         let stalls = referenceStalls(c)
         if stalls.count * 10 > stalls.of {
-            throw BenchError("figure \(figure) INVALID: \(stalls.count) of \(stalls.of) reference tones found nothing or read past \(fmt(2 * bounds.upperBound)) ms: the graph stalled and the monitor lagged for part of the run, so no onset of it counts")
+            throw BenchError("figure \(figure) INVALID: \(stalls.count) of \(stalls.of) reference tones found nothing or read past twice their window (\(stalls.far.joined(separator: ", "))): the graph stalled and the monitor lagged for part of the run, so no onset of it counts")
         }
     }
 }

@@ -94,6 +94,16 @@ struct SinkOnsets {
         /// first frame unless older data was left in the stream's buffer
         /// (OnsetRun.referencePadding): the reference must read 0 here.
         var cycleOffset: Double?
+        /// Envelope mapping: the graph cycle in progress before the one the
+        /// clip started in (frames), during which a write that waits for the
+        /// next cycle was made: the record stream's last index step at or
+        /// before the onset, or the step before that if smaller — a reply
+        /// that came late merges two cycles into one step, and replies come
+        /// late just around the reference's own write (seen: a median of 128
+        /// at a 64-frame quantum). The quantum can change within ±50 ms of an
+        /// onset (a stream pausing or resuming), so this, not `quantum`, is
+        /// the reference's own.
+        var quantumBefore: Double?
     }
 
     let recording: SinkOnsetMeter.Recording
@@ -141,18 +151,20 @@ struct SinkOnsets {
         guard let local = line(around: near.time(at: start)) else { return .failure(.noTiming) }
         let latency = (local.time(at: start) - t0) / 1e6
         let q = quantum(around: local.time(at: start))
+        let i = mapping == .envelope ? steps.lastIndex(where: { $0.bound.frame <= start + 0.5 }) : nil
         return .success(Onset(latency: latency, gain: gain, residual: residual, wholeResidual: whole, replies: local.count, lineError: local.worst / 1e6, dropped: local.dropped,
-                              framesPerSecond: 1e9 / local.nsPerFrame, quantum: q, frame: start, cycleOffset: q.flatMap { cycleOffset(of: start, quantum: $0) }))
+                              framesPerSecond: 1e9 / local.nsPerFrame, quantum: q, frame: start,
+                              cycleOffset: i.flatMap { i in q.map { Self.offset(start - steps[i].bound.frame, modulo: $0) } },
+                              quantumBefore: i.map { i in min(steps[i].size, i > 0 ? steps[i - 1].size : .infinity) }))
     }
 
-    /// Frames from the last step of `write_index` at or before `frame` (a
-    /// cycle boundary) to `frame`, modulo `quantum` (a step that spans two
+    /// How far past a cycle boundary (the last step of `write_index` at or
+    /// before it) a frame lies, modulo `quantum` (a step that spans two
     /// cycles, a reply that came late, hides the boundary between them);
-    /// within half a frame of a boundary counts as on it. Envelope mapping only.
-    func cycleOffset(of frame: Double, quantum: Double) -> Double? {
-        guard mapping == .envelope, quantum > 0,
-              let boundary = steps.last(where: { $0.bound.frame <= frame + 0.5 })?.bound.frame else { return nil }
-        let offset = (frame - boundary).truncatingRemainder(dividingBy: quantum)
+    /// within half a frame of a boundary counts as on it.
+    static func offset(_ frames: Double, modulo quantum: Double) -> Double {
+        guard quantum > 0 else { return frames }
+        let offset = frames.truncatingRemainder(dividingBy: quantum)
         return offset > quantum - 0.5 ? offset - quantum : offset
     }
 
