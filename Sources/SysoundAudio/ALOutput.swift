@@ -158,13 +158,15 @@ final class ALOutput: @unchecked Sendable {
     /// stream when a PulseAudio-protocol server answers and OpenAL Soft's
     /// device otherwise (a machine with ALSA only).
     /// `realtime` makes the output's audio threads real-time: OpenAL Soft's,
-    /// or the stream's one mainloop thread.
-    static func openDevice(_ s: AudioSettings, realtime: RealtimeThreads?) throws(AudioError) -> ALOutput {
+    /// or the stream's one mainloop thread. `server` is the sound server's
+    /// answer when the caller asked it just now (ServiceSetup); nil asks
+    /// here, for `auto` only.
+    static func openDevice(_ s: AudioSettings, realtime: RealtimeThreads?, server: SoundServerProbe.Answer? = nil) throws(AudioError) -> ALOutput {
         switch s.backend {
         case .openal: return try openDefault(s, realtime: realtime)
         case .pulse: return try openPulse(s, realtime: realtime)
         case .auto:
-            if SoundServerProbe.ask() == .absent { return try openDefault(s, realtime: realtime) }
+            if (server ?? SoundServerProbe.ask()) == .absent { return try openDefault(s, realtime: realtime) }
             do { return try openPulse(s, realtime: realtime) } catch {
                 if case .pulse = error { return try openDefault(s, realtime: realtime) }
                 throw error

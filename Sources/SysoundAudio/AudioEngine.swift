@@ -73,9 +73,12 @@ public final class AudioEngine: @unchecked Sendable {
     /// - Parameter realtime: makes the device's audio threads (OpenAL Soft's
     ///   mixer, libpulse's mainloop) real-time at open and at each resume;
     ///   the daemon passes one, with rtkit as its broker.
+    /// - Parameter server: what `SoundServerProbe.ask()` answered just now,
+    ///   if the caller asked (ServiceSetup does, before every open): the
+    ///   `auto` output then does not ask again. Nil: it asks itself.
     public init(
         settings: AudioSettings = .defaults, output: AudioOutput = .device, host: LoopHost? = nil,
-        realtime: RealtimeThreads? = nil
+        realtime: RealtimeThreads? = nil, server: SoundServerProbe.Answer? = nil
     ) throws(AudioError) {
         self.settings = settings
         self.outputKind = output
@@ -94,7 +97,7 @@ public final class AudioEngine: @unchecked Sendable {
         defer { AlsoftConfig.removeFile() }
         let out: ALOutput
         switch output {
-        case .device: out = try ALOutput.openDevice(settings, realtime: realtime)
+        case .device: out = try ALOutput.openDevice(settings, realtime: realtime, server: server)
         case .loopback: out = try ALOutput.openLoopback(settings)
         }
         connectStream(out)

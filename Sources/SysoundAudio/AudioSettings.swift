@@ -27,6 +27,7 @@ public struct AudioSettings: Sendable, Equatable {
     public var periods: Int = 4
     /// Whether the engine may write a private OpenAL Soft config (ALSOFT_CONF) so
     /// the period settings apply; OpenAL Soft 1.19 ignores ALC_REFRESH for them.
+    /// Never for `pulse`, whose loopback device reads none of it (AlsoftConfig).
     public var writeAlsoftConfig: Bool = true
     /// Longest clip accepted, in seconds (iOS's System Sound Services allow 30).
     public var maxClipSeconds: Double = 30

@@ -21,7 +21,7 @@ import SysoundCore
 /// `ALLock` (inside the renderer); nothing that holds `ALLock` takes the
 /// mainloop lock. What other threads read (`isConnected`, latency, thread id)
 /// is kept in a small lock of its own.
-final class PulseStream: @unchecked Sendable {
+final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
     /// Renders `frames` stereo float32 frames into the buffer; returns whether
     /// more is to come (a voice still plays or a ramp still moves). Called on
     /// the mainloop thread with the mainloop lock held.
@@ -48,8 +48,8 @@ final class PulseStream: @unchecked Sendable {
     let rate: Int
     let request: Request
 
-    private let mainloop: OpaquePointer
-    private let context: OpaquePointer
+    private let loop: ThreadedMainloop
+    private var context: OpaquePointer { loop.context }
     private var stream: OpaquePointer?
     private var kickEvent: OpaquePointer?
     private let kickFD: Int32
@@ -66,23 +66,14 @@ final class PulseStream: @unchecked Sendable {
     private init(settings: AudioSettings, clientName: String) throws(AudioError) {
         rate = settings.sampleRate
         request = Request(settings)
-        guard let m = pa_threaded_mainloop_new() else { throw .pulse(operation: "pa_threaded_mainloop_new", reason: "out of memory") }
-        // The name the real-time helper and `ps -L` see.
-        pa_threaded_mainloop_set_name(m, "sysound-audio")
-        // PULSE_PROP (PulseClientTag) adds sysound.engine to this context's properties.
-        guard let c = pa_context_new(pa_threaded_mainloop_get_api(m), clientName) else {
-            pa_threaded_mainloop_free(m)
-            throw .pulse(operation: "pa_context_new", reason: "out of memory")
-        }
+        // The thread's name is what the real-time helper and `ps -L` see;
+        // PULSE_PROP (PulseClientTag) adds sysound.engine to the context's properties.
+        loop = try ThreadedMainloop(threadName: "sysound-audio", clientName: clientName)
         let fd = sysound_eventfd()
         guard fd >= 0 else {
             let code = errno
-            pa_context_unref(c)
-            pa_threaded_mainloop_free(m)
             throw .pulse(operation: "eventfd", reason: String(cString: strerror(code)))
         }
-        mainloop = m
-        context = c
         kickFD = fd
     }
 
@@ -103,24 +94,14 @@ final class PulseStream: @unchecked Sendable {
         pa_context_set_state_callback(context, { _, me in PulseStream.from(me).stateChanged() }, selfPointer)
         lock()
         defer { unlock() }
-        guard pa_threaded_mainloop_start(mainloop) == 0 else { throw .pulse(operation: "pa_threaded_mainloop_start", reason: "no thread") }
-        pa_threaded_mainloop_once_unlocked(mainloop, { _, me in PulseStream.from(me).recordThread() }, selfPointer)
-        guard pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) == 0 else { throw failure("pa_context_connect") }
-        // Wakes the waits below at the deadline: a server that accepted and never answers.
-        let deadline = pa_rtclock_now() + UInt64(timeoutSeconds * 1e6)
-        let timer = pa_context_rttime_new(context, deadline, { _, _, _, me in PulseStream.from(me).signal() }, selfPointer)
-        defer { if let timer { pa_threaded_mainloop_get_api(mainloop).pointee.time_free(timer) } }
-        try wait("the sound server's connection", until: deadline) { () -> Bool? in
-            switch pa_context_get_state(context) {
-            case PA_CONTEXT_READY: true
-            case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED: nil
-            default: false
-            }
-        }
+        try loop.start()
+        pa_threaded_mainloop_once_unlocked(loop.mainloop, { _, me in PulseStream.from(me).recordThread() }, selfPointer)
+        let deadline = ThreadedMainloop.deadline(in: timeoutSeconds)
+        try loop.connect(until: deadline)
         var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(rate), channels: 2)
         var map = pa_channel_map()
         pa_channel_map_init_stereo(&map)
-        guard let s = pa_stream_new(context, "sysound", &spec, &map) else { throw failure("pa_stream_new") }
+        guard let s = pa_stream_new(context, "sysound", &spec, &map) else { throw loop.failure("pa_stream_new") }
         stream = s
         pa_stream_set_state_callback(s, { _, me in PulseStream.from(me).stateChanged() }, selfPointer)
         pa_stream_set_write_callback(s, { _, bytes, me in PulseStream.from(me).requested(bytes) }, selfPointer)
@@ -129,14 +110,8 @@ final class PulseStream: @unchecked Sendable {
         let b = UInt32(Self.frameBytes)
         var attr = pa_buffer_attr(maxlength: UInt32.max, tlength: UInt32(request.tlength) * b, prebuf: UInt32(request.prebuf) * b,
                                   minreq: UInt32(request.minreq) * b, fragsize: UInt32.max)
-        guard pa_stream_connect_playback(s, nil, &attr, Self.flags, nil, nil) == 0 else { throw failure("pa_stream_connect_playback") }
-        try wait("the playback stream", until: deadline) { () -> Bool? in
-            switch pa_stream_get_state(s) {
-            case PA_STREAM_READY: true
-            case PA_STREAM_FAILED, PA_STREAM_TERMINATED: nil
-            default: false
-            }
-        }
+        guard pa_stream_connect_playback(s, nil, &attr, Self.flags, nil, nil) == 0 else { throw loop.failure("pa_stream_connect_playback") }
+        try loop.waitUntilReady(s, "the playback stream", until: deadline)
         let granted = pa_stream_get_buffer_attr(s)?.pointee
         let sink = pa_stream_get_device_name(s).map { String(cString: $0) } ?? "unknown sink"
         // The sink's description ("Built-in Audio Analog Stereo"), as OpenAL Soft names its device.
@@ -144,9 +119,8 @@ final class PulseStream: @unchecked Sendable {
         if let op = pa_context_get_sink_info_by_name(context, sink, { _, info, _, me in
             PulseStream.from(me).sinkDescribed(info?.pointee.description.map { String(cString: $0) })
         }, selfPointer) {
-            while pa_operation_get_state(op) == PA_OPERATION_RUNNING && pa_rtclock_now() < deadline {
-                pa_threaded_mainloop_wait(mainloop)
-            }
+            // Past the deadline the sink's name stays.
+            try? loop.wait(for: "the sink's description", until: deadline) { pa_operation_get_state(op) != PA_OPERATION_RUNNING }
             pa_operation_unref(op)
         }
         shared.withLock {
@@ -156,8 +130,8 @@ final class PulseStream: @unchecked Sendable {
                                      prebuf: Int(granted.prebuf) / Self.frameBytes)
             }
         }
-        let api = pa_threaded_mainloop_get_api(mainloop)
-        kickEvent = api!.pointee.io_new(api, kickFD, PA_IO_EVENT_INPUT, { _, _, _, _, me in PulseStream.from(me).kicked() }, selfPointer)
+        let api = loop.api
+        kickEvent = api.pointee.io_new(api, kickFD, PA_IO_EVENT_INPUT, { _, _, _, _, me in PulseStream.from(me).kicked() }, selfPointer)
         guard kickEvent != nil else { throw .pulse(operation: "io_new (the kick's eventfd)", reason: "refused") }
     }
 
@@ -267,7 +241,7 @@ final class PulseStream: @unchecked Sendable {
         if closed { unlock(); return }
         closed = true
         renderer = nil
-        if let kickEvent { pa_threaded_mainloop_get_api(mainloop).pointee.io_free(kickEvent) }
+        if let kickEvent { loop.api.pointee.io_free(kickEvent) }
         kickEvent = nil
         if let s = stream {
             pa_stream_set_state_callback(s, nil, nil)
@@ -278,12 +252,10 @@ final class PulseStream: @unchecked Sendable {
             pa_stream_unref(s)
         }
         stream = nil
-        pa_context_set_state_callback(context, nil, nil)
-        pa_context_disconnect(context)
+        loop.disconnect()
         unlock()
-        pa_threaded_mainloop_stop(mainloop)
-        pa_context_unref(context)
-        pa_threaded_mainloop_free(mainloop)
+        // The context and the mainloop are freed with `loop`.
+        loop.stop()
         shared.withLock {
             $0.kickClosed = true
             Glibc.close(kickFD)
@@ -307,7 +279,7 @@ final class PulseStream: @unchecked Sendable {
         let streamState = stream.map(pa_stream_get_state)
         if contextState == PA_CONTEXT_FAILED || contextState == PA_CONTEXT_TERMINATED
             || streamState == PA_STREAM_FAILED || streamState == PA_STREAM_TERMINATED {
-            let reason = String(cString: pa_strerror(pa_context_errno(context)))
+            let reason = loop.lastError
             shared.withLock {
                 $0.failed = true
                 $0.failure = $0.failure ?? reason
@@ -386,23 +358,7 @@ final class PulseStream: @unchecked Sendable {
 
     // MARK: Helpers
 
-    private var selfPointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
-    private static func from(_ p: UnsafeMutableRawPointer?) -> PulseStream { Unmanaged.fromOpaque(p!).takeUnretainedValue() }
-    private func lock() { pa_threaded_mainloop_lock(mainloop) }
-    private func unlock() { pa_threaded_mainloop_unlock(mainloop) }
-    private func signal() { pa_threaded_mainloop_signal(mainloop, 0) }
-
-    private func failure(_ call: String) -> AudioError {
-        .pulse(operation: call, reason: String(cString: pa_strerror(pa_context_errno(context))))
-    }
-
-    /// Waits (mainloop locked) until `ready` says true; nil means it never will.
-    private func wait(_ what: String, until deadline: pa_usec_t, _ ready: () -> Bool?) throws(AudioError) {
-        while true {
-            guard let ok = ready() else { throw failure("waiting for \(what)") }
-            if ok { return }
-            guard pa_rtclock_now() < deadline else { throw .pulse(operation: "waiting for \(what)", reason: "timed out") }
-            pa_threaded_mainloop_wait(mainloop)
-        }
-    }
+    private func lock() { loop.lock() }
+    private func unlock() { loop.unlock() }
+    private func signal() { loop.signal() }
 }

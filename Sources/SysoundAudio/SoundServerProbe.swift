@@ -26,6 +26,9 @@ public enum SoundServerProbe {
         /// hung or dying server (or one still starting). OpenAL's try would
         /// hang or fail, and either loses the server for the process.
         case silent
+        /// Cannot be told from here (a TCP server, OpenAL Soft pinned to
+        /// another backend): left to libpulse and OpenAL Soft.
+        case unknown
     }
 
     /// How long a server has to answer the AUTH packet. A running
@@ -57,10 +60,11 @@ public enum SoundServerProbe {
     }
 
     /// Asks the server at `socketPaths` as libpulse would, in its order:
-    /// the first path where something listens decides. Nil when it cannot
-    /// be told from here. Blocks at most `deadlineMs` (a server that hangs).
-    public static func ask(deadlineMs: Int32 = answerDeadlineMs, _ variable: (String) -> String? = Self.variable) -> Answer? {
-        guard let paths = socketPaths(variable) else { return nil }
+    /// the first path where something listens decides. Blocks at most
+    /// `deadlineMs` (a server that hangs). Once per device open: the
+    /// answer is handed to the open (`AudioEngine.init`'s `server`).
+    public static func ask(deadlineMs: Int32 = answerDeadlineMs, _ variable: (String) -> String? = Self.variable) -> Answer {
+        guard let paths = socketPaths(variable) else { return .unknown }
         for path in paths {
             switch firstReply(path, deadlineMs: deadlineMs) {
             case .absent: continue

@@ -84,16 +84,18 @@ public enum ServiceSetup {
         let engineSettings = audioSettings(configuration.audio)
         let open: @Sendable () throws(AudioError) -> AudioEngine = { () throws(AudioError) -> AudioEngine in
             // OpenAL Soft tries the sound server once per process: not before one answers.
+            let server = SoundServerProbe.ask()
             let serverPaths = (SoundServerProbe.socketPaths() ?? []).joined(separator: ", ")
-            switch SoundServerProbe.ask() {
-            case .absent?:
+            switch server {
+            case .absent:
                 throw .noOutputDevice(detail: "no sound server accepts connections yet (at \(serverPaths)); start PulseAudio or PipeWire")
-            case .silent?:
+            case .silent:
                 throw .noOutputDevice(detail: "the sound server at \(serverPaths) accepts connections but did not answer within "
                     + "\(SoundServerProbe.answerDeadlineMs) ms (stopped or hung?); check it with `pactl info` or restart it")
-            case .answers?, nil: break
+            case .answers, .unknown: break
             }
-            return try AudioEngine(settings: engineSettings, output: .device, host: host, realtime: realtime)
+            // The open takes this answer (`output = "auto"`) instead of asking again.
+            return try AudioEngine(settings: engineSettings, output: .device, host: host, realtime: realtime, server: server)
         }
         let engine: AudioEngine?
         var openInRequest = open

@@ -1,5 +1,6 @@
 import CPulse
 import Glibc
+import SysoundAudio
 import SysoundCore
 
 /// Records a sink's monitor through libpulse's asynchronous API and maps every
@@ -26,7 +27,7 @@ import SysoundCore
 /// returns the instant of the write: a sound whose true latency is known —
 /// tiny on PulseAudio (the server's wake-up and a rewind), up to one graph
 /// quantum on PipeWire (the next cycle) — which checks the whole method.
-final class SinkOnsetMeter: @unchecked Sendable {
+final class SinkOnsetMeter: PulseCallbackTarget, @unchecked Sendable {
     static let rate: UInt32 = 48_000
 
     struct TimingReply {
@@ -59,8 +60,7 @@ final class SinkOnsetMeter: @unchecked Sendable {
         var failure: String?
     }
 
-    private let mainloop: OpaquePointer
-    private let context: OpaquePointer
+    private let loop: ThreadedMainloop
     private var record: OpaquePointer?
     private var reference: OpaquePointer?
     private var timer: OpaquePointer?
@@ -78,66 +78,55 @@ final class SinkOnsetMeter: @unchecked Sendable {
     init(sink: String, referenceClip: [Float], pollInterval: UInt64) throws {
         referenceStereo = referenceClip.flatMap { [$0, $0] }
         self.pollInterval = pollInterval
-        guard let m = pa_threaded_mainloop_new() else { throw BenchError("pa_threaded_mainloop_new failed") }
-        mainloop = m
         // The bench's embedded engines mark this process's PulseAudio clients
         // (PULSE_PROP: sysound.engine, which PipeWire's drop-in lets ask for
         // shorter latencies). libpulse merges PULSE_PROP without overwriting:
         // a value of our own keeps the meter's streams at the server's defaults.
-        let props = pa_proplist_new()
-        defer { pa_proplist_free(props) }
-        pa_proplist_sets(props, "sysound.engine", "bench-meter")
-        guard let c = pa_context_new_with_proplist(pa_threaded_mainloop_get_api(m), "sysound-bench onset meter", props) else {
-            pa_threaded_mainloop_free(m)
-            throw BenchError("pa_context_new failed")
-        }
-        context = c
-        pa_context_set_state_callback(c, { _, me in SinkOnsetMeter.from(me).signal() }, selfPointer)
-        lock()
-        defer { unlock() }
-        guard pa_threaded_mainloop_start(m) == 0 else { throw BenchError("pa_threaded_mainloop_start failed") }
-        guard pa_context_connect(c, nil, PA_CONTEXT_NOAUTOSPAWN, nil) == 0 else { throw error("pa_context_connect") }
-        try waitUntil("the context is ready") { () -> Bool? in
-            switch pa_context_get_state(c) {
-            case PA_CONTEXT_READY: true
-            case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED: nil
-            default: false
-            }
-        }
+        do throws(AudioError) {
+            loop = try ThreadedMainloop(clientName: "sysound-bench onset meter", properties: [("sysound.engine", "bench-meter")])
+            try connect(sink: sink, clipFrames: referenceClip.count)
+        } catch { throw BenchError(error) }
+    }
+
+    private func connect(sink: String, clipFrames: Int) throws(AudioError) {
+        let c = loop.context
+        pa_context_set_state_callback(c, { _, me in SinkOnsetMeter.from(me).loop.signal() }, selfPointer)
+        loop.lock()
+        defer { loop.unlock() }
+        try loop.start()
+        let deadline = ThreadedMainloop.deadline(in: 5)
+        try loop.connect(until: deadline)
         offsetAtStart = Self.realtimeOffset()
         var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: Self.rate, channels: 2)
         // The record stream: 1 ms fragments, so the recording keeps up with the sink.
-        guard let r = pa_stream_new(c, "sysound-bench monitor", &spec, nil) else { throw error("pa_stream_new (record)") }
+        guard let r = pa_stream_new(c, "sysound-bench monitor", &spec, nil) else { throw loop.failure("pa_stream_new (record)") }
         record = r
-        pa_stream_set_state_callback(r, { _, me in SinkOnsetMeter.from(me).signal() }, selfPointer)
+        pa_stream_set_state_callback(r, { _, me in SinkOnsetMeter.from(me).loop.signal() }, selfPointer)
         pa_stream_set_read_callback(r, { s, _, me in SinkOnsetMeter.from(me).drain(s!) }, selfPointer)
         var recordAttr = pa_buffer_attr(maxlength: UInt32.max, tlength: UInt32.max, prebuf: UInt32.max,
                                         minreq: UInt32.max, fragsize: Self.rate / 1000 * 8)
         guard pa_stream_connect_record(r, sink + ".monitor", &recordAttr, PA_STREAM_ADJUST_LATENCY) == 0 else {
-            throw error("pa_stream_connect_record \(sink).monitor")
+            throw loop.failure("pa_stream_connect_record \(sink).monitor")
         }
-        try waitForStream(r, "the monitor's record stream")
+        try loop.waitUntilReady(r, "the monitor's record stream", until: deadline)
         // The reference stream: prebuffer 1 ms, target length the clip, no latency request.
-        guard let p = pa_stream_new(c, "sysound-bench reference", &spec, nil) else { throw error("pa_stream_new (playback)") }
+        guard let p = pa_stream_new(c, "sysound-bench reference", &spec, nil) else { throw loop.failure("pa_stream_new (playback)") }
         reference = p
-        pa_stream_set_state_callback(p, { _, me in SinkOnsetMeter.from(me).signal() }, selfPointer)
-        let clipBytes = UInt32(max(referenceClip.count, 480) * 8)
+        pa_stream_set_state_callback(p, { _, me in SinkOnsetMeter.from(me).loop.signal() }, selfPointer)
+        let clipBytes = UInt32(max(clipFrames, 480) * 8)
         var playAttr = pa_buffer_attr(maxlength: UInt32.max, tlength: clipBytes, prebuf: Self.rate / 1000 * 8,
                                       minreq: UInt32.max, fragsize: UInt32.max)
         guard pa_stream_connect_playback(p, sink, &playAttr, PA_STREAM_NOFLAGS, nil, nil) == 0 else {
-            throw error("pa_stream_connect_playback \(sink)")
+            throw loop.failure("pa_stream_connect_playback \(sink)")
         }
-        try waitForStream(p, "the reference playback stream")
+        try loop.waitUntilReady(p, "the reference playback stream", until: deadline)
         timer = pa_context_rttime_new(c, pa_rtclock_now() + pollInterval, { _, event, _, me in
             SinkOnsetMeter.from(me).poll(event!)
         }, selfPointer)
     }
 
-    deinit {
-        stop()
-        pa_context_unref(context)
-        pa_threaded_mainloop_free(mainloop)
-    }
+    /// The context and the mainloop are freed with `loop`.
+    deinit { stop() }
 
     /// Writes the reference clip on the meter's own playback stream; returns
     /// CLOCK_MONOTONIC just before the write. The write is made on the
@@ -147,20 +136,20 @@ final class SinkOnsetMeter: @unchecked Sendable {
     /// milliseconds when both cores are busy — stays out of it.
     @discardableResult
     func playReference() -> UInt64 {
-        lock()
-        defer { unlock() }
+        loop.lock()
+        defer { loop.unlock() }
         guard !stopped else { return Clock.now() }
         referenceWrittenAt = nil
-        pa_mainloop_api_once(pa_threaded_mainloop_get_api(mainloop), { _, me in
+        pa_mainloop_api_once(loop.api, { _, me in
             let meter = SinkOnsetMeter.from(me)
             let now = Clock.now()
             if let stream = meter.reference {
                 meter.referenceStereo.withUnsafeBytes { _ = pa_stream_write(stream, $0.baseAddress, $0.count, nil, 0, PA_SEEK_RELATIVE) }
             }
             meter.referenceWrittenAt = now
-            meter.signal()
+            meter.loop.signal()
         }, selfPointer)
-        while referenceWrittenAt == nil { pa_threaded_mainloop_wait(mainloop) }
+        while referenceWrittenAt == nil { loop.wait() }
         return referenceWrittenAt!
     }
 
@@ -172,11 +161,11 @@ final class SinkOnsetMeter: @unchecked Sendable {
 
     /// Disconnects; the recording stays readable.
     func stop() {
-        lock()
-        defer { unlock() }
+        loop.lock()
+        defer { loop.unlock() }
         guard !stopped else { return }
         stopped = true
-        if let timer { pa_threaded_mainloop_get_api(mainloop).pointee.time_free(timer) }
+        if let timer { loop.api.pointee.time_free(timer) }
         for s in [record, reference].compactMap({ $0 }) {
             pa_stream_set_read_callback(s, nil, nil)
             pa_stream_set_state_callback(s, nil, nil)
@@ -185,11 +174,10 @@ final class SinkOnsetMeter: @unchecked Sendable {
         }
         record = nil
         reference = nil
-        pa_context_set_state_callback(context, nil, nil)
-        pa_context_disconnect(context)
-        unlock()
-        pa_threaded_mainloop_stop(mainloop)
-        lock()
+        loop.disconnect()
+        loop.unlock()
+        loop.stop()
+        loop.lock()
     }
 
     /// A copy of the recording and the timing replies.
@@ -243,7 +231,7 @@ final class SinkOnsetMeter: @unchecked Sendable {
         if let op = pa_stream_update_timing_info(record, { s, ok, me in
             if ok != 0, let s { SinkOnsetMeter.from(me).timingReply(s) }
         }, selfPointer) { pa_operation_unref(op) }
-        pa_context_rttime_restart(context, event, pa_rtclock_now() + pollInterval)
+        pa_context_rttime_restart(loop.context, event, pa_rtclock_now() + pollInterval)
     }
 
     private func timingReply(_ s: OpaquePointer) {
@@ -260,39 +248,14 @@ final class SinkOnsetMeter: @unchecked Sendable {
     }
 
     private func fail(_ what: String) {
-        state.withLock { $0.failure = $0.failure ?? "\(what): \(String(cString: pa_strerror(pa_context_errno(context))))" }
+        let reason = loop.lastError
+        state.withLock { $0.failure = $0.failure ?? "\(what): \(reason)" }
     }
+}
 
-    // MARK: Helpers
-
-    private var selfPointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
-    private static func from(_ p: UnsafeMutableRawPointer?) -> SinkOnsetMeter { Unmanaged.fromOpaque(p!).takeUnretainedValue() }
-    private func lock() { pa_threaded_mainloop_lock(mainloop) }
-    private func unlock() { pa_threaded_mainloop_unlock(mainloop) }
-    private func signal() { pa_threaded_mainloop_signal(mainloop, 0) }
-
-    private func error(_ what: String) -> BenchError {
-        BenchError("\(what) failed: \(String(cString: pa_strerror(pa_context_errno(context))))")
-    }
-
-    /// Waits (mainloop locked) until `ready` says true; nil means it never will. 5 s at most.
-    private func waitUntil(_ what: String, _ ready: () -> Bool?) throws {
-        let deadline = Clock.now() + 5_000_000_000
-        while true {
-            guard let ok = ready() else { throw error("waiting for \(what)") }
-            if ok { return }
-            guard Clock.now() < deadline else { throw BenchError("timed out waiting for \(what)") }
-            pa_threaded_mainloop_wait(mainloop)
-        }
-    }
-
-    private func waitForStream(_ s: OpaquePointer, _ what: String) throws {
-        try waitUntil(what) { () -> Bool? in
-            switch pa_stream_get_state(s) {
-            case PA_STREAM_READY: true
-            case PA_STREAM_FAILED, PA_STREAM_TERMINATED: nil
-            default: false
-            }
-        }
+extension BenchError {
+    /// libpulse's failure, without the engine's advice (which is about `[audio] output`).
+    init(_ error: AudioError) {
+        if case .pulse(let operation, let reason) = error { self.init("\(operation) failed: \(reason)") } else { self.init(error.description) }
     }
 }

@@ -14,22 +14,21 @@ final class PipeWireTests: DaemonTestCase {
     func stream() -> Pulse.PipeWireStream? { try? Pulse.pipewireStream(of: daemon.pid) }
 
     /// The shipped drop-in (config/pipewire-pulse.conf.d, which the fixture
-    /// installs as `make install` does) lets the daemon's stream have what its
-    /// 96 × 4 frames ask for: pipewire-pulse makes the quantum half of what
-    /// the buffer holds beyond two requests ((384 − 2 × 96) / 2 = 96 frames)
-    /// and the buffer the rest, 288 frames (three periods). Without it
-    /// pipewire-pulse gives no client less than 256 (1024 in a VM). The
-    /// shipped `output = "auto"` makes that stream sysound's own (media.name
-    /// "sysound"), which asks for what OpenAL Soft's did (`tlength` 384,
-    /// `minreq` 96, ADJUST_LATENCY) and carries the same client mark, so the
-    /// same numbers hold; only while a sound plays is that buffer written.
+    /// installs as `make install` does) lowers pipewire-pulse's floors for
+    /// sysound's client from 256 frames (1024 in a VM) to 128: the stream's
+    /// 96 × 4 frames (`tlength` 384, `minreq` 96, ADJUST_LATENCY) get
+    /// `minreq` 128, a 128-frame quantum and a 320-frame buffer. At a
+    /// 64-frame floor (96/48000, a 64-frame graph) clips broke under two busy
+    /// processes; README "On PipeWire". The shipped `output = "auto"` makes
+    /// that stream sysound's own (media.name "sysound"), carrying the client
+    /// mark the drop-in matches.
     func testTheDaemonsStreamGetsTheLatencyItAsksFor() throws {
         XCTAssertTrue(eventually(3) { self.stream() != nil }, "no stream of the daemon (pid \(daemon.pid)) in pw-dump")
         let props = try XCTUnwrap(stream()?.props)
         XCTAssertEqual(props["media.name"] as? String, "sysound", "the shipped output is sysound's own stream")
         XCTAssertEqual(props["sysound.engine"] as? String, "openal-soft", "the client mark the drop-in matches")
-        XCTAssertEqual(props["node.latency"] as? String, "96/48000", "the quantum the stream asks of the graph")
-        XCTAssertEqual(props["pulse.attr.tlength"] as? Int, 288 * 8, "the buffer, in bytes of stereo float32")
+        XCTAssertEqual(props["node.latency"] as? String, "\(Pulse.requestFloorFrames)/48000", "the quantum: the drop-in's floor")
+        XCTAssertEqual(props["pulse.attr.tlength"] as? Int, 320 * 8, "the buffer, in bytes of stereo float32")
     }
 
     /// After the idle time (1 s in the shipped config) the daemon's stream is

@@ -36,7 +36,7 @@ final class PulseStreamTests: IdlePauseTests, OutputSelecting {
         let comm = try String(contentsOfFile: "/proc/self/task/\(engine.audioThreadID ?? tid)/comm", encoding: .utf8)
         XCTAssertEqual(comm.trimmingCharacters(in: .whitespacesAndNewlines), "sysound-audio")
         let granted = try XCTUnwrap(engine.streamBuffer, "the stream reports what the server granted")
-        XCTAssertEqual(granted.minreq, 96, "one period per request")
+        XCTAssertEqual(granted.minreq, max(96, Pulse.requestFloorFrames), "one period per request (or the server's floor)")
         XCTAssertLessThanOrEqual(granted.prebuf, 96, "a small prebuffer, so a write onto a drained stream starts at once")
     }
 
@@ -142,6 +142,34 @@ final class OutputSelectionTests: XCTestCase {
         openal.shutdown()
         let (auto, _) = try deviceEngine(dir) { $0.backend = .auto }
         XCTAssertTrue(auto.playsOnOwnStream, "auto takes the stream when a server answers")
+    }
+
+    /// One probe per device open: `auto` decides on the answer its caller
+    /// (ServiceSetup) got just now and does not ask the server again. Told
+    /// "absent" while the fixture's server answers, it opens OpenAL Soft's
+    /// device; had it asked again it would have taken the stream.
+    func testAutoDecidesOnTheAnswerItIsGiven() throws {
+        _ = try PulseFixture.require()
+        XCTAssertEqual(SoundServerProbe.ask(), .answers)
+        var s = AudioSettings()
+        s.backend = .auto
+        let engine = try AudioEngine(settings: s, output: .device, server: .absent)
+        defer { engine.shutdown() }
+        XCTAssertFalse(engine.playsOnOwnStream, "auto asked the server again instead of taking the answer")
+    }
+
+    /// OpenAL Soft's config file (period) is written only where one of the
+    /// settings' opens reads it: not for `pulse`, whose every device is the
+    /// loopback (which reads none of its keys); `auto` may fall back to
+    /// OpenAL Soft's device.
+    func testTheOpenALConfigIsWrittenOnlyWhereOpenALsDeviceMayOpen() {
+        var s = AudioSettings()
+        for backend in [AudioBackend.auto, .openal] {
+            s.backend = backend
+            XCTAssertTrue(AlsoftConfig.contents(s)?.contains("period_size = \(s.periodFrames)") == true, "\(backend)")
+        }
+        s.backend = .pulse
+        XCTAssertNil(AlsoftConfig.contents(s))
     }
 
     func testPulseWithoutAServerIsATypedError() throws {

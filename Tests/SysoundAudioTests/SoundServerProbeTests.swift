@@ -21,9 +21,10 @@ final class SoundServerProbeTests: XCTestCase {
         XCTAssertNil(paths(["PULSE_SERVER": "unix:/run/a/native tcp:host"]))
         XCTAssertNil(paths(["ALSOFT_DRIVERS": "alsa", "XDG_RUNTIME_DIR": "/run/x"]))
         XCTAssertNil(paths([:]))
+        XCTAssertEqual(SoundServerProbe.ask { ["PULSE_SERVER": "tcp:localhost:4713"][$0] }, .unknown, "and asked of nobody")
     }
 
-    private func ask(_ path: String) -> SoundServerProbe.Answer? {
+    private func ask(_ path: String) -> SoundServerProbe.Answer {
         SoundServerProbe.ask(deadlineMs: 200) { $0 == "PULSE_SERVER" ? "unix:" + path : nil }
     }
 

@@ -16,6 +16,12 @@ public enum Pulse {
     public enum Server: String { case pulseaudio, pipewire }
     public static var server: Server { environment["SYSOUND_SOUND_SERVER"].flatMap(Server.init) ?? .pulseaudio }
 
+    /// The smallest request and quantum the server grants sysound's client,
+    /// in frames: on PipeWire what the shipped drop-in sets
+    /// (config/pipewire-pulse.conf.d/50-sysound.conf, which with-pipewire.sh
+    /// installs), on PulseAudio no floor.
+    public static var requestFloorFrames: Int { server == .pipewire ? 128 : 0 }
+
     /// How many reopens a device loss may take once the server is back. On
     /// PipeWire the server answers before any sink exists and offers a
     /// placeholder ("Dummy Output") meanwhile: an engine reopening in that
