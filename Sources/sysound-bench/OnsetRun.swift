@@ -184,7 +184,7 @@ struct OnsetRun {
             c.report.add(figure, Self.referenceOffsetLabel + condition, unit: "frames", referenceOnsets.compactMap(\.cycleOffset),
                          note: "the reference's first frame after the record stream's index step before it, modulo the quantum: 0 when the write started the cycle's data, as the one-quantum window assumes; data left in the stream's buffer before it would show here (the clip is padded to \(Self.referencePadding) frames so none is)")
             c.report.add(figure, "method: reference's quantum (the cycle before it)" + condition, unit: "frames", referenceOnsets.compactMap(\.quantumBefore),
-                         note: "each reference's window is its own: the quantum changes within a run (sysound's stream sets 64 frames while it runs, the meter's own 256 once it pauses)")
+                         note: "each reference's window is its own: the quantum changes within a run (sysound's stream sets its own, 128 frames shipped, while it runs, the meter's own 256 once it pauses)")
             let stalls = referenceStalls(c)
             c.report.notes.append("figure \(figure)\(condition): \(stalls.count) of \(stalls.of) reference tones found nothing (silent, no timing) or read past twice their window\(stalls.far.isEmpty ? "" : " (" + stalls.far.joined(separator: ", ") + ")"): stalls; more than 10 % makes the run invalid")
         }
@@ -203,11 +203,12 @@ struct OnsetRun {
     /// server ran at that reference (`Onset.quantumBefore`: the record
     /// stream's index step that ends where the reference started, the cycle
     /// in progress at the write) — not a number chosen to pass. The quantum
-    /// changes within a run (sysound's stream sets 64 frames while it runs,
-    /// the meter's own 256 once it pauses), so each reference is held to its own. Measured against the null sink's own cycle times
-    /// (README, "On PipeWire"), at 64 and at 256 frames every write was taken
-    /// by the next cycle, and the envelope read that cycle's start 0.1–0.6 ms
-    /// late (the hand-over).
+    /// changes within a run (sysound's stream sets its own, 128 frames
+    /// shipped, while it runs, the meter's own 256 once it pauses), so each
+    /// reference is held to its own. Measured against the null sink's own
+    /// cycle times (README, "On PipeWire"), at 64 and at 256 frames every
+    /// write was taken by the next cycle, and the envelope read that cycle's
+    /// start 0.1–0.6 ms late (the hand-over).
     func referenceBounds(_ c: BenchContext, _ onset: SinkOnsets.Onset) -> ClosedRange<Double> {
         guard c.server == .pipewire else { return c.smoke ? Self.referenceSmoke : Self.referenceValid }
         let quantum = onset.quantumBefore ?? onset.quantum ?? 0
