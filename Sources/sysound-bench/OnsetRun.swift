@@ -40,9 +40,12 @@ struct OnsetRun {
     /// a reading is the wait for the next cycle (0 … one quantum) plus the
     /// envelope's lateness (0.1–0.6 ms, README "On PipeWire"), so at a
     /// 64-frame quantum 2 of 40 quiet readings land past the window, and a
-    /// median of 3 did (1.50 ms against 1.33, load 3.6); a median of 9 is
-    /// past it only when most readings are.
-    static let smokeReferences = 9
+    /// median of 3 did (1.50 ms against 1.33, load 3.6); a median of 10 is
+    /// past it only when most readings are. Ten also lets the stall rule
+    /// (more than 10 % of the references) mean in the smoke run what it
+    /// means in a full one: with 9, one stall (a 5.6 ms reading at 128
+    /// frames, niced, load 1) made a run invalid.
+    static let smokeReferences = 10
 
     /// How often the meter asks for timing (µs). On PipeWire the envelope's
     /// bounds are as tight as the first reply after a cycle is early, so the
