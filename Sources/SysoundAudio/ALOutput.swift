@@ -83,8 +83,11 @@ final class ALOutput: @unchecked Sendable {
     /// sysound's own PulseAudio stream, which renders this loopback device's
     /// mix; nil for OpenAL Soft's device and for a plain loopback.
     let stream: PulseStream?
-    /// The opened device's name (ALC_ALL_DEVICES_SPECIFIER, else ALC_DEVICE_SPECIFIER).
-    let name: String
+    /// The opened device's name (ALC_ALL_DEVICES_SPECIFIER, else
+    /// ALC_DEVICE_SPECIFIER); with a stream, the sink it plays on now (the
+    /// server may move it).
+    var name: String { stream?.sinkName ?? deviceName }
+    private let deviceName: String
     /// What the device granted (alcGetIntegerv): ALC_FREQUENCY, ALC_REFRESH, source counts.
     let frequency: Int
     let refresh: Int
@@ -106,8 +109,7 @@ final class ALOutput: @unchecked Sendable {
         // says only "OpenAL Soft" for the default device.
         let all = ALC_ALL_DEVICES_SPECIFIER
         let useAll = alcIsExtensionPresent(nil, "ALC_ENUMERATE_ALL_EXT") != 0
-        name = stream?.sinkName
-            ?? (useAll ? alcGetString(device, all) : nil).map { String(cString: $0) }
+        deviceName = (useAll ? alcGetString(device, all) : nil).map { String(cString: $0) }
             ?? alcGetString(device, ALC_DEVICE_SPECIFIER).map { String(cString: $0) } ?? "unknown device"
         func get(_ p: Int32) -> Int {
             var v: ALCint = 0

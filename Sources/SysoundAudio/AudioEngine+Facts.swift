@@ -1,8 +1,9 @@
 /// What the engine can tell about its output, for the daemon's status, tests and the bench.
 extension AudioEngine {
     /// The device actually opened (ALC_ALL_DEVICES_SPECIFIER), e.g. the PulseAudio
-    /// sink's description; "OpenAL Soft" for the loopback output.
-    public var deviceName: String { locked { openedDeviceName } }
+    /// sink's description, or the sink the own stream plays on now; "OpenAL
+    /// Soft" for the loopback output. After a loss, the last one's.
+    public var deviceName: String { locked { output?.name ?? openedDeviceName } }
     /// Whether the engine plays through its own PulseAudio stream (`output =
     /// "pulse"`, or `"auto"` with a server) rather than OpenAL Soft's device.
     public var playsOnOwnStream: Bool { locked { output?.stream != nil } }

@@ -171,6 +171,11 @@ extension AudioEngine {
         locked { () -> MonitorStep in
             if closed { return .closed }
             guard let out = output else { return .lost(gone: nil) }
+            // The server moved the own stream to another sink (PulseStream's moved callback).
+            if out.name != openedDeviceName {
+                logger.info("audio output now on \(out.name) (was \(openedDeviceName))")
+                openedDeviceName = out.name
+            }
             // A pause or resume in flight keeps the device open: the loss is handled at a later check.
             if !out.isConnected && !pausing && !resuming {
                 logger.warning("audio device \(out.name) disconnected; voices dropped, reopening")

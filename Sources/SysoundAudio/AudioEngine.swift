@@ -35,6 +35,8 @@ public final class AudioEngine: @unchecked Sendable {
     var renderedSeconds: Double = 0
     var interrupted = false
     var closed = false
+    /// The output's name as last logged (at attach, or a move the monitor
+    /// saw); what `deviceName` says after a loss.
     var openedDeviceName = ""
     var reopenCount = 0
     /// The device is paused for idleness (alcDevicePauseSOFT); `play` has a worker resume it.

@@ -61,7 +61,6 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
     }
     private var corked = false
     private var closed = false
-    private var describing = ""
 
     private init(settings: AudioSettings, clientName: String) throws(AudioError) {
         rate = settings.sampleRate
@@ -107,28 +106,17 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
         pa_stream_set_write_callback(s, { _, bytes, me in PulseStream.from(me).requested(bytes) }, selfPointer)
         pa_stream_set_latency_update_callback(s, { _, me in PulseStream.from(me).latencyUpdated() }, selfPointer)
         pa_stream_set_underflow_callback(s, { _, me in PulseStream.from(me).underflowed() }, selfPointer)
+        pa_stream_set_moved_callback(s, { _, me in PulseStream.from(me).moved() }, selfPointer)
         let b = UInt32(Self.frameBytes)
         var attr = pa_buffer_attr(maxlength: UInt32.max, tlength: UInt32(request.tlength) * b, prebuf: UInt32(request.prebuf) * b,
                                   minreq: UInt32(request.minreq) * b, fragsize: UInt32.max)
         guard pa_stream_connect_playback(s, nil, &attr, Self.flags, nil, nil) == 0 else { throw loop.failure("pa_stream_connect_playback") }
         try loop.waitUntilReady(s, "the playback stream", until: deadline)
-        let granted = pa_stream_get_buffer_attr(s)?.pointee
-        let sink = pa_stream_get_device_name(s).map { String(cString: $0) } ?? "unknown sink"
-        // The sink's description ("Built-in Audio Analog Stereo"), as OpenAL Soft names its device.
-        describing = sink
-        if let op = pa_context_get_sink_info_by_name(context, sink, { _, info, _, me in
-            PulseStream.from(me).sinkDescribed(info?.pointee.description.map { String(cString: $0) })
-        }, selfPointer) {
+        recordGranted(s)
+        if let op = describeSink(of: s) {
             // Past the deadline the sink's name stays.
             try? loop.wait(for: "the sink's description", until: deadline) { pa_operation_get_state(op) != PA_OPERATION_RUNNING }
             pa_operation_unref(op)
-        }
-        shared.withLock {
-            $0.sinkName = describing
-            if let granted {
-                $0.granted = Request(tlength: Int(granted.tlength) / Self.frameBytes, minreq: Int(granted.minreq) / Self.frameBytes,
-                                     prebuf: Int(granted.prebuf) / Self.frameBytes)
-            }
         }
         let api = loop.api
         kickEvent = api.pointee.io_new(api, kickFD, PA_IO_EVENT_INPUT, { _, _, _, _, me in PulseStream.from(me).kicked() }, selfPointer)
@@ -248,6 +236,7 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
             pa_stream_set_write_callback(s, nil, nil)
             pa_stream_set_latency_update_callback(s, nil, nil)
             pa_stream_set_underflow_callback(s, nil, nil)
+            pa_stream_set_moved_callback(s, nil, nil)
             pa_stream_disconnect(s)
             pa_stream_unref(s)
         }
@@ -264,9 +253,48 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
 
     // MARK: On the mainloop thread
 
-    private func sinkDescribed(_ description: String?) {
-        if let description, !description.isEmpty { describing = description }
+    /// Names the stream's sink now (`pa_stream_get_device_name`) and asks
+    /// for its description (`pa_context_get_sink_info_by_name`), which
+    /// replaces the name when it comes: "Built-in Audio Analog Stereo", as
+    /// OpenAL Soft names its device. Returns the lookup (to wait on and
+    /// unref), nil when it could not be sent.
+    private func describeSink(of s: OpaquePointer) -> OpaquePointer? {
+        let sink = pa_stream_get_device_name(s).map { String(cString: $0) } ?? "unknown sink"
+        shared.withLock { $0.sinkName = sink }
+        return pa_context_get_sink_info_by_name(context, sink, { _, info, _, me in
+            PulseStream.from(me).sinkDescribed(info?.pointee)
+        }, selfPointer)
+    }
+
+    /// What the server granted (`pa_stream_get_buffer_attr`): at connect,
+    /// and again after a move (the new sink may grant otherwise).
+    private func recordGranted(_ s: OpaquePointer) {
+        guard let a = pa_stream_get_buffer_attr(s)?.pointee else { return }
+        let granted = Request(tlength: Int(a.tlength) / Self.frameBytes, minreq: Int(a.minreq) / Self.frameBytes,
+                              prebuf: Int(a.prebuf) / Self.frameBytes)
+        shared.withLock { $0.granted = granted }
+    }
+
+    private func sinkDescribed(_ info: pa_sink_info?) {
+        // A reply about a sink the stream has left since (moved twice) names nothing.
+        if let info, let stream, let now = pa_stream_get_device_name(stream), strcmp(info.name, now) == 0,
+           let description = info.description.map({ String(cString: $0) }), !description.isEmpty {
+            shared.withLock { $0.sinkName = description }
+        }
         signal()
+    }
+
+    /// The server moved the stream to another sink: on PipeWire the session
+    /// manager does when a sink appears after the stream opened on the
+    /// placeholder ("Dummy Output") pipewire-pulse offers while there is
+    /// none, or when the default sink changes; on PulseAudio a user's
+    /// `pactl move-sink-input`, or the rescue of streams from a removed sink.
+    /// The stream plays on there as it is; its sink's name changes, and
+    /// perhaps what the sink grants.
+    private func moved() {
+        guard let stream, !closed else { return }
+        recordGranted(stream)
+        if let op = describeSink(of: stream) { pa_operation_unref(op) }
     }
 
     private func recordThread() {

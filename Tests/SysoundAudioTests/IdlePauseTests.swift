@@ -268,11 +268,44 @@ class IdlePauseTests: XCTestCase {
         try p.control("start")
         XCTAssertTrue(eventually(10) { engine.isConnected && engine.deviceName.contains("sysound") },
                       "the engine reopens the device when the server returns: on \(engine.deviceName)")
-        XCTAssertTrue(Pulse.reopensAfterReturn.contains(engine.reconnections),
+        XCTAssertTrue(Pulse.reopensAfterReturn(ownStream: engine.playsOnOwnStream).contains(engine.reconnections),
                       "\(engine.reconnections) reopens on \(Pulse.server) (Pulse.reopensAfterReturn)")
         let t = try take(engine, clip, p)
         XCTAssertEqual(t.map { Fixture.peak($0.left) } ?? 0, 0.5, accuracy: 0.01, "plays on the reopened device")
         XCTAssertTrue(eventually(2) { engine.isOutputPaused }, "the reopened device pauses when idle too")
+        XCTAssertNotNil(try take(engine, clip, p), "and resumes")
+    }
+
+    /// The server returns before its sink: PipeWire's pulse server answers
+    /// before any sink exists and offers a placeholder ("Dummy Output"), as
+    /// PulseAudio does with module-always-sink, and an engine reopening in
+    /// that window lands there. Once the real sink appears (made the
+    /// default), the engine plays there and says so: sysound's own stream is
+    /// moved there by the server (PulseStream's moved callback names the new
+    /// sink), OpenAL Soft's (which may not move) is ended and reopened. The
+    /// window is provoked, not waited for: the server restarts without the
+    /// sink (`start-servers`), the engine reopens and pauses, then the sink
+    /// comes (`add-sink`).
+    func testASinkAppearingAfterTheServerReturnedIsWhereItPlays() throws {
+        let p = try PulseFixture.require()
+        let (engine, clip) = try deviceEngine(try Fixture.directory(self)) { $0.idlePauseMilliseconds = Self.idle }
+        try p.control("stop")
+        var restored = false
+        defer { if !restored { try? p.control("stop"); try? p.control("start") } }
+        XCTAssertTrue(eventually(3) { !engine.isConnected }, "the loss is noticed")
+        try p.control("start-servers")
+        XCTAssertTrue(eventually(10) { engine.isConnected }, "the engine reopens on the placeholder")
+        let placeholder = engine.deviceName
+        XCTAssertFalse(placeholder.contains("sysound"), "no sink yet: \(placeholder)")
+        XCTAssertTrue(eventually(2) { engine.isOutputPaused }, "and pauses there when idle")
+        try p.control("add-sink")
+        restored = true
+        XCTAssertTrue(eventually(5) { engine.isConnected && engine.deviceName.contains("sysound") },
+                      "the engine names the sink that appeared: \(engine.deviceName), was \(placeholder)")
+        XCTAssertEqual(engine.reconnections, engine.playsOnOwnStream ? 1 : 2, "own stream moved, OpenAL Soft's reopened")
+        let t = try take(engine, clip, p)
+        XCTAssertEqual(t.map { Fixture.peak($0.left) } ?? 0, 0.5, accuracy: 0.01, "plays on the sink that appeared")
+        XCTAssertTrue(eventually(2) { engine.isOutputPaused }, "pauses when idle there")
         XCTAssertNotNil(try take(engine, clip, p), "and resumes")
     }
 }

@@ -43,7 +43,7 @@ final class PulseDeviceTests: XCTestCase {
         try p.control("start")
         XCTAssertTrue(eventually(10) { engine.isConnected && engine.deviceName.contains("sysound") },
                       "the engine reopens the device when the server returns: on \(engine.deviceName)")
-        XCTAssertTrue(Pulse.reopensAfterReturn.contains(engine.reconnections),
+        XCTAssertTrue(Pulse.reopensAfterReturn(ownStream: engine.playsOnOwnStream).contains(engine.reconnections),
                       "\(engine.reconnections) reopens on \(Pulse.server) (Pulse.reopensAfterReturn)")
         XCTAssertFalse(engine.isPlaying(long), "a playback voice is not restarted on the new device")
         let r = try playAndRecord(engine, clip, p)

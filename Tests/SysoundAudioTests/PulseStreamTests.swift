@@ -105,6 +105,32 @@ final class PulseStreamTests: IdlePauseTests, OutputSelecting {
         XCTAssertEqual(Fixture.peak(t.left), 0.5, accuracy: 0.01)
     }
 
+    /// The server moves the stream to another sink (a user's `pactl
+    /// move-sink-input`, a session manager following the default): the
+    /// engine names the sink it now plays on, and plays there.
+    func testAMovedStreamNamesItsNewSink() throws {
+        let p = try PulseFixture.require()
+        let (engine, clip) = try deviceEngine(try Fixture.directory(self)) { $0.idlePauseMilliseconds = 0 }
+        func pactl(_ args: String...) throws -> String {
+            let r = try Spawned.run("/usr/bin/pactl", args)
+            guard r.status == 0 else { throw FixtureError("pactl \(args.joined(separator: " ")): \(r.stderr)") }
+            return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let module = try pactl("load-module", "module-null-sink", "sink_name=sysound_other", "rate=48000", "channels=2",
+                               "sink_properties=device.description=other-sink")
+        defer { _ = try? pactl("unload-module", module) }
+        let entry = try XCTUnwrap(try streamEntry(p), "the server lists the stream")
+        let input = String(entry.prefix { $0.isNumber })
+        _ = try pactl("move-sink-input", input, "sysound_other")
+        XCTAssertTrue(eventually(5) { engine.deviceName == "other-sink" }, "named after the move: \(engine.deviceName)")
+        XCTAssertNil(try take(engine, clip, p), "nothing reaches the sink it left")
+        _ = try pactl("move-sink-input", input, ProcessInfo.processInfo.environment["SYSOUND_SINK"] ?? "sysound_test")
+        XCTAssertTrue(eventually(5) { engine.deviceName == "sysound-test" }, "named after the move back: \(engine.deviceName)")
+        let t = try XCTUnwrap(try take(engine, clip, p), "plays on the sink it came back to")
+        XCTAssertEqual(Fixture.peak(t.left), 0.5, accuracy: 0.01)
+        XCTAssertEqual(engine.reconnections, 0, "moved, never reopened")
+    }
+
     /// The latency a paired haptic waits for is what a new sound waits
     /// behind: nothing on a drained stream, the written buffer and the sink
     /// while a sound is being written.

@@ -25,9 +25,13 @@ public enum Pulse {
     /// How many reopens a device loss may take once the server is back. On
     /// PipeWire the server answers before any sink exists and offers a
     /// placeholder ("Dummy Output") meanwhile: an engine reopening in that
-    /// window lands there, and OpenAL's stream (which may not move) is ended
-    /// when the real sink appears, so the engine reopens once more.
-    public static var reopensAfterReturn: ClosedRange<Int> { server == .pipewire ? 1...2 : 1...1 }
+    /// window lands there. When the real sink appears, OpenAL Soft's stream
+    /// (which may not move) is ended, so the engine reopens once more;
+    /// sysound's own stream (`ownStream`) is moved there and plays on
+    /// (IdlePauseTests.testASinkAppearingAfterTheServerReturnedIsWhereItPlays).
+    public static func reopensAfterReturn(ownStream: Bool) -> ClosedRange<Int> {
+        server == .pipewire && !ownStream ? 1...2 : 1...1
+    }
 
     /// Skips the test when there is no fixture, unless SYSOUND_REQUIRE_PULSE=1
     /// (CI), where that is a failure. Returns the monitor recording's path.
