@@ -5,12 +5,12 @@
 # times, 350 ms apart, on a reference stream like the bench's, records the
 # monitor through pipewire-pulse and natively, and runs analyze.py on it.
 #
-#   Tests/bench/pipewire-probe/run.sh [--quantum64] [--pad FRAMES] [-n N] [OUTDIR]
+#   Tests/bench/pipewire-probe/run.sh [--engine-quantum] [--pad FRAMES] [-n N] [OUTDIR]
 #
 # The graph runs at 256 frames (the record stream's pulse.min.frag, as in
-# figure 9's feedbackd turn); --quantum64 adds a silent stream marked as
-# sysound's engine, whose 64-frame request the shipped drop-in grants, as
-# while sysound's own stream runs. Needs gcc, libpulse-dev,
+# figure 9's feedbackd turn); --engine-quantum adds a silent stream marked
+# as sysound's engine, which the shipped drop-in lets down to its floor (128
+# frames; 64 before 2026-11-23 03:05 UTC), as while sysound's stream runs. Needs gcc, libpulse-dev,
 # libpipewire-0.3-dev, sox and python3 with numpy; a diagnostic, not run by
 # `make test` or `make bench`.
 set -euo pipefail
@@ -19,7 +19,7 @@ root=$(cd "$here/../../.." && pwd)
 q64= pad=0 n=30 out=
 while [ $# -gt 0 ]; do
     case $1 in
-        --quantum64) q64=1; shift ;;
+        --engine-quantum) q64=1; shift ;;
         --pad) pad=$2; shift 2 ;;
         -n) n=$2; shift 2 ;;
         *) out=$1; shift ;;
