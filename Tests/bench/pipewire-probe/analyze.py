@@ -23,7 +23,6 @@ first = np.concatenate([[0], np.cumsum(frames)[:-1]])      # the native recordin
 replies = list(csv.DictReader(open(out + '/replies.csv')))
 rec = [(float(r['playsat_ts']) + (int(r['sink_usec']) - int(r['source_usec'])) * 1e3, int(r['write_index']))
        for r in replies if r['stream'] == 'rec']
-ref = [(float(r['received']), int(r['read_index'])) for r in replies if r['stream'] == 'ref']
 
 period = np.median(np.diff(T))
 quantum = round(period * 48000 / 1e9)
@@ -67,11 +66,15 @@ print(f"clips found: {len(in_pulse)} in the pulse recording, {len(in_native)} in
 print(" # | cycle after the write | start into its cycle (native, frames) | on a record step | T(cycle) − write | envelope reading | envelope − T(cycle)  [ms]")
 rows = []
 for j, tw in enumerate(writes):
-    taken = next(r for a, r in zip(ref, ref[1:]) if r[0] > tw and r[1] > a[1])  # the reference stream's read_index moved
-    k = np.searchsorted(T, taken[0]) - 1                                          # the cycle that took the write
-    after = k - (np.searchsorted(T, tw) - 1)
-    fn = min(f for f in in_native if f >= first[k - 2])
+    # The cycle that took the write: the one before the native capture's cycle
+    # that holds the clip (a capture reads the sink's previous cycle; where the
+    # hand-over is quick, the reply at which the reference stream's read_index
+    # moved says the same). The reply alone is ambiguous at small quanta: a
+    # hand-over can come after the next cycle has started.
+    fn = min(f for f in in_native if f >= first[np.searchsorted(T, tw) - 2])
     kn = np.searchsorted(first, fn, side='right') - 1
+    k = kn - 1
+    after = k - (np.searchsorted(T, tw) - 1)
     fp = next(f for f in in_pulse if envelope(tw, f) > tw - 5e6)
     reading, truth = (envelope(tw, fp) - tw) / 1e6, (T[k] - tw) / 1e6
     rows.append((after, fn - first[kn], fp in index, truth, reading, reading - truth))
