@@ -18,7 +18,34 @@ struct OnsetRun {
     static let referenceValid = 0.05...0.3
     static let referenceSmoke = 0.0...0.4
     static let referenceLabel = "reference: write → sink on the bench's own stream"
-    static let referenceWindowLabel = "reference: valid up to (one quantum, two in a smoke run, + the sink's latency)"
+    static let referenceWindowLabel = "reference: valid up to (one quantum + the sink's latency)"
+    static let referenceOffsetLabel = "method: reference's start into its graph cycle"
+    /// On PipeWire the reference clip is padded with silence to a whole
+    /// number of these frames: PipeWire's `clock.max-quantum` (2048, 0.3.65's
+    /// default; the report prints it), so a power-of-two quantum divides it.
+    /// pipewire-pulse 0.3.65 (module-protocol-pulse/pulse-server.c,
+    /// `stream_process`, lines 1421–1457) hands the graph a playback stream's
+    /// data only in whole quanta (`minreq = buffer->requested`, the cycle's
+    /// size): with less than that left (`avail < minreq`) it plays silence
+    /// and, as the stream has a prebuffer, leaves the rest in its ring. The
+    /// unpadded `tap` (1728 frames) is 27 quanta of 64 but 6.75 of 256, so at
+    /// a 256-frame quantum its last 192 frames stayed behind and played
+    /// before the next reference: that one started 192, then 128, 64, 0
+    /// frames into its cycle (0–4 ms late) — the 256-frame readings past one
+    /// quantum of figure 9 (README, "On PipeWire": measured against the null
+    /// sink's own cycle times).
+    static let referencePadding = 2048
+
+    /// References in a smoke run, at least: the window holds the median, and
+    /// a reading is the wait for the next cycle (0 … one quantum) plus the
+    /// envelope's lateness (0.1–0.6 ms, README "On PipeWire"), so at a
+    /// 64-frame quantum 2 of 40 quiet readings land past the window, and a
+    /// median of 3 did (1.50 ms against 1.33, load 3.6); a median of 10 is
+    /// past it only when most readings are. Ten also lets the stall rule
+    /// (more than 10 % of the references) mean in the smoke run what it
+    /// means in a full one: with 9, one stall (a 5.6 ms reading at 128
+    /// frames, niced, load 1) made a run invalid.
+    static let smokeReferences = 10
 
     /// How often the meter asks for timing (µs). On PipeWire the envelope's
     /// bounds are as tight as the first reply after a cycle is early, so the
@@ -52,7 +79,10 @@ struct OnsetRun {
     /// because the reference stream's buffer is sized to its clip.
     static func measure(_ c: BenchContext, _ tools: [Tool], perTool: Int, clip: [Float],
                         referenceClip: [Float]? = nil, spacing: Double = spacing) throws -> OnsetRun {
-        let referenceClip = referenceClip ?? clip
+        var referenceClip = referenceClip ?? clip
+        if c.server == .pipewire {
+            referenceClip += repeatElement(0, count: (Self.referencePadding - referenceClip.count % Self.referencePadding) % Self.referencePadding)
+        }
         let meter = try SinkOnsetMeter(sink: c.sink, referenceClip: referenceClip, pollInterval: pollInterval(c.server))
         defer { meter.stop() }
         // Half a second of recording before the first launch (the quiet check needs 100 ms).
@@ -66,7 +96,7 @@ struct OnsetRun {
         let server = PulseServerInfo.describe(sink: c.sink, server: c.server)
         let sinkLatency = PulseServerInfo.sinkLatency(c.sink) ?? 0
         let all = tools + [Tool(label: referenceLabel, launch: { meter.playReference() })]
-        var order = all.indices.flatMap { [Int](repeating: $0, count: perTool) }
+        var order = all.indices.flatMap { [Int](repeating: $0, count: $0 == tools.count ? max(perTool, c.smoke ? Self.smokeReferences : 0) : perTool) }
         order.shuffle()
         var launches: [(Int, UInt64)] = []
         var next = Clock.now()
@@ -153,72 +183,93 @@ struct OnsetRun {
         if missed > 0 { c.report.problems.append("figure \(figure)\(condition): \(missed) of \(launches) onsets not measured (see the notes)") }
         if c.server == .pipewire {
             c.report.add(figure, Self.referenceWindowLabel + condition, unit: "ms", value: referenceBounds(c).upperBound,
-                         note: "a write onto the idle reference stream starts at the graph's next cycle: 0 … one quantum (two in a smoke run; \(fmt(Summary(referenceOnsets.compactMap(\.quantum))?.median ?? .nan)) frames, from the record stream's write_index steps) + the sink's reported latency (\(fmt(sinkLatency)) ms)")
+                         note: "a write onto the idle reference stream starts at the graph's next cycle: 0 … one quantum (the cycle in progress at each write: the record stream's write_index step that ends where the reference started; median \(fmt(Summary(referenceOnsets.compactMap(\.quantumBefore))?.median ?? .nan)) frames) + the sink's reported latency (\(fmt(sinkLatency)) ms)")
+            c.report.add(figure, Self.referenceOffsetLabel + condition, unit: "frames", referenceOnsets.compactMap(\.cycleOffset),
+                         note: "the reference's first frame after the record stream's index step before it, modulo the quantum: 0 when the write started the cycle's data, as the one-quantum window assumes; data left in the stream's buffer before it would show here (the clip is padded to \(Self.referencePadding) frames so none is)")
+            c.report.add(figure, "method: reference's quantum (the cycle before it)" + condition, unit: "frames", referenceOnsets.compactMap(\.quantumBefore),
+                         note: "each reference's window is its own: the quantum changes within a run (sysound's stream sets its own, 128 frames shipped, while it runs, the meter's own 256 once it pauses)")
             let stalls = referenceStalls(c)
-            c.report.notes.append("figure \(figure)\(condition): \(stalls.count) of \(stalls.of) reference tones found nothing (silent, no timing) or read past twice the bound: stalls; more than 10 % makes the run invalid")
+            c.report.notes.append("figure \(figure)\(condition): \(stalls.count) of \(stalls.of) reference tones found nothing (silent, no timing) or read past twice their window\(stalls.far.isEmpty ? "" : " (" + stalls.far.joined(separator: ", ") + ")"): stalls; more than 10 % makes the run invalid")
         }
         try validate(c, figure: figure + condition)
     }
 
-    /// The bounds the reference must read within (ms) for the run to count.
-    /// PulseAudio: fixed (`referenceValid`, `referenceSmoke`). PipeWire has no
-    /// rewinds: a write onto the idle reference stream waits for the graph's
-    /// next cycle (pipewire-pulse's `stream_process` takes it from the ring
-    /// only when the graph asks for the stream's next quantum), so it starts
-    /// anywhere from 0 to one quantum after the write, and plays after the
-    /// sink's own latency: 0 … quantum + sink latency, with the quantum the
-    /// server ran at the reference's onsets (the steps of the record stream's
-    /// `write_index`; their median) — not a number chosen to pass.
-    ///
-    /// The smoke run (3–4 references per condition, no published figure)
-    /// allows one quantum more, as PulseAudio's smoke window is wider than its
-    /// valid one: at a 256-frame quantum (figure 9's feedbackd turn, where the
-    /// meter's own stream sets the quantum) two quiet smoke runs read 2.4–7.6
-    /// ms, medians 5.6 and 6.1 ms against 5.33 — the one-quantum model holds
-    /// at 64 frames in every run but not there, which is not understood yet
-    /// (README, "On PipeWire"). A mapping broken by tens of milliseconds, as
-    /// before the envelope, still fails the smoke run; a full run is held to
-    /// the one-quantum window.
+    /// The bounds the reference must read within (ms) for the run to count,
+    /// in the smoke run as in a full one. PulseAudio: fixed
+    /// (`referenceValid`, `referenceSmoke`). PipeWire has no rewinds: a write
+    /// onto the idle reference stream waits for the graph's next cycle
+    /// (pipewire-pulse's `stream_process` takes it from the ring only when the
+    /// graph asks for the stream's next quantum) and starts that cycle's data,
+    /// as nothing of the last reference is left (`referencePadding`), so it
+    /// starts anywhere from 0 to one quantum after the write, and plays after
+    /// the sink's own latency: 0 … quantum + sink latency, with the quantum the
+    /// server ran at that reference (`Onset.quantumBefore`: the record
+    /// stream's index step that ends where the reference started, the cycle
+    /// in progress at the write) — not a number chosen to pass. The quantum
+    /// changes within a run (sysound's stream sets its own, 128 frames
+    /// shipped, while it runs, the meter's own 256 once it pauses), so each
+    /// reference is held to its own. Measured against the null sink's own
+    /// cycle times (README, "On PipeWire"), at 64 and at 256 frames every
+    /// write was taken by the next cycle, and the envelope read that cycle's
+    /// start 0.1–0.6 ms late (the hand-over).
+    func referenceBounds(_ c: BenchContext, _ onset: SinkOnsets.Onset) -> ClosedRange<Double> {
+        guard c.server == .pipewire else { return c.smoke ? Self.referenceSmoke : Self.referenceValid }
+        let quantum = onset.quantumBefore ?? onset.quantum ?? 0
+        return 0...(quantum / Double(SinkOnsetMeter.rate) * 1e3 + sinkLatency)
+    }
+
+    /// The bounds for the report: the references' median top.
     func referenceBounds(_ c: BenchContext) -> ClosedRange<Double> {
         guard c.server == .pipewire else { return c.smoke ? Self.referenceSmoke : Self.referenceValid }
-        let quanta = referenceOnsets.compactMap(\.quantum)
-        let quantum = (Summary(quanta)?.median ?? 0) / Double(SinkOnsetMeter.rate) * 1e3
-        return 0...((c.smoke ? 2 : 1) * quantum + sinkLatency)
+        return 0...(Summary(referenceOnsets.map { referenceBounds(c, $0).upperBound })?.median ?? sinkLatency)
     }
 
     /// Reference launches that found nothing (no sound or no timing where the
-    /// mapping looked), or read past twice `referenceBounds`' top (PipeWire):
-    /// the bias of a healthy reading (the write's way to the server, the
+    /// mapping looked), or read past twice their bounds' top (PipeWire): the
+    /// bias of a healthy reading (the write's way to the server, the
     /// envelope's lateness) is a fraction of a quantum, so these are
-    /// stretches where the graph stalled and the monitor reached the bench late.
-    func referenceStalls(_ c: BenchContext) -> (count: Int, of: Int) {
-        let bounds = referenceBounds(c)
+    /// stretches where the graph stalled and the monitor reached the bench
+    /// late. `far` lists those readings with their quantum, for the report.
+    func referenceStalls(_ c: BenchContext) -> (count: Int, of: Int, far: [String]) {
         let lost = misses.filter { $0.key.hasPrefix(Self.referenceLabel) }
         let missed = lost.filter { $0.key.hasSuffix("\(SinkOnsets.Miss.silent)") || $0.key.hasSuffix("\(SinkOnsets.Miss.noTiming)") }.values.reduce(0, +)
-        let far = reference.filter { $0 > 2 * bounds.upperBound }.count
-        return (missed + far, reference.count + lost.values.reduce(0, +))
+        let far = referenceOnsets.filter { $0.latency > 2 * referenceBounds(c, $0).upperBound }
+        return (missed + far.count, referenceOnsets.count + lost.values.reduce(0, +),
+                far.map { "\(fmt($0.latency)) ms after a \(fmt($0.quantumBefore ?? .nan))-frame cycle" })
     }
 
-    /// Throws unless the reference's median is within `referenceBounds`; on
-    /// PipeWire also if any one reading is below 0 (the envelope only ever
-    /// reads late: a sound found playing before it was written means the
-    /// mapping is wrong), or if more than 10 % of the reference's launches
-    /// were stalls (`referenceStalls`): a median still inside the bounds
-    /// then hides a mapping that was wrong for part of the run.
+    /// Throws unless the reference's median is within its bounds (on
+    /// PipeWire: the median of each reading's distance past its own top is
+    /// not above 0); on PipeWire also if its median start is not a cycle's
+    /// first frame (the window's premise; found from frame counts alone, so
+    /// a wrong mapping does not hide it), if any one reading is below 0 (the
+    /// envelope only ever reads late: a sound found playing before it was
+    /// written means the mapping is wrong), or if more than 10 % of the
+    /// reference's launches were stalls (`referenceStalls`): a median still
+    /// inside the bounds then hides a mapping that was wrong for part of the run.
     func validate(_ c: BenchContext, figure: String) throws {
-        let bounds = referenceBounds(c)
-        let ref = Summary(reference)?.median
-        guard let ref, bounds.contains(ref) else {
-            let read = ref.map { fmt($0) + " ms" } ?? "nothing"
-            throw BenchError("figure \(figure) INVALID: the reference tone read \(read) (median), outside \(fmt(bounds.lowerBound))–\(fmt(bounds.upperBound)) ms: the frame → sink-clock mapping is wrong, so no onset of this run counts")
+        guard c.server == .pipewire else {
+            let bounds = referenceBounds(c)
+            guard let ref = Summary(reference)?.median, bounds.contains(ref) else {
+                let read = Summary(reference).map { fmt($0.median) + " ms" } ?? "nothing"
+                throw BenchError("figure \(figure) INVALID: the reference tone read \(read) (median), outside \(fmt(bounds.lowerBound))–\(fmt(bounds.upperBound)) ms: the frame → sink-clock mapping is wrong, so no onset of this run counts")
+            }
+            return
         }
-        guard c.server == .pipewire else { return }
+        if let offset = Summary(referenceOnsets.compactMap(\.cycleOffset))?.median, abs(offset) >= 1 {
+            throw BenchError("figure \(figure) INVALID: the reference tone started \(fmt(offset)) frames into its graph cycle (median), not at the cycle's first frame: data was left in the reference stream's buffer before it, so its latency is not 0 … one quantum and it checks nothing")
+        }
+        let pasts = referenceOnsets.map { $0.latency - referenceBounds(c, $0).upperBound }
+        guard let past = Summary(pasts)?.median, past <= 0 else {
+            let read = Summary(reference).map { fmt($0.median) + " ms" } ?? "nothing"
+            throw BenchError("figure \(figure) INVALID: the reference tone read \(read) (median), past 0 … one quantum + the sink's latency (\(fmt(referenceBounds(c).upperBound)) ms, median of each reference's own) by a median of \(fmt(Summary(pasts)?.median ?? .nan)) ms: the frame → sink-clock mapping is wrong, so no onset of this run counts")
+        }
         if let early = reference.min(), early < 0 {
             throw BenchError("figure \(figure) INVALID: one reference tone read \(fmt(early)) ms, before it was written: the frame → sink-clock mapping reads early, so no onset of this run counts")
         }
         let stalls = referenceStalls(c)
         if stalls.count * 10 > stalls.of {
-            throw BenchError("figure \(figure) INVALID: \(stalls.count) of \(stalls.of) reference tones found nothing or read past \(fmt(2 * bounds.upperBound)) ms: the graph stalled and the monitor lagged for part of the run, so no onset of it counts")
+            throw BenchError("figure \(figure) INVALID: \(stalls.count) of \(stalls.of) reference tones found nothing or read past twice their window (\(stalls.far.joined(separator: ", "))): the graph stalled and the monitor lagged for part of the run, so no onset of it counts")
         }
     }
 }

@@ -87,6 +87,23 @@ struct SinkOnsets {
         var quantum: Double?
         /// The clip's first sample in the recording (fractional frame).
         var frame: Double
+        /// Envelope mapping: how far into its graph cycle the clip started
+        /// (frames, modulo `quantum`): from the record stream's index steps,
+        /// which fall on cycle boundaries, so no time mapping enters it. A
+        /// write onto an underrun pipewire-pulse stream starts at a cycle's
+        /// first frame unless older data was left in the stream's buffer
+        /// (OnsetRun.referencePadding): the reference must read 0 here.
+        var cycleOffset: Double?
+        /// Envelope mapping: the graph cycle in progress before the one the
+        /// clip started in (frames), during which a write that waits for the
+        /// next cycle was made: the record stream's last index step at or
+        /// before the onset, or the step before that if smaller — a reply
+        /// that came late merges two cycles into one step, and replies come
+        /// late just around the reference's own write (seen: a median of 128
+        /// at a 64-frame quantum). The quantum can change within ±50 ms of an
+        /// onset (a stream pausing or resuming), so this, not `quantum`, is
+        /// the reference's own.
+        var quantumBefore: Double?
     }
 
     let recording: SinkOnsetMeter.Recording
@@ -133,8 +150,22 @@ struct SinkOnsets {
         // The line again, centred on the onset itself.
         guard let local = line(around: near.time(at: start)) else { return .failure(.noTiming) }
         let latency = (local.time(at: start) - t0) / 1e6
+        let q = quantum(around: local.time(at: start))
+        let i = mapping == .envelope ? steps.lastIndex(where: { $0.bound.frame <= start + 0.5 }) : nil
         return .success(Onset(latency: latency, gain: gain, residual: residual, wholeResidual: whole, replies: local.count, lineError: local.worst / 1e6, dropped: local.dropped,
-                              framesPerSecond: 1e9 / local.nsPerFrame, quantum: quantum(around: local.time(at: start)), frame: start))
+                              framesPerSecond: 1e9 / local.nsPerFrame, quantum: q, frame: start,
+                              cycleOffset: i.flatMap { i in q.map { Self.offset(start - steps[i].bound.frame, modulo: $0) } },
+                              quantumBefore: i.map { i in min(steps[i].size, i > 0 ? steps[i - 1].size : .infinity) }))
+    }
+
+    /// How far past a cycle boundary (the last step of `write_index` at or
+    /// before it) a frame lies, modulo `quantum` (a step that spans two
+    /// cycles, a reply that came late, hides the boundary between them);
+    /// within half a frame of a boundary counts as on it.
+    static func offset(_ frames: Double, modulo quantum: Double) -> Double {
+        guard quantum > 0 else { return frames }
+        let offset = frames.truncatingRemainder(dividingBy: quantum)
+        return offset > quantum - 0.5 ? offset - quantum : offset
     }
 
     /// The smallest step of `write_index` within ±50 ms of `time` (frames):
