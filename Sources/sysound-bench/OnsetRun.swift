@@ -105,7 +105,9 @@ struct OnsetRun {
             next = Clock.now() + UInt64(spacing * 1e9)
             launches.append((i, try all[i].launch()))
         }
-        Clock.sleep(seconds: 0.5)
+        // The last clip whole in the recording (the whole-clip check needs all
+        // of it: figure 9's feedbackd sound lasts 1.03 s), after an onset as late as the finder allows.
+        Clock.sleep(seconds: 0.5 + Double(max(clip.count, referenceClip.count)) / Double(SinkOnsetMeter.rate))
         meter.stop()
         if let failure = meter.failure { throw BenchError("the onset meter stopped: \(failure)") }
         let recording = meter.snapshot()
