@@ -334,10 +334,7 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
         let frames = wasWriting ? roomFrames : min(max(roomFrames, request.minreq), request.tlength)
         if frames > 0 { fill(stream, frames: frames) }
         // Written before the uncork, so the data is there when it plays.
-        if corked {
-            corked = false
-            if let op = pa_stream_cork(stream, 0, nil, nil) { pa_operation_unref(op) }
-        }
+        corkLocked(false)
     }
 
     /// The server asked for `bytes` more: render them while a sound plays.
