@@ -29,6 +29,16 @@ count() { # name passed failed
     passed=$((passed + $2)) failed=$((failed + $3))
 }
 
+# What failed, by name, repeated at the very end: CI shows only the last lines
+# of a run, and a count alone does not say which test to look at.
+failures="$logs/failures"
+: >"$failures"
+note_failures() { # name log
+    { grep -E ": error: " "$2" | sed -E "s|^.*/Tests/|Tests/|" | cut -c1-220 | sed "s|^|$1: |"
+      grep -E '^(FAIL |fuzz: .*FAILED)' "$2" | sed "s|^|$1: |"
+    } >>"$failures" || true
+}
+
 echo "== building (debug, with tests)"
 if ! swift build --build-tests 2>&1 | tee "$logs/build.log" | grep -E 'error:|warning: unre|Compiling|Build complete' | grep -v Compiling; then
     :
@@ -49,9 +59,11 @@ count_xctest() { # name log
         fails=$(grep -oE '[0-9]+ failures?' <<<"$summary" | grep -oE '[0-9]+')
         skipped=$(grep -oE '[0-9]+ tests? skipped' <<<"$summary" | grep -oE '[0-9]+' || true)
         count "$1" $((total - fails - ${skipped:-0})) "$fails"
+        [ "$fails" -eq 0 ] || note_failures "$1" "$2"
     else
         echo "$1 ended without a summary (crash?)"
         count "$1" 0 1
+        { note_failures "$1" "$2"; echo "$1: no summary; its last line: $(tail -1 "$2")"; } >>"$failures"
     fi
 }
 
@@ -77,8 +89,10 @@ run_counted() { # name command...
     line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
     if [ -n "$line" ]; then
         count "$name" "$(cut -d' ' -f1 <<<"$line")" "$(cut -d' ' -f3 <<<"$line")"
+        [ "$(cut -d' ' -f3 <<<"$line")" = 0 ] || note_failures "$name" "$log"
     else
         count "$name" 0 1
+        echo "$name: no count; its last line: $(tail -1 "$log")" >>"$failures"
     fi
 }
 
@@ -93,11 +107,16 @@ if Tests/bench/run.sh --smoke --json "$logs/bench.json" 2>&1 | tee "$logs/bench.
     count "bench smoke" 1 0
 else
     count "bench smoke" 0 1
+    grep -E 'INVALID|error|Error' "$logs/bench.log" | tail -5 | sed 's/^/bench smoke: /' >>"$failures"
 fi
 
 # After the bench smoke run, whose release build it reuses.
 echo "== install: make install, man pages, completions, the Debian package"
 run_counted install Tests/install/run.sh
 
+if [ -s "$failures" ]; then
+    echo "== what failed (the first 20 lines; each suite's output is above)"
+    head -20 "$failures"
+fi
 echo "total: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
