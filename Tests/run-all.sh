@@ -49,17 +49,20 @@ if ! grep -q 'Build complete' "$logs/build.log"; then
     exit 1
 fi
 
-# Counts an XCTest run from its last line: "Executed N tests, with [K tests
-# skipped and] M failures"; no such line (a crash) counts as one failure.
+# Counts an XCTest run by test case: its last summary gives how many ran and
+# were skipped, its "Test Case '...' failed" lines which failed (the summary's
+# "M failures" counts assertions, not tests); no summary (a crash) counts as
+# one failure.
 count_xctest() { # name log
     local summary total fails skipped
     summary=$(grep -E "Test Suite 'All tests' (passed|failed)|Test Suite 'Selected tests' (passed|failed)" -A1 "$2" | grep -E 'Executed [0-9]+ tests?' | tail -1)
     if [ -n "$summary" ]; then
         total=$(grep -oE 'Executed [0-9]+' <<<"$summary" | grep -oE '[0-9]+')
-        fails=$(grep -oE '[0-9]+ failures?' <<<"$summary" | grep -oE '[0-9]+')
         skipped=$(grep -oE '[0-9]+ tests? skipped' <<<"$summary" | grep -oE '[0-9]+' || true)
+        fails=$(grep -E "^Test Case '.*' failed" "$2" | sort -u | wc -l)
         count "$1" $((total - fails - ${skipped:-0})) "$fails"
         [ "$fails" -eq 0 ] || note_failures "$1" "$2"
+        [ -z "$skipped" ] || grep -E ": Test skipped" "$2" | sed -E "s|^.*/Tests/|  skipped: Tests/|" | sort -u | cut -c1-220
     else
         echo "$1 ended without a summary (crash?)"
         count "$1" 0 1

@@ -116,16 +116,35 @@ final class PulseStreamTests: IdlePauseTests, OutputSelecting {
             guard r.status == 0 else { throw FixtureError("pactl \(args.joined(separator: " ")): \(r.stderr)") }
             return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }
+        /// `pactl list short` rows as columns.
+        func rows(_ what: String) throws -> [[Substring]] {
+            try pactl("list", "short", what).split(separator: "\n").map { $0.split(separator: "\t") }
+        }
+        /// Moves the stream and waits until the server lists it on that sink.
+        /// pipewire-pulse 0.3.65 with wireplumber 0.4 answers a move at once
+        /// and leaves it to the session manager, which lost 6 of 40 moves here
+        /// (the stream stayed where it was, seen with pacat too): a lost move
+        /// is asked again, at most three times.
+        func move(_ input: String, to sink: String) throws {
+            let index = try XCTUnwrap(try rows("sinks").first { $0.count > 1 && $0[1] == sink }?.first, "sink \(sink) is listed")
+            for _ in 0..<3 {
+                _ = try pactl("move-sink-input", input, sink)
+                if eventually(1, { (try? rows("sink-inputs").contains { $0.first.map(String.init) == input && $0.count > 1 && $0[1] == index }) == true }) {
+                    return
+                }
+            }
+            XCTFail("the server did not move sink input \(input) to \(sink) in three tries")
+        }
         let module = try pactl("load-module", "module-null-sink", "sink_name=sysound_other", "rate=48000", "channels=2",
                                "sink_properties=device.description=other-sink")
         defer { _ = try? pactl("unload-module", module) }
         let entry = try XCTUnwrap(try streamEntry(p), "the server lists the stream")
         let input = String(entry.prefix { $0.isNumber })
-        _ = try pactl("move-sink-input", input, "sysound_other")
-        XCTAssertTrue(eventually(5) { engine.deviceName == "other-sink" }, "named after the move: \(engine.deviceName)")
+        try move(input, to: "sysound_other")
+        XCTAssertTrue(eventually(2) { engine.deviceName == "other-sink" }, "named after the move: \(engine.deviceName)")
         XCTAssertNil(try take(engine, clip, p), "nothing reaches the sink it left")
-        _ = try pactl("move-sink-input", input, ProcessInfo.processInfo.environment["SYSOUND_SINK"] ?? "sysound_test")
-        XCTAssertTrue(eventually(5) { engine.deviceName == "sysound-test" }, "named after the move back: \(engine.deviceName)")
+        try move(input, to: ProcessInfo.processInfo.environment["SYSOUND_SINK"] ?? "sysound_test")
+        XCTAssertTrue(eventually(2) { engine.deviceName == "sysound-test" }, "named after the move back: \(engine.deviceName)")
         let t = try XCTUnwrap(try take(engine, clip, p), "plays on the sink it came back to")
         XCTAssertEqual(Fixture.peak(t.left), 0.5, accuracy: 0.01)
         XCTAssertEqual(engine.reconnections, 0, "moved, never reopened")
