@@ -47,26 +47,37 @@ final class PairedHapticTests: XCTestCase {
         XCTAssertTrue(eventually { audio.outputLatencyNanoseconds > 0 }, "the device engine reports its output latency")
         XCTAssertTrue(eventually { !haptics.isUploading && !haptics.isVibrating && !audio.hasActiveVoices })
 
-        var before = plays().count
-        let latency = audio.outputLatencyNanoseconds
-        var asked = MonotonicClock.now()
-        let result = try manager.play(PlayRequest(.name("tap")))
-        var returned = MonotonicClock.now()
-        XCTAssertEqual(result.outcome, .playAndVibrate)
-        XCTAssertTrue(eventually { plays().count > before })
-        let paired = plays()[before]
-        print("output latency \(latency) ns; paired haptic \(paired - asked) ns after the play")
-        // The monitor refreshes the value every check, and it moves within a
-        // period as the server drains the stream: half of it is a bound that
-        // an immediate write (within `returned`) misses.
-        XCTAssertGreaterThanOrEqual(paired, asked + latency / 2, "the paired haptic waits for the sound: latency \(latency) ns")
-        XCTAssertGreaterThan(paired, returned, "its first step is a timer, not a write during play")
-        XCTAssertTrue(eventually { !haptics.isVibrating && !audio.hasActiveVoices })
+        // The monitor refreshes the latency every check, and it moves within
+        // a period as the server drains the stream: half of it is a bound
+        // that an immediate write misses. A play that returns after that
+        // bound cannot tell the timer from a write during play: one preempted
+        // on a busy machine, or one on a stream the server has reported
+        // drained (latency 0: the sound and its haptic start at once, seen in
+        // 1 of 3 runs here). The haptic still may not come early, and the
+        // next play is measured, until one returns within the bound.
+        var decided = false, took: [String] = []
+        for _ in 0..<5 where !decided {
+            let before = plays().count
+            let latency = audio.outputLatencyNanoseconds
+            let asked = MonotonicClock.now()
+            let result = try manager.play(PlayRequest(.name("tap")))
+            let returned = MonotonicClock.now()
+            XCTAssertEqual(result.outcome, .playAndVibrate)
+            XCTAssertTrue(eventually { plays().count > before })
+            guard let paired = plays().dropFirst(before).first else { break }
+            print("output latency \(latency) ns; paired haptic \(paired - asked) ns after the play, which took \(returned - asked) ns")
+            XCTAssertGreaterThanOrEqual(paired, asked + latency / 2, "the paired haptic waits for the sound: latency \(latency) ns")
+            // Returned before the bound the haptic kept: its first step is a timer, not a write during play.
+            decided = returned < asked + latency / 2
+            took.append("play \((returned - asked) / 1000) µs, latency \(latency / 1000) µs")
+            XCTAssertTrue(eventually { !haptics.isVibrating && !audio.hasActiveVoices })
+        }
+        XCTAssertTrue(decided, "no play of five returned within half the output latency (machine overloaded?): \(took)")
 
-        before = plays().count
-        asked = MonotonicClock.now()
+        let before = plays().count
+        let asked = MonotonicClock.now()
         XCTAssertTrue(manager.handle(.vibrate(VibrateRequest(.preset("heavy")))).isOK)
-        returned = MonotonicClock.now()
+        let returned = MonotonicClock.now()
         XCTAssertEqual(plays().count, before + 1, "a vibration alone is written before the request returns")
         XCTAssertTrue((asked...returned).contains(plays()[before]))
     }
