@@ -16,6 +16,8 @@ import XCTest
 final class UnderLoadTests: DaemonTestCase {
     /// Unexplained energy above this share: the clip did not arrive as played.
     let maxResidual = 0.05
+    /// Where a tap starts: its first sample above −24 dBFS.
+    static let onsetThreshold: Float = 0.0631
 
     func testTapsPlayedWhileBothCoresAreBusyArriveWhole() throws {
         let file = try readSamples(TestPaths.packageRoot + "/Sounds/tap.wav")
@@ -56,7 +58,7 @@ final class UnderLoadTests: DaemonTestCase {
         var seconds = 0.3
         while true {
             let x = try recording.samples(atLeast: seconds, timeout: timeout + 10)
-            if let onset = Signal.onset(x, threshold: 0.0631), onset + clipFrames + Int(rate / 100) <= x.count { return x }
+            if let onset = Signal.onset(x, threshold: onsetThreshold), onset + clipFrames + Int(rate / 100) <= x.count { return x }
             if seconds >= timeout { return x }
             seconds = min(timeout, seconds + 0.1)
         }
@@ -67,7 +69,7 @@ final class UnderLoadTests: DaemonTestCase {
     /// energy over the clip's length, and the 0.5 ms before it, that the
     /// clip does not explain. A gap leaves the rest of the clip unexplained.
     static func residual(of clip: [Float], in x: [Float]) -> Double? {
-        let threshold: Float = 0.0631
+        let threshold = onsetThreshold
         guard let cross = clip.firstIndex(where: { abs($0) > threshold }),
               let onset = Signal.onset(x, threshold: threshold) else { return nil }
         var best: (start: Int, explained: Double)?
