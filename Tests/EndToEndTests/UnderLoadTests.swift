@@ -18,6 +18,9 @@ final class UnderLoadTests: DaemonTestCase {
     let maxResidual = 0.05
 
     func testTapsPlayedWhileBothCoresAreBusyArriveWhole() throws {
+        // Its premise: on a machine that refuses real-time scheduling to all
+        // (RealtimeBudgetTests covers the daemon's log there) nothing is promised under load.
+        try RealtimeScheduling.require()
         let file = try readSamples(TestPaths.packageRoot + "/Sounds/tap.wav")
         XCTAssertEqual(file.channels, 1, "the test compares a mono clip")
         let clip = file.samples
