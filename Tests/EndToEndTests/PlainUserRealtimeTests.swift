@@ -44,7 +44,7 @@ final class PlainUserRealtimeTests: XCTestCase {
     func playsATap(_ daemon: DaemonProcess) throws {
         let recording = try MonitorRecording()
         XCTAssertEqual(try daemon.cli.run(["play", "tap"]).status, 0)
-        let samples = try recording.samples(atLeast: 0.3)
+        let samples = try recording.samples(secondsFromNow: 0.3)
         XCTAssertNotNil(Signal.onset(samples, threshold: 0.0631), "the tap reached the sink")
     }
 

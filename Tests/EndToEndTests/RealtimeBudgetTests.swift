@@ -39,6 +39,6 @@ final class RealtimeBudgetTests: XCTestCase {
             + "(cpu cgroup \(name) gives real-time no time: \(dir)/cpu.rt_runtime_us is 0)"), log)
         let recording = try MonitorRecording()
         XCTAssertEqual(try daemon.cli.run(["play", "tap"]).status, 0)
-        XCTAssertNotNil(Signal.onset(try recording.samples(atLeast: 0.3), threshold: 0.0631), "the tap reached the sink")
+        XCTAssertNotNil(Signal.onset(try recording.samples(secondsFromNow: 0.3), threshold: 0.0631), "the tap reached the sink")
     }
 }
