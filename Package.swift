@@ -204,10 +204,12 @@ let package = Package(
         // The subprocess and PulseAudio fixtures the two suites below share.
         // A plain `swift build` builds it too: XCTest only where it imports.
         .target(
-            name: "SysoundTestSupport", dependencies: ["SysoundClient", "SysoundCore", .product(name: "Logging", package: "swift-log")],
+            name: "SysoundTestSupport", dependencies: ["SysoundClient", "SysoundCore", "SysoundRealtime", .product(name: "Logging", package: "swift-log")],
             path: "Tests/SysoundTestSupport"),
         // Real sound through a real PulseAudio server (Tests/fixture/with-pulse.sh).
-        .testTarget(name: "EndToEndTests", dependencies: ["SysoundTestSupport", "SysoundClient", "SysoundCore", "SysoundAudio", "COpenAL", "CSndfile"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["SysoundTestSupport", "SysoundClient", "SysoundCore", "SysoundAudio", "SysoundRealtime", "COpenAL", "CSndfile"]),
         // Hostile files, faults, load, access against a real daemon (Tests/ReliabilityTests; issue 9).
         .testTarget(
             name: "ReliabilityTests",

@@ -85,7 +85,8 @@ public final class RealtimeThreads: Sendable {
         let e = calls.setFIFO(tid, priority)
         if e == 0 { return .direct(priority: priority) }
         if e == ESRCH { return nil }
-        reasons.append(RealtimeRefusal(call: "sched_setscheduler(SCHED_FIFO, \(priority))", errno: e).description)
+        reasons.append(RealtimeRefusal(call: "sched_setscheduler(SCHED_FIFO, \(priority))", errno: e).description
+            + (e == EPERM ? noBudget().map { " (\($0))" } ?? "" : ""))
         guard let broker else { return .normal(reasons: reasons + ["no rtkit to ask"]) }
         do throws(RealtimeRefusal) {
             if limits == nil { limits = Result { () throws(RealtimeRefusal) in try broker.limits() } }
@@ -98,6 +99,13 @@ public final class RealtimeThreads: Sendable {
         } catch {
             return .normal(reasons: reasons + ["\(broker.name): \(error)"])
         }
+    }
+
+    /// Why even a privileged process is refused, when that is why: its cpu
+    /// cgroup gives real-time tasks no time.
+    private func noBudget() -> String? {
+        guard let budget = calls.realtimeBudget(), budget.microseconds == 0 else { return nil }
+        return "cpu cgroup \(budget.cgroup) gives real-time no time: \(budget.file) is 0"
     }
 
     /// Lowers RLIMIT_RTTIME to `microseconds` unless it is already at or

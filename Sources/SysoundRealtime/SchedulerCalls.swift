@@ -11,15 +11,19 @@ public struct SchedulerCalls: Sendable {
     public var realtimeLimit: @Sendable () -> (soft: UInt64, hard: UInt64)
     /// setrlimit(RLIMIT_RTTIME, soft = hard = µs).
     public var setRealtimeLimit: @Sendable (_ microseconds: UInt64) -> Int32
+    /// The process's cpu cgroup's real-time budget, asked only to explain an EPERM.
+    public var realtimeBudget: @Sendable () -> CgroupRealtimeBudget?
 
     public init(
         setFIFO: @escaping @Sendable (pid_t, Int32) -> Int32,
         realtimeLimit: @escaping @Sendable () -> (soft: UInt64, hard: UInt64),
-        setRealtimeLimit: @escaping @Sendable (UInt64) -> Int32
+        setRealtimeLimit: @escaping @Sendable (UInt64) -> Int32,
+        realtimeBudget: @escaping @Sendable () -> CgroupRealtimeBudget? = { nil }
     ) {
         self.setFIFO = setFIFO
         self.realtimeLimit = realtimeLimit
         self.setRealtimeLimit = setRealtimeLimit
+        self.realtimeBudget = realtimeBudget
     }
 
     /// The kernel's own.
@@ -36,7 +40,8 @@ public struct SchedulerCalls: Sendable {
         setRealtimeLimit: { microseconds in
             var limit = rlimit(rlim_cur: rlim_t(microseconds), rlim_max: rlim_t(microseconds))
             return setrlimit(rttime, &limit) == 0 ? 0 : errno
-        })
+        },
+        realtimeBudget: { CgroupRealtimeBudget.current() })
 
     private static var rttime: __rlimit_resource_t { __rlimit_resource_t(__RLIMIT_RTTIME.rawValue) }
 

@@ -27,7 +27,7 @@ final class FastPathTests: DaemonTestCase {
         let result = try sysound(["play", "tap", "--state-dir", stateDir], environment: ["SYSOUND_CLI": missingCLI])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(result.stdout + result.stderr, "")
-        XCTAssertGreaterThan(Signal.peak(try recording.samples(atLeast: 0.5)), 0.05, "the tap did not reach the sink")
+        XCTAssertGreaterThan(Signal.peak(try recording.samples(secondsFromNow: 0.5)), 0.05, "the tap did not reach the sink")
     }
 
     func testPlayAsAnAppNeedsNoFullCLIEither() throws {

@@ -44,11 +44,12 @@ final class PlainUserRealtimeTests: XCTestCase {
     func playsATap(_ daemon: DaemonProcess) throws {
         let recording = try MonitorRecording()
         XCTAssertEqual(try daemon.cli.run(["play", "tap"]).status, 0)
-        let samples = try recording.samples(atLeast: 0.3)
+        let samples = try recording.samples(secondsFromNow: 0.3)
         XCTAssertNotNil(Signal.onset(samples, threshold: 0.0631), "the tap reached the sink")
     }
 
     func testAPlainUsersDaemonGetsRealtimeAudioThreadsThroughRtkit() throws {
+        try RealtimeScheduling.require() // what rtkit (the mock, root here) may do for it
         try SessionMock.start(.rtkit)
         let daemon = try DaemonProcess(asPlainUser: true)
         self.daemon = daemon
@@ -65,7 +66,9 @@ final class PlainUserRealtimeTests: XCTestCase {
         let daemon = try DaemonProcess(asPlainUser: true)
         self.daemon = daemon
         let log = daemon.log(tail: 1000)
-        XCTAssertTrue(log.contains("audio threads at normal priority, neither way to real-time worked (sched_setscheduler(SCHED_FIFO, 4): Operation not permitted; rtkit: "), log)
+        // (After "permitted" a cpu cgroup without real-time time is named where that is the reason.)
+        XCTAssertTrue(log.contains("audio threads at normal priority, neither way to real-time worked (sched_setscheduler(SCHED_FIFO, 4): Operation not permitted"), log)
+        XCTAssertTrue(log.contains("; rtkit: "), log)
         XCTAssertEqual(policies(daemon.pid).values.filter { $0 != "other" && $0 != "gone" }, [])
         try playsATap(daemon)
     }

@@ -20,6 +20,9 @@ final class UnderLoadTests: DaemonTestCase {
     static let onsetThreshold: Float = 0.0631
 
     func testTapsPlayedWhileBothCoresAreBusyArriveWhole() throws {
+        // Its premise: on a machine that refuses real-time scheduling to all
+        // (RealtimeBudgetTests covers the daemon's log there) nothing is promised under load.
+        try RealtimeScheduling.require()
         let file = try readSamples(TestPaths.packageRoot + "/Sounds/tap.wav")
         XCTAssertEqual(file.channels, 1, "the test compares a mono clip")
         let clip = file.samples
@@ -33,6 +36,7 @@ final class UnderLoadTests: DaemonTestCase {
         for i in 0..<10 {
             let recording = try MonitorRecording()
             XCTAssertEqual(try daemon.cli.run(["play", "tap"]).status, 0)
+            // A CLI slow to start, a lagging recorder: the window lasts until the tap is in it.
             let samples = try Self.recordedTap(recording, clipFrames: clip.count, within: 3)
             guard let residual = Self.residual(of: clip, in: samples) else {
                 broken.append("tap \(i): never reached the sink within 3 s")
@@ -48,11 +52,12 @@ final class UnderLoadTests: DaemonTestCase {
     /// The recording since `recording`'s mark once it holds the tap: its
     /// first loud sample, then the clip's length and 10 ms more; or what
     /// arrived within `timeout` seconds. Where the tap lies after the mark is
-    /// no latency this test can judge: the recorder (parec, at normal
-    /// priority under the same load) lags the sink by as much as it was
-    /// starved when the mark was taken. A fixed 0.3 s window counted a tap
-    /// recorded whole 309 ms after the mark (`play` took 44 ms) as "never
-    /// reached the sink". How soon a sound plays is the bench's figure.
+    /// no latency this test can judge: the CLI may take long to start with
+    /// both cores busy, and the recorder (parec, at normal priority under the
+    /// same load) lags the sink by as much as it was starved when the mark
+    /// was taken. A window of 0.3 s after the CLI returned would still have
+    /// cut a tap recorded whole 309 ms after the mark (`play` took 44 ms).
+    /// How soon a sound plays is the bench's figure.
     static func recordedTap(_ recording: MonitorRecording, clipFrames: Int, within timeout: Double) throws -> [Float] {
         let rate = MonitorRecording.sampleRate
         var seconds = 0.3

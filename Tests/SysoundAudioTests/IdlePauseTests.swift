@@ -10,6 +10,11 @@ import SysoundCore
 class IdlePauseTests: XCTestCase {
     static let idle = 300.0
 
+    /// Clip frames a recording may lack at a sound's start although the sink
+    /// played them: none on OpenAL Soft's device, which never lets its stream
+    /// drain while it runs; on the own stream see PulseStreamTests.
+    class var recordingShadowFrames: Int { 0 }
+
     struct Take {
         /// The tone as the sink's monitor recorded it, from its first sample over −40 dBFS.
         var left: [Float]
@@ -243,8 +248,9 @@ class IdlePauseTests: XCTestCase {
             XCTAssertEqual(d.foreign, 0, "after a pause every recorded sample is the clip's, in order (or an underrun's silence): \(d)")
         }
         // Underruns also cut starts and ends of warm takes here: compare, with a margin of 2 takes.
-        let starts = { (d: [Damage]) in d.filter { $0.missingAtStart == 0 }.count }
-        let whole = { (d: [Damage]) in d.filter { $0 == Damage() }.count }
+        let shadow = Self.recordingShadowFrames
+        let starts = { (d: [Damage]) in d.filter { $0.missingAtStart <= shadow }.count }
+        let whole = { (d: [Damage]) in d.filter { var e = $0; e.missingAtStart = e.missingAtStart <= shadow ? 0 : e.missingAtStart; return e == Damage() }.count }
         XCTAssertGreaterThanOrEqual(starts(resumedDamage), starts(warmDamage) - 2, "after a pause the clip starts at its first sample as often as warm")
         XCTAssertGreaterThanOrEqual(whole(resumedDamage), min(whole(warmDamage), 3) - 2, "after a pause takes arrive sample for sample as often as warm")
         if whole(resumedDamage) + whole(warmDamage) == 0 {

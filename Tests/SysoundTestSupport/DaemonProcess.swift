@@ -20,15 +20,20 @@ public final class DaemonProcess {
     /// directory as HOME and XDG_RUNTIME_DIR: a desktop's plain user, who may
     /// not set real-time scheduling itself.
     public let asPlainUser: Bool
+    /// A cgroup directory (v1 or v2) the daemon is started in (its shell
+    /// writes itself into `cgroup.procs`, then execs the daemon).
+    public let cgroup: String?
     public private(set) var process: Spawned?
 
     /// - Parameter config: TOML text for `--config`; `@ROOT@` is replaced by
     ///   this fixture's private directory and `@SOUNDS@` by the package's Sounds/.
     /// - Parameter start: start now and wait until it answers (else call `start()`).
     public init(
-        config: String? = nil, arguments: [String] = [], start: Bool = true, withoutFileOverride: Bool = false, asPlainUser: Bool = false
+        config: String? = nil, arguments: [String] = [], start: Bool = true, withoutFileOverride: Bool = false, asPlainUser: Bool = false,
+        cgroup: String? = nil
     ) throws {
         self.arguments = arguments
+        self.cgroup = cgroup
         self.withoutFileOverride = withoutFileOverride
         self.asPlainUser = asPlainUser
         root = NSTemporaryDirectory() + "sysound-rel-\(UUID().uuidString.prefix(8))"
@@ -64,6 +69,9 @@ public final class DaemonProcess {
         if asPlainUser {
             command = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--",
                        "/usr/bin/env", "HOME=\(root)", "XDG_RUNTIME_DIR=\(root)"] + command
+        }
+        if let cgroup {
+            command = ["/bin/sh", "-c", "echo $$ > \"$0/cgroup.procs\" && exec \"$@\"", cgroup] + command
         }
         let process = try Spawned(command[0], Array(command.dropFirst()), output: .append(to: logPath))
         self.process = process

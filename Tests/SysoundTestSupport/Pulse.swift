@@ -86,12 +86,8 @@ public enum Pulse {
     /// `action` ran and `seconds` after it returned.
     public static func peak(_ seconds: Double, during action: () throws -> Void = {}) throws -> Float {
         let recording = try MonitorRecording()
-        let start = DispatchTime.now().uptimeNanoseconds
         try action()
-        // The window is `seconds` after the action: a CLI that took long to
-        // start (a sanitized build on a loaded machine) must not eat it.
-        let acting = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        return Signal.peak(try recording.samples(atLeast: seconds + acting, timeout: seconds + acting + 10))
+        return Signal.peak(try recording.samples(secondsFromNow: seconds))
     }
 }
 
@@ -104,11 +100,14 @@ public struct MonitorRecording {
 
     public let url: URL
     public let startOffset: UInt64
+    /// When the mark was made (CLOCK_MONOTONIC ns).
+    let markedAt: UInt64
 
     /// Marks the current end of the recording; skips or fails as `Pulse.require()`.
     public init() throws {
         url = URL(fileURLWithPath: try Pulse.require())
         startOffset = try Self.size(of: url)
+        markedAt = DispatchTime.now().uptimeNanoseconds
     }
 
     static func size(of url: URL) throws -> UInt64 {
@@ -117,6 +116,15 @@ public struct MonitorRecording {
 
     /// The left channel recorded since the mark, waiting until at least
     /// `seconds` of audio have arrived (the recorder delivers in small blocks).
+    /// The left channel recorded since the mark until `seconds` from now:
+    /// for a sound that something slow started (a CLI launched on a loaded
+    /// machine, a daemon activated by the request), whose wait must not eat
+    /// the window the sound has to arrive in.
+    public func samples(secondsFromNow seconds: Double) throws -> [Float] {
+        let since = Double(DispatchTime.now().uptimeNanoseconds - markedAt) / 1e9
+        return try samples(atLeast: since + seconds, timeout: since + seconds + 10)
+    }
+
     public func samples(atLeast seconds: Double, timeout: Double = 10) throws -> [Float] {
         let frameBytes = UInt64(MemoryLayout<Float>.size * Self.channels)
         let wanted = UInt64(seconds * Self.sampleRate) * frameBytes
