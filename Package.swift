@@ -189,7 +189,8 @@ let package = Package(
         .testTarget(name: "SysoundSessionTests", dependencies: ["SysoundSession", "SysoundCore"]),
         .testTarget(
             name: "SysoundAudioTests",
-            dependencies: ["SysoundAudio", "SysoundCore", "SysoundEventLoop", "SysoundRealtime", "SysoundTestSupport"]),
+            dependencies: ["SysoundAudio", "SysoundCore", "SysoundEventLoop", "SysoundRealtime", "SysoundTestSupport",
+                           .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "SysoundHapticsTests",
             dependencies: ["SysoundHaptics", "SysoundCore", "SysoundEventLoop", .product(name: "Logging", package: "swift-log")]),
