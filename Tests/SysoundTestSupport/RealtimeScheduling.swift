@@ -15,16 +15,16 @@ public enum RealtimeScheduling {
     /// allowed: tried on a thread started for the purpose, which then ends.
     public static func refusal() -> String? {
         let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var errno: Int32 = 0
+        nonisolated(unsafe) var refused: Int32 = 0 // an errno; written before `done` is signalled
         let thread = Thread {
-            errno = SchedulerCalls.system.setFIFO(SchedulerCalls.currentThread(), 1)
+            refused = SchedulerCalls.system.setFIFO(SchedulerCalls.currentThread(), 1)
             done.signal()
         }
         thread.start()
         done.wait()
-        guard errno != 0 else { return nil }
+        guard refused != 0 else { return nil }
         let budget = CgroupRealtimeBudget.current().map { "; \($0.file) is \($0.microseconds)" } ?? ""
-        return "sched_setscheduler(SCHED_FIFO, 1) on this machine: \(String(cString: strerror(errno)))\(budget)"
+        return "sched_setscheduler(SCHED_FIFO, 1) on this machine: \(String(cString: strerror(refused)))\(budget)"
     }
 
     /// Skips the test where real-time scheduling is refused to everyone here (see `refusal()`).
