@@ -115,4 +115,16 @@ enum Clock {
     }
 
     static func sleep(ms: Int) { usleep(UInt32(ms * 1000)) }
+
+    /// The median of how late plain sleeps of these lengths wake, µs: what
+    /// this machine's own timers and scheduler give right now (in an
+    /// emulated guest on a busy host, milliseconds).
+    static func medianLateness(ofSleeps lengths: [Int]) -> Int {
+        let late = lengths.map { ms in
+            let start = nowUs()
+            sleep(ms: ms)
+            return nowUs() - start - ms * 1000
+        }.sorted()
+        return late[late.count / 2]
+    }
 }

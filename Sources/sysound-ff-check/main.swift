@@ -128,6 +128,9 @@ report.check("preset", preset == expectedPreset && recent.pulses().allSatisfy { 
 
 // 3. Pattern timing: 4 distinct effects, all uploaded while the first plays.
 let pattern = try! HapticPattern(parsing: "1.0:40,0:60,0.6:40,0.3:60,0:30,0.8:30,0.6:30")
+// The pattern's step lengths slept plainly, before and after it: the machine's own lateness.
+let stepLengths = [40, 60, 40, 60, 30, 30, 30]
+var machineLateness = Clock.medianLateness(ofSleeps: stepLengths)
 Clock.sleep(ms: 100)
 mark = log.records().count
 let requested = Clock.nowUs()
@@ -145,9 +148,14 @@ if pulses.count == 5, let first = pulses.first?.playUs {
     let errors = expected.map { (actual, ms) in ((actual ?? Int.max / 2) - requested) - ms * 1000 }
     let sorted = errors.map(abs).sorted()
     let median = sorted[sorted.count / 2], worst = sorted.last ?? 0
-    // The engine promises ±2 ms; an emulated VM on a shared host adds rare jitter.
-    report.check("pattern timing", median <= 2000 && worst <= options.toleranceMs * 1000,
-                 "median step error \(median) µs (≤ 2 ms), worst \(worst) µs (≤ \(options.toleranceMs) ms); signed µs \(errors)")
+    // The engine promises ±2 ms beyond what the machine's timers give: an
+    // emulated guest on a busy host wakes every sleep milliseconds late (seen:
+    // every step 1-9 ms late with one busy loop on the host), which is no
+    // step of the engine's. Its deadlines are absolute, so errors do not add up.
+    machineLateness = max(machineLateness, Clock.medianLateness(ofSleeps: stepLengths))
+    report.check("pattern timing", median <= 2000 + max(0, machineLateness) && worst <= options.toleranceMs * 1000,
+                 "median step error \(median) µs (≤ 2 ms + the machine's own sleep lateness \(machineLateness) µs), "
+                 + "worst \(worst) µs (≤ \(options.toleranceMs) ms); signed µs \(errors)")
     report.check("first step latency", first - requested <= 50_000, "\(first - requested) µs from request to first play")
 } else {
     report.check("pattern timing", false, "expected 5 pulses, device recorded \(recent)")
