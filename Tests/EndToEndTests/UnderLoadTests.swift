@@ -37,7 +37,7 @@ final class UnderLoadTests: DaemonTestCase {
             let recording = try MonitorRecording()
             XCTAssertEqual(try daemon.cli.run(["play", "tap"]).status, 0)
             // A CLI slow to start, a lagging recorder: the window lasts until the tap is in it.
-            let samples = try Self.recordedTap(recording, clipFrames: clip.count, within: 3)
+            let samples = try recording.samples(holdingSoundOf: clip.count, threshold: Self.onsetThreshold, within: 3)
             guard let residual = Self.residual(of: clip, in: samples) else {
                 broken.append("tap \(i): never reached the sink within 3 s")
                 continue
@@ -47,26 +47,6 @@ final class UnderLoadTests: DaemonTestCase {
         }
         XCTAssertEqual(broken, [], "taps with a gap at the sink while both cores were busy: \(daemon.log(tail: 5))")
         XCTAssertTrue(daemon.log(tail: 1000).contains("audio threads real-time"), "the daemon's audio threads were real-time: \(daemon.log(tail: 5))")
-    }
-
-    /// The recording since `recording`'s mark once it holds the tap: its
-    /// first loud sample, then the clip's length and 10 ms more; or what
-    /// arrived within `timeout` seconds. Where the tap lies after the mark is
-    /// no latency this test can judge: the CLI may take long to start with
-    /// both cores busy, and the recorder (parec, at normal priority under the
-    /// same load) lags the sink by as much as it was starved when the mark
-    /// was taken. A window of 0.3 s after the CLI returned would still have
-    /// cut a tap recorded whole 309 ms after the mark (`play` took 44 ms).
-    /// How soon a sound plays is the bench's figure.
-    static func recordedTap(_ recording: MonitorRecording, clipFrames: Int, within timeout: Double) throws -> [Float] {
-        let rate = MonitorRecording.sampleRate
-        var seconds = 0.3
-        while true {
-            let x = try recording.samples(atLeast: seconds, timeout: timeout + 10)
-            if let onset = Signal.onset(x, threshold: onsetThreshold), onset + clipFrames + Int(rate / 100) <= x.count { return x }
-            if seconds >= timeout { return x }
-            seconds = min(timeout, seconds + 0.1)
-        }
     }
 
     /// The clip aligned on the recording (best of ±1 ms around the first
