@@ -13,7 +13,7 @@ final class ConfigurationTests: XCTestCase {
         defaults.file = shipped
         XCTAssertEqual(config, defaults, "config/sysound.toml and the built-in defaults have drifted apart")
         XCTAssertEqual(config.audio.voices, 32)
-        XCTAssertEqual(config.audio.duckDb, -12)
+        XCTAssertEqual(config.audio.duckDecibels, -12)
         XCTAssertEqual(config.audio.duckGain, 0.2512, accuracy: 0.001)
         XCTAssertEqual(config.audio.latencyMs, 8.0, accuracy: 0.01, "96 × 4 at 48 kHz (issue 18)")
         XCTAssertEqual(config.themePaths, [packageRoot + "/Sounds"])
