@@ -12,12 +12,15 @@ enum ConfigurationParser {
         let root = document.rootReader
 
         if let theme = root.table("theme") {
-            let paths = theme.strings("paths", default: ["Sounds"], expected: "an array of theme directory paths")
+            let paths = theme.strings("paths", default: [], expected: "an array of theme directory paths")
             if theme.table.keys.contains("paths") && paths.isEmpty {
                 document.report(.invalidValue, key: "theme.paths", "no theme directory given; expected at least one, e.g. [\"Sounds\"]")
             }
             if !paths.isEmpty {
-                config.themePaths = paths.map { Paths.resolve($0, relativeTo: dataDirectory, environment: environment) }
+                // Against the file that names them, as a user who writes
+                // "my-theme" beside ~/.config/sysound/sysound.toml means.
+                let base = document.file.hasPrefix("/") ? Paths.directory(of: document.file) : dataDirectory
+                config.themePaths = paths.map { Paths.resolve($0, relativeTo: base, environment: environment) }
             }
             theme.reportUnknownKeys(known: ["paths"])
         }
