@@ -60,6 +60,8 @@ public final class AudioEngine: @unchecked Sendable {
     /// Preloads whose uploads may be in flight (off the lock, into the
     /// context of `output` as it was): a close waits for them.
     var uploadsInFlight = 0
+    /// Held by a whole theme's preload (not under `ALLock`).
+    let themeLoads = NSLock()
     /// Where a device engine's timers and device calls run; nil on loopback.
     let host: LoopHost?
     let monitor: AudioMonitor?
