@@ -82,11 +82,12 @@ let package = Package(
         .target(
             name: "SysoundSession",
             dependencies: [
-                "SysoundCore", "SysoundState", "SysoundBus",
+                "SysoundCore", "SysoundState", "SysoundBus", "SysoundEventLoop",
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        // sd-bus for Swift: connections, messages, exported interfaces, names, matches, reconnection.
-        .target(name: "SysoundBus", dependencies: ["CSystemd", "CSysoundBus"]),
+        // sd-bus for Swift: connections, messages, exported interfaces, names, matches, reconnection;
+        // attached to the daemon's one loop, whose timers it uses.
+        .target(name: "SysoundBus", dependencies: ["CSystemd", "CSysoundBus", "SysoundEventLoop"]),
         // The daemon's client side, light enough for the CLI's fast path (no OpenAL, no Foundation).
         .target(name: "SysoundClient", dependencies: ["SysoundCore"]),
         // The manager that decides (policy) and the engines it drives: what
@@ -210,7 +211,7 @@ let package = Package(
                 "SysoundHaptics", "SysoundCore", "SysoundEventLoop", "SysoundTesting", .product(name: "Logging", package: "swift-log"),
             ]),
         // Needs a private session bus (Tests/fixture/with-dbus.sh); skips without one.
-        .testTarget(name: "SysoundBusTests", dependencies: ["SysoundBus", "CSystemd", "SysoundTestSupport"]),
+        .testTarget(name: "SysoundBusTests", dependencies: ["SysoundBus", "SysoundEventLoop", "CSystemd", "SysoundTestSupport"]),
         .testTarget(
             name: "SysoundServerTests",
             dependencies: [

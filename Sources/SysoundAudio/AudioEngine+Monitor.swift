@@ -46,10 +46,10 @@ final class AudioMonitor: @unchecked Sendable {
             guard !stopped else { return }
             do {
                 let now = EventLoop.monotonicNow()
-                check = try host.loop.addTimer(at: now + Self.micros(busyInterval)) { [unowned self] _ in checkNow() }
-                idle = try host.loop.addTimer(at: now) { [unowned self] _ in idleTimeReached() }
+                check = try host.loop.addTimer(at: now + Self.micros(busyInterval), accuracy: .exact) { [unowned self] _ in checkNow() }
+                idle = try host.loop.addTimer(at: now, accuracy: .exact) { [unowned self] _ in idleTimeReached() }
                 idle?.setEnabled(false)
-                retry = try host.loop.addTimer(at: now) { [unowned self] _ in reopen() }
+                retry = try host.loop.addTimer(at: now, accuracy: .exact) { [unowned self] _ in reopen() }
                 retry?.setEnabled(false)
             } catch {
                 engine.logger.critical("audio monitor cannot start on its loop: \(error); voice ends and device loss go unnoticed")

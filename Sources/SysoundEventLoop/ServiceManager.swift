@@ -60,6 +60,7 @@ extension EventLoop {
     public func startWatchdogPings() throws(EventLoopError) -> EventSource? {
         guard let interval = ServiceManager.watchdogInterval() else { return nil }
         ServiceManager.notify(.watchdog)
-        return try addRepeatingTimer(every: interval / 2) { _ in ServiceManager.notify(.watchdog) }
+        // Coarse: the ping only has to land within the half interval left.
+        return try addRepeatingTimer(every: interval / 2, accuracy: .coarse(every: interval / 2)) { _ in ServiceManager.notify(.watchdog) }
     }
 }

@@ -169,7 +169,7 @@ public final class Daemon: @unchecked Sendable {
         }
         let interval = UInt64(max(options.socketCheckIntervalMilliseconds, 10)) * 1000
         var lockMissing = false
-        sources.append(try loop.addRepeatingTimer(every: interval) { [unowned self] _ in
+        sources.append(try loop.addRepeatingTimer(every: interval, accuracy: .coarse(every: interval)) { [unowned self] _ in
             guard checkLockFile(&lockMissing) else { return beginStopping() }
             server.checkSocketFile()
         })
@@ -197,7 +197,7 @@ public final class Daemon: @unchecked Sendable {
         logger.info("stopping: finishing requests in flight")
         server.shutdown { [unowned self] in loop.exit() }
         let grace = UInt64(options.shutdownGraceMilliseconds) * 1000
-        if let timer = try? loop.addTimer(at: loop.now + grace, { [unowned self] _ in
+        if let timer = try? loop.addTimer(after: grace, accuracy: .millisecond, { [unowned self] _ in
             let left = server.connectionCount
             if left > 0 { logger.warning("stopping with \(left) request(s) still waiting (e.g. wait=1 for a long sound)") }
             server.abandonConnections()
