@@ -112,14 +112,14 @@ final class AudioMonitor: @unchecked Sendable {
         engine.locked { engine.reopening = true }
         host.workers.submit({ () -> OpenedOutput in
             // alcOpenDevice waits on the sound server (or its absence): here, not on the loop.
-            OpenedOutput(output: try? ALOutput.openDevice(settings, realtime: realtime))
+            OpenedOutput(output: try? AudioOutputs.openDevice(settings, realtime: realtime))
         }, then: { [self] opened in
             reopened(opened.output)
         })
     }
 
     /// The completion of `reopen`, on the loop.
-    private func reopened(_ out: ALOutput?) {
+    private func reopened(_ out: (any AudioOutputDevice)?) {
         engine?.locked { engine?.reopening = false }
         guard !stopped, let engine else {
             if let out { host.workers.submit { out.close() } }
@@ -144,7 +144,7 @@ final class AudioMonitor: @unchecked Sendable {
 /// A worker's result: an opened output or none, handed to the loop.
 private struct OpenedOutput: @unchecked Sendable {
     // @unchecked: the output is used by one thread at a time (worker, then loop).
-    let output: ALOutput?
+    let output: (any AudioOutputDevice)?
 }
 
 /// What the monitor's check found.
@@ -153,7 +153,7 @@ enum MonitorStep {
     /// The device runs or is paused; `idleDeadline` (monotonic seconds) arms the idle pause.
     case running(paused: Bool, quiet: Bool, idleDeadline: Double?)
     /// The device is gone; `gone` (the output detached now, if any) is to be closed.
-    case lost(gone: ALOutput?)
+    case lost(gone: (any AudioOutputDevice)?)
 }
 
 extension AudioEngine {
@@ -189,7 +189,7 @@ extension AudioEngine {
             let played = playedSinceCheck || pool.voices.contains(where: \.isActive)
             playedSinceCheck = false
             // A stream's clock advances with what it renders, and it ticks there.
-            if out.stream == nil { tick(now: now) }
+            if out.ownStream == nil { tick(now: now) }
             let settled = duckRamp.level == duckRamp.target && hushRamp.level == hushRamp.target
             let quiet = settled && !pool.voices.contains(where: \.isActive)
             if played || !quiet { lastBusy = now }
@@ -202,19 +202,19 @@ extension AudioEngine {
 
     /// Takes a device reopened after a loss (loop thread); false when the
     /// engine closed meanwhile (the caller closes `out`).
-    func attachReopened(_ out: ALOutput, now: Double) -> Bool {
+    func attachReopened(_ out: any AudioOutputDevice, now: Double) -> Bool {
         connectStream(out)
         let attached = locked { () -> Bool in
             if closed || output != nil { return false }
             attach(out)
             reopenCount += 1
-            if out.stream == nil { lastTick = now }
+            if out.ownStream == nil { lastTick = now }
             lastBusy = now
             monitorAwake = true
             return true
         }
         if attached {
-            out.stream?.prime()
+            out.ownStream?.prime()
             logger.info("audio output reopened: \(out.name)")
         }
         return attached
