@@ -95,7 +95,7 @@ final class AudioMonitor: @unchecked Sendable {
             if let idleDeadline { idle?.schedule(at: UInt64(idleDeadline * 1e6)) }
         case .lost(let gone):
             // Closing a lost device still talks to the server's socket: a worker's job.
-            if let gone { host.workers.submit { gone.close() } }
+            if let gone { host.workers.submit { engine.closeAfterUploads(gone) } }
             backoff = 0.05
             retry?.schedule(at: now)
         }

@@ -57,6 +57,9 @@ public final class AudioEngine: @unchecked Sendable {
     var latencyNs: UInt64 = 0
     /// A worker is opening the device again after a loss (alcOpenDevice).
     var reopening = false
+    /// Preloads whose uploads may be in flight (off the lock, into the
+    /// context of `output` as it was): a close waits for them.
+    var uploadsInFlight = 0
     /// Where a device engine's timers and device calls run; nil on loopback.
     let host: LoopHost?
     let monitor: AudioMonitor?
@@ -139,9 +142,9 @@ public final class AudioEngine: @unchecked Sendable {
         lock.unlock()
         monitor?.stop()
         if let out, let host, host.loop.isLoopThread {
-            host.workers.submit { out.close() }
-        } else {
-            out?.close()
+            host.workers.submit { self.closeAfterUploads(out) }
+        } else if let out {
+            closeAfterUploads(out)
         }
     }
 
@@ -339,8 +342,14 @@ public final class AudioEngine: @unchecked Sendable {
 
     /// Stops the source of `slot` and frees it. Callers broadcast the condition.
     func finish(slot: Int) {
+        let clip = pool[slot].clip
         if output != nil { AL.stop(source: sources[slot]) }
         pool.end(slot: slot)
+        // The last voice of a clip a reload replaced: its buffer can go now.
+        if let clip, clip.retired, !pool.voices.contains(where: { $0.isActive && $0.clip === clip }) {
+            store.forget(retired: clip)
+            release(clip)
+        }
     }
 
     /// Sets every active voice's AL gain from its base gain and the levels.
@@ -401,6 +410,10 @@ public final class AudioEngine: @unchecked Sendable {
         guard let out = output else { return nil }
         out.makeCurrent()
         for i in 0..<pool.count where pool[i].isActive { finish(slot: i) }
+        for clip in store.forgetRetired() where clip.buffer != 0 {
+            AL.deleteBuffer(clip.buffer)
+            clip.buffer = 0
+        }
         AL.deleteSources(sources)
         for clip in store.allClips where clip.buffer != 0 {
             AL.deleteBuffer(clip.buffer)

@@ -42,6 +42,8 @@ protocol AudioOutputDevice: AnyObject, Sendable {
 }
 
 extension AudioOutputDevice {
+    /// The ALCcontext the engine's sources and buffers belong to.
+    var context: OpaquePointer { al.context }
     var frequency: Int { al.frequency }
     var refresh: Int { al.refresh }
     var maxSources: Int { al.maxSources }
