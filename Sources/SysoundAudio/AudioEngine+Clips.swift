@@ -36,6 +36,10 @@ extension AudioEngine {
     /// and the total preload budget (`settings.maxPreloadBytes`).
     @discardableResult
     public func preload(_ sounds: [ClipSource], replacingTheme: Bool = false) -> PreloadReport {
+        // Whole themes one at a time (the start's and a reload's), so the
+        // later one's removals hold; a single sound loaded for a play never waits here.
+        if replacingTheme { themeLoads.lock() }
+        defer { if replacingTheme { themeLoads.unlock() } }
         let keys = sounds.map { ClipStore.key(for: $0.path) }
         let (current, changed) = locked { () -> (OpaquePointer?, [Int]) in
             // Holds off the close of this context until the uploads are done (closeAfterUploads).
@@ -46,15 +50,14 @@ extension AudioEngine {
             }
             return (output?.context, changed)
         }
-        // An ALCcontext pointer, used only between the lock's release and the swap, while no close can run.
+        // An ALCcontext pointer, used only until uploadsInFlight drops, while no close can run.
         nonisolated(unsafe) let context = current
         let decoder = SoundDecoder(maxSeconds: settings.maxClipSeconds)
-        let load = { @Sendable (j: Int) -> Result<Clip, AudioError> in
-            let source = sounds[changed[j]]
+        let load = { @Sendable (i: Int) -> Result<Clip, AudioError> in
             do throws(AudioError) {
-                let pcm = try decoder.decode(path: source.path)
-                let clip = Clip(name: source.name, gain: source.gain, pcm: pcm)
-                clip.fileKey = keys[changed[j]]
+                let pcm = try decoder.decode(path: sounds[i].path)
+                let clip = Clip(name: sounds[i].name, gain: sounds[i].gain, pcm: pcm)
+                clip.fileKey = keys[i]
                 if let context {
                     clip.buffer = try ALThreadContext.with(context) { () throws(AudioError) -> ALuint in try AL.makeBuffer(pcm) }
                 }
@@ -63,24 +66,35 @@ extension AudioEngine {
                 return .failure(error)
             }
         }
-        // The workers, not Dispatch: the daemon keeps its fixed set of threads.
-        let results = host?.workers.concurrentMap(count: changed.count, load) ?? (0..<changed.count).map(load)
-        return locked { () -> PreloadReport in
-            defer {
-                uploadsInFlight -= 1
-                ALLock.condition.broadcast()
-            }
-            return swapIn(results, of: sounds, changed: Set(changed), uploadedTo: context, replacingTheme: replacingTheme)
+        var report = PreloadReport(loaded: sounds.indices.filter { !changed.contains($0) }.map { sounds[$0].name }, failures: [])
+        // In chunks, each swapped in as it is ready: plays of what is loaded
+        // already find it while the rest loads (a big theme at start).
+        for start in stride(from: 0, to: changed.count, by: Self.preloadChunk) {
+            let chunk = Array(changed[start..<min(start + Self.preloadChunk, changed.count)])
+            // The workers, not Dispatch: the daemon keeps its fixed set of threads.
+            let results = host?.workers.concurrentMap(count: chunk.count, { load(chunk[$0]) }) ?? chunk.map(load)
+            locked { swapIn(results, into: &report, uploadedTo: context) }
         }
+        locked {
+            if replacingTheme {
+                let kept = Set(sounds.map(\.name))
+                output?.makeCurrent()
+                for name in store.named.keys where !kept.contains(name) {
+                    if let old = store.remove(named: name) { retireOrRelease(old) }
+                }
+            }
+            uploadsInFlight -= 1
+            ALLock.condition.broadcast()
+        }
+        return report
     }
 
-    /// The table swap of `preload` (lock held): budget checks, then each new
-    /// clip replaces its name's old one, which is retired if a voice plays it.
-    private func swapIn(
-        _ results: [Result<Clip, AudioError>], of sounds: [ClipSource], changed: Set<Int>, uploadedTo context: OpaquePointer?,
-        replacingTheme: Bool
-    ) -> PreloadReport {
-        var report = PreloadReport(loaded: sounds.indices.filter { !changed.contains($0) }.map { sounds[$0].name }, failures: [])
+    /// Sounds decoded and uploaded together before they are swapped in.
+    static let preloadChunk = 8
+
+    /// Swaps loaded clips in (lock held): budget checks, then each new clip
+    /// replaces its name's old one, which is retired if a voice plays it.
+    private func swapIn(_ results: [Result<Clip, AudioError>], into report: inout PreloadReport, uploadedTo context: OpaquePointer?) {
         // Buffers made in another device's context (lost meanwhile) are gone with it.
         let sameOutput = output != nil && output?.context == context
         output?.makeCurrent()
@@ -107,13 +121,6 @@ extension AudioEngine {
                 report.loaded.append(clip.name)
             }
         }
-        if replacingTheme {
-            let kept = Set(sounds.map(\.name))
-            for name in store.named.keys where !kept.contains(name) {
-                if let old = store.remove(named: name) { retireOrRelease(old) }
-            }
-        }
-        return report
     }
 
     /// Drops a replaced theme clip: at once if no voice plays it, else when its last voice ends.

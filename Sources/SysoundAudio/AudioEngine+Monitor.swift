@@ -1,3 +1,4 @@
+import COpenAL
 import Logging
 import SysoundCore
 import SysoundEventLoop
@@ -111,15 +112,17 @@ final class AudioMonitor: @unchecked Sendable {
         let settings = engine.settings, realtime = engine.realtime
         engine.locked { engine.reopening = true }
         host.workers.submit({ () -> OpenedOutput in
-            // alcOpenDevice waits on the sound server (or its absence): here, not on the loop.
-            OpenedOutput(output: try? AudioOutputs.openDevice(settings, realtime: realtime))
+            // alcOpenDevice waits on the sound server (or its absence): here, not on the loop;
+            // and the clips go up into the new context here too, not under the lock on the loop.
+            guard let out = try? AudioOutputs.openDevice(settings, realtime: realtime) else { return OpenedOutput(output: nil, buffers: []) }
+            return OpenedOutput(output: out, buffers: engine.uploadClips(into: out))
         }, then: { [self] opened in
-            reopened(opened.output)
+            reopened(opened.output, buffers: opened.buffers)
         })
     }
 
     /// The completion of `reopen`, on the loop.
-    private func reopened(_ out: (any AudioOutputDevice)?) {
+    private func reopened(_ out: (any AudioOutputDevice)?, buffers: [(Clip, ALuint)]) {
         engine?.locked { engine?.reopening = false }
         guard !stopped, let engine else {
             if let out { host.workers.submit { out.close() } }
@@ -131,7 +134,7 @@ final class AudioMonitor: @unchecked Sendable {
             backoff = min(backoff * 2, maxBackoff)
             return
         }
-        if engine.attachReopened(out, now: Double(now) / 1e6) {
+        if engine.attachReopened(out, now: Double(now) / 1e6, buffers: buffers) {
             check?.schedule(at: now + Self.micros(busyInterval))
         } else {
             host.workers.submit { out.close() }
@@ -145,6 +148,8 @@ final class AudioMonitor: @unchecked Sendable {
 private struct OpenedOutput: @unchecked Sendable {
     // @unchecked: the output is used by one thread at a time (worker, then loop).
     let output: (any AudioOutputDevice)?
+    /// The clips' buffers, made in the output's context before it was attached.
+    let buffers: [(Clip, ALuint)]
 }
 
 /// What the monitor's check found.
@@ -202,11 +207,11 @@ extension AudioEngine {
 
     /// Takes a device reopened after a loss (loop thread); false when the
     /// engine closed meanwhile (the caller closes `out`).
-    func attachReopened(_ out: any AudioOutputDevice, now: Double) -> Bool {
+    func attachReopened(_ out: any AudioOutputDevice, now: Double, buffers: [(Clip, ALuint)]) -> Bool {
         connectStream(out)
         let attached = locked { () -> Bool in
             if closed || output != nil { return false }
-            attach(out)
+            attach(out, buffers: buffers)
             reopenCount += 1
             if out.ownStream == nil { lastTick = now }
             lastBusy = now

@@ -60,6 +60,8 @@ public final class AudioEngine: @unchecked Sendable {
     /// Preloads whose uploads may be in flight (off the lock, into the
     /// context of `output` as it was): a close waits for them.
     var uploadsInFlight = 0
+    /// Held by a whole theme's preload (not under `ALLock`).
+    let themeLoads = NSLock()
     /// Where a device engine's timers and device calls run; nil on loopback.
     let host: LoopHost?
     let monitor: AudioMonitor?
@@ -381,8 +383,10 @@ public final class AudioEngine: @unchecked Sendable {
         if ended { ALLock.condition.broadcast() }
     }
 
-    /// Takes a freshly opened output: sources, pool, buffers from kept PCM.
-    func attach(_ out: any AudioOutputDevice) {
+    /// Takes a freshly opened output: sources, pool, buffers from kept PCM
+    /// (`buffers`, made beforehand off the lock by `uploadClips(into:)`, for
+    /// the clips they cover; the rest, if any, are uploaded here).
+    func attach(_ out: any AudioOutputDevice, buffers: [(Clip, ALuint)] = []) {
         output = out
         outputPaused = false
         latencyNs = 0
@@ -395,11 +399,30 @@ public final class AudioEngine: @unchecked Sendable {
         pool = VoicePool(count: sources.count, nextOrder: pool.nextOrder)
         duckRamp = Ramp()
         hushRamp = Ramp()
+        // Keyed by identity while `buffers` keeps every clip alive.
+        var made = Dictionary(uniqueKeysWithValues: buffers.map { (ObjectIdentifier($0.0), $0.1) })
         for clip in store.allClips {
+            if let buffer = made.removeValue(forKey: ObjectIdentifier(clip)) {
+                clip.buffer = buffer
+                continue
+            }
             do { clip.buffer = try AL.makeBuffer(clip.pcm) } catch {
                 logger.error("cannot upload \(clip.name) again: \(error)")
                 clip.buffer = 0
             }
+        }
+        // Clips dropped while their buffers were made.
+        for buffer in made.values where buffer != 0 { AL.deleteBuffer(buffer) }
+    }
+
+    /// Makes a buffer in `out`'s context for every clip, off the lock
+    /// (`ALThreadContext`): a reopened device gets its clips without a long
+    /// hold of the lock the render takes. `out` is not attached yet, so
+    /// nothing else uses its context.
+    func uploadClips(into out: any AudioOutputDevice) -> [(Clip, ALuint)] {
+        locked { store.allClips }.compactMap { clip in
+            let buffer = try? ALThreadContext.with(out.context) { () throws(AudioError) -> ALuint in try AL.makeBuffer(clip.pcm) }
+            return buffer.map { (clip, $0) }
         }
     }
 
