@@ -9,6 +9,7 @@ import SysoundHaptics
 import SysoundFeedback
 import SysoundServer
 import SysoundState
+import SysoundTesting
 import XCTest
 
 /// The `Sysound` library against a real daemon (in this process, on a temp
