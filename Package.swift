@@ -154,6 +154,7 @@ let package = Package(
         .target(
             name: "SysoundCLIOptions",
             dependencies: [
+                "CSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -187,6 +188,9 @@ let package = Package(
                 "SysoundTestSupport", .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "SysoundSessionTests", dependencies: ["SysoundSession", "SysoundCore"]),
+        .testTarget(
+            name: "SysoundCLIOptionsTests",
+            dependencies: ["SysoundCLIOptions", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "SysoundAudioTests",
             dependencies: ["SysoundAudio", "SysoundCore", "SysoundEventLoop", "SysoundRealtime", "SysoundTestSupport",
