@@ -41,7 +41,7 @@ struct Backend {
         } catch {
             // Only a request that never reached a daemon goes elsewhere: one
             // that was sent may have been carried out, and is not sent twice.
-            guard error.requestNotSent else { throw CLIFailure(exitStatus: error.exitStatus, message: error.description) }
+            guard error.reachedNoDaemon else { throw CLIFailure(exitStatus: error.exitStatus, message: error.description) }
             return nil
         }
     }
