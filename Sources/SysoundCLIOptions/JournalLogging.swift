@@ -23,7 +23,7 @@ public struct JournalLogHandler: LogHandler {
 
     /// A handler writing to the journal, or to standard error with `<N>` prefixes.
     public init(label: String) {
-        self.init(label: label, sendNative: JournalField.send, writeLine: { writeAll(2, $0) })
+        self.init(label: label, sendNative: JournalField.send, writeLine: { writeAll(2, Array($0.utf8)) })
     }
 
     init(label: String, sendNative: @escaping @Sendable ([JournalField]) -> Bool, writeLine: @escaping @Sendable (String) -> Void) {
@@ -162,6 +162,9 @@ public enum JournalFormat {
 /// match with fd 2's own tells it apart from a variable merely inherited
 /// by a process whose output was redirected (systemd.exec(5)).
 public enum JournalStream {
+    /// Whether journald reads this process's standard error, decided once.
+    public static let isStandardError = isConnected(getenv("JOURNAL_STREAM").map { String(cString: $0) })
+
     public static func isConnected(_ value: String?, fd: Int32 = 2) -> Bool {
         guard let value else { return false }
         let parts = value.split(separator: ":", omittingEmptySubsequences: false)
@@ -169,21 +172,5 @@ public enum JournalStream {
         var st = stat()
         guard fstat(fd, &st) == 0 else { return false }
         return UInt64(st.st_dev) == device && UInt64(st.st_ino) == inode
-    }
-}
-
-/// Writes all of `text` to `fd` with `write(2)`: unbuffered, one call for a
-/// short line, so lines of several threads do not interleave.
-func writeAll(_ fd: Int32, _ text: String) {
-    var bytes = Array(text.utf8)[...]
-    while !bytes.isEmpty {
-        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        if n > 0 {
-            bytes = bytes.dropFirst(n)
-        } else if n < 0 && errno == EINTR {
-            continue
-        } else {
-            return
-        }
     }
 }

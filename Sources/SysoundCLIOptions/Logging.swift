@@ -13,7 +13,7 @@ public func bootstrapLogging(verbose: Bool) {
         level = wanted
     }
     let threshold = level
-    let journal = JournalStream.isConnected(getenv("JOURNAL_STREAM").map { String(cString: $0) })
+    let journal = JournalStream.isStandardError
     LoggingSystem.bootstrap { label in
         if journal {
             var handler = JournalLogHandler(label: label)

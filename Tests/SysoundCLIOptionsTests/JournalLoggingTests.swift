@@ -99,7 +99,7 @@ final class JournalLoggingTests: XCTestCase {
         XCTAssertEqual(pipe(&fds), 0)
         defer { close(fds[0]) }
         let writer = fds[1]
-        let handler = JournalLogHandler(label: "sysound.daemon", sendNative: JournalField.send, writeLine: { writeAll(writer, $0) })
+        let handler = JournalLogHandler(label: "sysound.daemon", sendNative: JournalField.send, writeLine: { writeAll(writer, Array($0.utf8)) })
         Logger(label: "sysound.daemon", factory: { _ in handler }).notice("serving", metadata: ["socket": "/s"])
         close(writer)
         var buffer = [UInt8](repeating: 0, count: 256)
