@@ -11,15 +11,9 @@ final class ClientOverloadTests: XCTestCase {
     /// connections filled by connections of its own: the next connect
     /// waits, then fails with EAGAIN.
     func testAFullConnectionQueueSaysTheRequestWasNotSent() throws {
-        let directory = NSTemporaryDirectory() + "sysound-backlog-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (directory, listener) = try Self.listeningSocket()
+        defer { close(listener); try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/socket"
-        let listener = UnixSocket.seqpacket()
-        XCTAssertGreaterThanOrEqual(listener, 0)
-        defer { close(listener) }
-        XCTAssertEqual(UnixSocket.withAddress(path) { bind(listener, $0, $1) }, 0, String(cString: strerror(errno)))
-        XCTAssertEqual(listen(listener, 0), 0)
         // Queue connections that nobody accepts until the kernel refuses one
         // (a backlog of 0 holds one, or a few on older kernels).
         var fillers: [Int32] = []
@@ -49,6 +43,50 @@ final class ClientOverloadTests: XCTestCase {
         }
         let waited = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e6
         XCTAssertLessThan(waited, 2000, "the client waits its timeout, not longer")
+    }
+
+    /// A daemon that accepted the connection but reads nothing: each request
+    /// goes out and times out waiting for its reply, until the connection's
+    /// queue is full and the next one is never sent.
+    func testAFullRequestQueueOnAnOpenConnectionSaysTheRequestWasNotSent() throws {
+        let (directory, listener) = try Self.listeningSocket()
+        defer { close(listener); try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/socket"
+        // A live process (this one) holds the instance lock: a daemon that
+        // runs, not one socket activation is starting, which the client
+        // would wait for.
+        try "\(getpid())\n".write(toFile: directory + "/daemon.lock", atomically: true, encoding: .utf8)
+        let connection = try DaemonConnection(socketPath: path, timeoutMilliseconds: 5)
+        let accepted = accept(listener, nil, nil)
+        XCTAssertGreaterThanOrEqual(accepted, 0)
+        defer { close(accepted) }
+        var outcome: ClientError?
+        // Until the unread datagrams reach the kernel's limit for the connection (a few hundred pings).
+        for _ in 0..<5000 {
+            do {
+                _ = try connection.send(.ping)
+                return XCTFail("nobody answers, yet a reply came")
+            } catch .timedOut {
+                continue  // sent, and queued unread
+            } catch {
+                outcome = error
+                break
+            }
+        }
+        XCTAssertEqual(outcome, .notSent(path: path, connected: true, waitedMilliseconds: 5))
+        let message = outcome?.description ?? ""
+        XCTAssertTrue(message.contains("not sent") && !message.contains("was sent"), message)
+        XCTAssertTrue(message.contains(path), message)
+    }
+
+    static func listeningSocket() throws -> (directory: String, fd: Int32) {
+        let directory = NSTemporaryDirectory() + "sysound-backlog-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let fd = UnixSocket.seqpacket()
+        guard fd >= 0, UnixSocket.withAddress(directory + "/socket", { bind(fd, $0, $1) }) == 0, listen(fd, 0) == 0 else {
+            throw XCTSkip("cannot listen on a unix socket here: \(String(cString: strerror(errno)))")
+        }
+        return (directory, fd)
     }
 
     /// The other case stays as it was: a request that went out and got no
