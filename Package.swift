@@ -155,6 +155,7 @@ let package = Package(
         .target(
             name: "SysoundCLIOptions",
             dependencies: [
+                "CSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -201,6 +202,9 @@ let package = Package(
                 "SysoundTestSupport", .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "SysoundSessionTests", dependencies: ["SysoundSession", "SysoundCore"]),
+        .testTarget(
+            name: "SysoundCLIOptionsTests",
+            dependencies: ["SysoundCLIOptions", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "SysoundAudioTests",
             dependencies: ["SysoundAudio", "SysoundCore", "SysoundEventLoop", "SysoundRealtime", "SysoundTestSupport",
