@@ -26,6 +26,12 @@ public final class FeedbackManager: Sendable {
     /// Apps that asked, and facts of other faces, for `status` (FeedbackManager+Apps).
     let appsSeen = Locked(AppsSeen())
     let faceStatus = Locked<[String: String]>([:])
+    /// The desktop's switches as its sources last reported them (FeedbackManager+Desktop).
+    let desktopState = Locked(DesktopState.defaults)
+    /// The XDG theme the desktop picked (GNOME's `theme-name`); nil: the configuration's.
+    let desktopXDGTheme = Locked<String?>(nil)
+    /// Told the first time an app asks (feedbackd's per-app settings are looked up then).
+    let newAppHandler = Locked<(@Sendable (String) -> Void)?>(nil)
 
     /// What SIGHUP replaces as a whole.
     /// Configuration and theme as loaded together; replaced whole on reload.
@@ -124,6 +130,7 @@ public final class FeedbackManager: Sendable {
     /// Replaces configuration and theme (SIGHUP). The engines keep running;
     /// sounds new to the theme are preloaded.
     public func reload(configuration: SysoundConfiguration, theme: Theme) {
+        let theme = Self.theme(theme, withXDGTheme: desktopXDGTheme.withLock { $0 })
         setup.withLock { $0 = Setup(configuration: configuration, theme: theme) }
         do {
             try haptics?.setPresets(configuration.haptics.presets)
@@ -163,7 +170,7 @@ public final class FeedbackManager: Sendable {
         guard resumable else { return }
         let state = state
         for held in held {
-            let decision = Policy.decide(held.request, entry: held.entry, state: state, settings: configuration.policy)
+            let decision = Policy.decide(held.request, entry: held.entry, state: state, settings: configuration.policy, desktop: desktop)
             do {
                 _ = try start(held.clip, held.request, entry: held.entry, decision: decision)
             } catch {
