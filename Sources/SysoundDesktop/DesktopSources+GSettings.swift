@@ -160,8 +160,11 @@ extension DesktopSources {
     func writeProfile(_ profile: FeedbackProfile) {
         guard let feedbackd else { return }
         guard dconfWriter || !Self.usesDconf else {
-            return logger.info("silent mode is \(profile) but dconf's writer is not on the session bus; feedbackd's profile not written")
+            if !saidNoWriter { logger.notice("dconf's writer is not on the session bus: feedbackd's profile does not follow silent mode until it is") }
+            saidNoWriter = true
+            return
         }
+        saidNoWriter = false
         if feedbackd.set("profile", string: profile.rawValue) {
             readings.feedbackdProfile = profile
         } else {

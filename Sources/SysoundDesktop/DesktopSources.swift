@@ -38,6 +38,8 @@ public final class DesktopSources: @unchecked Sendable {
     /// writing without it fails, and dconf then reverts the key, which would
     /// undo the user's silent mode. Other backends are always writable.
     var dconfWriter = false
+    /// The missing writer is said once, not at every change of silent mode.
+    var saidNoWriter = false
     // Plasma (DesktopSources+Plasma.swift)
     var sessionBus: BusConnection?
     var busUser: Int?

@@ -169,7 +169,7 @@ extension FeedbackManager {
         fields["event-sounds"] = desktop.eventSounds ? "on" : "off"
         fields["input-feedback-sounds"] = desktop.inputFeedbackSounds ? "on" : "off"
         if let xdg = xdgTheme { fields["xdg-theme"] = xdg }
-        for (key, value) in faceStatus.withLock({ $0 }) { fields[key] = value }
+        for (key, value) in faceStatus.withLock({ $0 }).sorted(by: { $0.key < $1.key }) { fields[key] = value }
         return fields
     }
 

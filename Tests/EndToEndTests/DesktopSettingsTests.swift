@@ -214,6 +214,46 @@ final class DesktopSettingsTests: XCTestCase {
         try assertHeard("tap", "after the reset", extra: ["--app", "org.example.Chat"])
     }
 
+    func testFeedbackd08AllowImportantAndMaxHapticStrength() throws {
+        // feedbackd 0.8's schema in a private schema directory, searched first.
+        let schemas = NSTemporaryDirectory() + "sysound-schemas-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: schemas, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: schemas) }
+        try FileManager.default.copyItem(
+            atPath: TestPaths.packageRoot + "/Tests/fixture/feedbackd-0.8/org.sigxcpu.feedbackd.gschema.xml",
+            toPath: schemas + "/org.sigxcpu.feedbackd.gschema.xml")
+        try run("/usr/bin/env", ["glib-compile-schemas", schemas])
+        setenv("GSETTINGS_SCHEMA_DIR", schemas, 1)
+        defer {
+            try? resetAll()
+            unsetenv("GSETTINGS_SCHEMA_DIR")
+        }
+        try resetAll()
+        try startDaemon()
+        expectStatus("feedbackd-allow-important", "none")
+        expectStatus("feedbackd-max-haptic-strength", "1.0")
+        try gsettings("set", "org.sigxcpu.feedbackd", "allow-important", "['org.example.Chat']")
+        expectStatus("feedbackd-allow-important", "org.example.Chat")
+        try gsettings("set", "org.gnome.desktop.notifications", "show-banners", "false")
+        expectStatus("do-not-disturb", "on")
+        XCTAssertEqual(try cli.run(["silent", "on"]).status, 0)
+        let chat = try Pulse.peak(1.0) { _ = try feedbackClient(["trigger", "org.example.Chat", "message-new-instant", "-1", #"{"important": true}"#]) }
+        XCTAssertGreaterThan(chat, 0.05, "feedbackd's allow-important did not let the app's important alert through")
+        let clock = try Pulse.peak(1.0) { _ = try feedbackClient(["trigger", "org.example.Clock", "message-new-instant", "-1", #"{"important": true}"#]) }
+        XCTAssertGreaterThan(clock, 0.05, "[dbus] allow_important stopped counting beside feedbackd's list")
+        let other = try Pulse.peak(1.0) { _ = try feedbackClient(["trigger", "org.example.Other", "message-new-instant", "-1", #"{"important": true}"#]) }
+        XCTAssertLessThan(other, 1e-4, "an app on neither list pierced silent mode and do not disturb")
+        try gsettings("reset", "org.sigxcpu.feedbackd", "allow-important")
+        expectStatus("feedbackd-allow-important", "none")
+        let after = try Pulse.peak(1.0) { _ = try feedbackClient(["trigger", "org.example.Chat", "message-new-instant", "-1", #"{"important": true}"#]) }
+        XCTAssertLessThan(after, 1e-4, "the reset allow-list still let the app through")
+        try gsettings("set", "org.sigxcpu.feedbackd", "max-haptic-strength", "0.25")
+        expectStatus("feedbackd-max-haptic-strength", "0.25")
+        // Out of the schema's range: gsettings refuses it, the daemon keeps the value.
+        XCTAssertNotEqual(try Spawned.run("/usr/bin/env", ["gsettings", "set", "org.sigxcpu.feedbackd", "max-haptic-strength", "3"]).status, 0)
+        XCTAssertEqual(status()["feedbackd-max-haptic-strength"], "0.25")
+    }
+
     // MARK: Plasma
 
     func testPlasmaInhibitedIsDoNotDisturb() throws {
