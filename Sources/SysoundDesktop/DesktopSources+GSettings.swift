@@ -37,6 +37,13 @@ extension DesktopSources {
     /// after the session bus came back (dconf's client subscribes to its
     /// changes when the object is made).
     func openGSettings() {
+        // The old objects go first: dconf's client subscribes a path when
+        // its first watcher comes and not again while one remains.
+        let apps = Array(appSettings.keys)
+        appSettings = [:]
+        sound = nil
+        notifications = nil
+        feedbackd = nil
         sound = GSettingsObject(schema: Self.soundSchema)
         notifications = GSettingsObject(schema: Self.notificationsSchema)
         feedbackd = GSettingsObject(schema: Self.feedbackdSchema)
@@ -51,8 +58,6 @@ extension DesktopSources {
         }
         readGnome()
         readFeedbackd()
-        let apps = Array(appSettings.keys)
-        appSettings = [:]
         readings.appProfiles = [:]
         for app in apps { followApp(app) }
     }

@@ -305,6 +305,30 @@ final class DesktopSettingsTests: XCTestCase {
         XCTAssertEqual(status()["do-not-disturb"], "off")
     }
 
+    func testTheSessionBusRestartingIsFollowedAgain() throws {
+        try startDaemon()
+        try gsettings("set", "org.gnome.desktop.sound", "event-sounds", "false")
+        expectStatus("event-sounds", "off")
+        let dconf = Self.environment["SYSOUND_DCONF_CTL"]!
+        try run(dconf, ["stop"])
+        try SessionMock.bus("stop", "session")
+        defer {
+            try? SessionMock.bus("start", "session")
+            try? run(dconf, ["start"])
+        }
+        XCTAssertTrue(eventually(5) { daemon!.log().contains("the session bus went away") }, daemon!.log(tail: 10))
+        XCTAssertTrue(daemon!.isRunning, "the daemon died with the session bus")
+        try SessionMock.bus("start", "session")
+        try run(dconf, ["start"])
+        // The daemon's bus connection comes back with back-off of at most 5 s.
+        XCTAssertTrue(eventually(12) { daemon!.log().components(separatedBy: "D-Bus: serving org.sigxcpu.Feedback").count == 3 }, daemon!.log(tail: 10))
+        try gsettings("set", "org.gnome.desktop.sound", "event-sounds", "true")
+        expectStatus("event-sounds", "on")
+        try gsettings("set", "org.gnome.desktop.notifications", "show-banners", "false")
+        expectStatus("do-not-disturb", "on")
+        try assertSilent("notification", "do not disturb set after the bus came back")
+    }
+
     // MARK: Helpers
 
     func feedbackClient(_ arguments: [String]) throws -> Spawned.Result {
