@@ -202,6 +202,7 @@ let package = Package(
                 "SysoundTestSupport", .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "SysoundSessionTests", dependencies: ["SysoundSession", "SysoundCore"]),
+        .testTarget(name: "SysoundDesktopTests", dependencies: ["SysoundDesktop", "SysoundCore"]),
         .testTarget(
             name: "SysoundAudioTests",
             dependencies: ["SysoundAudio", "SysoundCore", "SysoundEventLoop", "SysoundRealtime", "SysoundTestSupport",
