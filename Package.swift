@@ -181,7 +181,7 @@ let package = Package(
             name: "sysound-bench",
             dependencies: [
                 "Sysound", "SysoundFeedback", "SysoundAudio", "SysoundHaptics", "SysoundState", "SysoundClient",
-                "SysoundConfig", "SysoundCore", "CBenchMalloc", "CPulse", "SysoundBus", "SysoundEventLoop", "SysoundServer",
+                "SysoundConfig", "SysoundCore", "CBenchMalloc", "CPulse", "SysoundBus", "SysoundEventLoop", "SysoundServer", "CGio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
