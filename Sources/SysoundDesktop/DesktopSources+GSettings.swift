@@ -92,7 +92,13 @@ extension DesktopSources {
     /// (GSettings cannot list the apps that have some).
     func followApp(_ app: String) {
         guard !stopped, glib != nil, appSettings[app] == nil, GSettingsObject.isInstalled(Self.feedbackdAppSchema) else { return }
-        guard appSettings.count < Self.maximumApps else { return }
+        guard appSettings.count < Self.maximumApps else {
+            if !saidAppCap {
+                saidAppCap = true
+                logger.notice("feedbackd's per-app settings are followed for \(Self.maximumApps) apps; \(app) and later ones get none")
+            }
+            return
+        }
         let path = "/org/sigxcpu/feedbackd/application/\(DesktopReadings.munged(app))/"
         guard let settings = GSettingsObject(schema: Self.feedbackdAppSchema, path: path) else { return }
         appSettings[app] = settings

@@ -51,6 +51,7 @@ public final class DesktopSources: @unchecked Sendable {
 
     /// At most this many apps' feedbackd settings are followed at once.
     static let maximumApps = 64
+    var saidAppCap = false
 
     private init(manager: FeedbackManager, loop: EventLoop, logger: Logger) {
         self.manager = manager

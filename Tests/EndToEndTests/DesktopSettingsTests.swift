@@ -26,6 +26,8 @@ final class DesktopSettingsTests: XCTestCase {
         guard Self.environment["SYSOUND_DCONF_CTL"] != nil, FileManager.default.isExecutableFile(atPath: "/usr/libexec/dconf-service") else {
             throw FixtureError("no private dconf: install dconf-service and run under Tests/fixture/with-dbus.sh (make test does both)")
         }
+        // dconf-service leaves with its bus: a test that restarted the session bus took it along.
+        try run(Self.environment["SYSOUND_DCONF_CTL"]!, ["start"])
         try resetAll()
     }
 
