@@ -160,6 +160,7 @@ extension FeedbackManager {
         fields["haptic-devices"] = "\(haptics?.devices.count ?? 0)"
         for field in Self.fields(of: state, only: nil) { fields[field.key] = field.value }
         fields["profile"] = FeedbackProfile(state: state).rawValue
+        fields["config"] = configuration.file ?? "built-in defaults"
         let apps = appsSeen.withLock { $0.summary }
         if !apps.isEmpty { fields["apps"] = apps }
         // The desktop's switches as the policy sees them; each source's own
