@@ -25,6 +25,12 @@ extension DesktopSources {
         } catch {
             return logger.warning("desktop settings not followed: \(error)")
         }
+        backend = GSettingsObject.backendName
+        // Without dconf's backend GLib falls back to its keyfile (or memory) backend:
+        // the desktop's settings apps write to dconf, so their keys read as defaults.
+        if backend != "DConfSettingsBackend" && getenv("GSETTINGS_BACKEND") == nil {
+            logger.notice("GSettings has no dconf backend here (it uses \(backend); install dconf-gsettings-backend): settings GNOME writes to dconf are not seen")
+        }
         openGSettings()
         let missing = [Self.soundSchema, Self.notificationsSchema, Self.feedbackdSchema].filter { !GSettingsObject.isInstalled($0) }
         if !missing.isEmpty {
@@ -170,7 +176,7 @@ extension DesktopSources {
 
     func writeProfile(_ profile: FeedbackProfile) {
         guard let feedbackd else { return }
-        guard dconfWriter || !Self.usesDconf else {
+        guard dconfWriter || !usesDconf else {
             if !saidNoWriter { logger.notice("dconf's writer is not on the session bus: feedbackd's profile does not follow silent mode until it is") }
             saidNoWriter = true
             return
@@ -185,10 +191,7 @@ extension DesktopSources {
 
     /// Whether GSettings stores through dconf (the default where dconf's
     /// backend is installed; GSETTINGS_BACKEND picks another).
-    static var usesDconf: Bool {
-        let backend = getenv("GSETTINGS_BACKEND").map { String(cString: $0) } ?? "dconf"
-        return backend == "dconf"
-    }
+    var usesDconf: Bool { backend == "DConfSettingsBackend" }
 }
 
 #if canImport(Glibc)

@@ -38,6 +38,8 @@ public final class DesktopSources: @unchecked Sendable {
     /// writing without it fails, and dconf then reverts the key, which would
     /// undo the user's silent mode. Other backends are always writable.
     var dconfWriter = false
+    /// GSettings' backend type (`GSettingsObject.backendName`).
+    var backend = "none"
     /// The missing writer is said once, not at every change of silent mode.
     var saidNoWriter = false
     // Plasma (DesktopSources+Plasma.swift)
@@ -112,5 +114,6 @@ public final class DesktopSources: @unchecked Sendable {
         }
         let fields = readings.statusFields(gnome: sound != nil || notifications != nil, feedbackd: feedbackd != nil, plasma: plasmaStatus)
         for (key, value) in fields { manager.setStatus(key, value) }
+        manager.setStatus("gsettings-backend", backend)
     }
 }

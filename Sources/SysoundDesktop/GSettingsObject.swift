@@ -27,6 +27,16 @@ final class GSettingsObject {
         return true
     }
 
+    /// The type of GSettings' backend: `DConfSettingsBackend`,
+    /// `GKeyfileSettingsBackend`, `GMemorySettingsBackend` (GLib's fallback
+    /// when dconf's backend is not installed: nothing is shared or followed).
+    static var backendName: String {
+        guard let backend = g_settings_backend_get_default() else { return "none" }
+        defer { g_object_unref(backend) }
+        let name = backend.withMemoryRebound(to: GTypeInstance.self, capacity: 1) { g_type_name_from_instance($0) }
+        return name.map { String(cString: $0) } ?? "unknown"
+    }
+
     /// Nil when the schema is not installed. `path`: for a relocatable schema (required there).
     init?(schema id: String, path: String? = nil) {
         guard let source = g_settings_schema_source_get_default(),

@@ -99,6 +99,7 @@ final class DesktopSettingsTests: XCTestCase {
     func testEventSoundsOffSilencesTheThemeButNotPlayback() throws {
         try startDaemon()
         expectStatus("gnome-event-sounds", "true")
+        XCTAssertEqual(status()["gsettings-backend"], "DConfSettingsBackend")
         try assertHeard("tap", "event sounds are on")
         try gsettings("set", "org.gnome.desktop.sound", "event-sounds", "false")
         expectStatus("event-sounds", "off")
@@ -292,10 +293,13 @@ final class DesktopSettingsTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: empty) }
         setenv("XDG_DATA_DIRS", empty, 1)
+        // No GIO modules: GLib falls back to its keyfile backend, as without dconf-gsettings-backend.
+        setenv("GIO_MODULE_DIR", empty, 1)
         let bus = Self.environment["DBUS_SESSION_BUS_ADDRESS"]!
         setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=\(empty)/no-bus", 1)
         defer {
             unsetenv("XDG_DATA_DIRS")
+            unsetenv("GIO_MODULE_DIR")
             setenv("DBUS_SESSION_BUS_ADDRESS", bus, 1)
         }
         try startDaemon()
@@ -303,6 +307,8 @@ final class DesktopSettingsTests: XCTestCase {
         let log = daemon!.log()
         XCTAssertEqual(log.components(separatedBy: "not installed").count - 1, 1, "one line for the missing schemas:\n\(log)")
         XCTAssertEqual(log.components(separatedBy: "Plasma's do not disturb is followed once").count - 1, 1, log)
+        XCTAssertEqual(log.components(separatedBy: "GSettings has no dconf backend here").count - 1, 1, log)
+        XCTAssertEqual(status()["gsettings-backend"], "GKeyfileSettingsBackend")
         try assertHeard("tap", "the daemon serves without the desktop's settings")
         XCTAssertEqual(status()["do-not-disturb"], "off")
     }
