@@ -77,14 +77,15 @@ extension FeedbackManager {
     /// Vibrates a preset or pattern unless the haptics switch is off.
     func vibrate(_ request: VibrateRequest) throws(FeedbackError) -> Reply {
         seen(app: request.app)
-        if let reason = Policy.decideVibration(state: state, app: request.app, settings: configuration.policy) {
+        let desktop = desktop
+        if let reason = Policy.decideVibration(state: state, app: request.app, settings: configuration.policy, desktop: desktop) {
             return .ok(["outcome": FeedbackOutcome.skip.rawValue, "reason": HapticSkipReason.policy(reason).rawValue])
         }
         guard let haptics else { throw FeedbackError(.noDevice, "no haptic device: haptics are not available in this process") }
         do throws(HapticsError) {
             switch request.source {
-            case .preset(let name): try haptics.vibrate(preset: name, intensity: request.intensity, priority: 1)
-            case .pattern(let pattern): try haptics.vibrate(pattern: pattern, intensity: request.intensity, priority: 1)
+            case .preset(let name): try haptics.vibrate(preset: name, intensity: request.intensity * desktop.hapticScale, priority: 1)
+            case .pattern(let pattern): try haptics.vibrate(pattern: pattern, intensity: request.intensity * desktop.hapticScale, priority: 1)
             }
         } catch {
             switch error {
@@ -162,7 +163,14 @@ extension FeedbackManager {
         fields["config"] = configuration.file ?? "built-in defaults"
         let apps = appsSeen.withLock { $0.summary }
         if !apps.isEmpty { fields["apps"] = apps }
-        for (key, value) in faceStatus.withLock({ $0 }) { fields[key] = value }
+        // The desktop's switches as the policy sees them; each source's own
+        // reading is among the face facts (`gnome-…`, `feedbackd-…`, `plasma-…`: SysoundDesktop).
+        let desktop = desktop
+        fields["do-not-disturb"] = desktop.doNotDisturb ? "on" : "off"
+        fields["event-sounds"] = desktop.eventSounds ? "on" : "off"
+        fields["input-feedback-sounds"] = desktop.inputFeedbackSounds ? "on" : "off"
+        if let xdg = xdgTheme { fields["xdg-theme"] = xdg }
+        for (key, value) in faceStatus.withLock({ $0 }).sorted(by: { $0.key < $1.key }) { fields[key] = value }
         return fields
     }
 

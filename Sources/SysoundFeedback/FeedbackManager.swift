@@ -26,6 +26,12 @@ public final class FeedbackManager: Sendable {
     /// Apps that asked, and facts of other faces, for `status` (FeedbackManager+Apps).
     let appsSeen = Locked(AppsSeen())
     let faceStatus = Locked<[String: String]>([:])
+    /// The desktop's switches as its sources last reported them (FeedbackManager+Desktop).
+    let desktopState = Locked(DesktopState.defaults)
+    /// The XDG theme the desktop picked (GNOME's `theme-name`); nil: the configuration's.
+    let desktopXDGTheme = Locked<String?>(nil)
+    /// Told the first time an app asks (feedbackd's per-app settings are looked up then).
+    let newAppHandler = Locked<(@Sendable (String) -> Void)?>(nil)
 
     /// What SIGHUP replaces as a whole.
     /// Configuration and theme as loaded together; replaced whole on reload.
@@ -131,6 +137,7 @@ public final class FeedbackManager: Sendable {
     /// and so does every voice: the new theme's clips are loaded first (plays
     /// meanwhile are answered from the old theme), then the theme is swapped.
     public func reload(configuration: SysoundConfiguration, theme: Theme) {
+        let theme = Self.theme(theme, withXDGTheme: desktopXDGTheme.withLock { $0 })
         preload(theme)
         setup.withLock { $0 = Setup(configuration: configuration, theme: theme) }
         do {
@@ -170,7 +177,7 @@ public final class FeedbackManager: Sendable {
         guard resumable else { return }
         let state = state
         for held in held {
-            let decision = Policy.decide(held.request, entry: held.entry, state: state, settings: configuration.policy)
+            let decision = Policy.decide(held.request, entry: held.entry, state: state, settings: configuration.policy, desktop: desktop)
             do {
                 _ = try start(held.clip, held.request, entry: held.entry, decision: decision)
             } catch {

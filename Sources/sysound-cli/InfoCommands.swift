@@ -54,9 +54,14 @@ struct StatusCommand: ParsableCommand {
             }
         } else if countFields.contains(key), let count = Int(value) {
             return "\(count)"
+        } else if switchFields.contains(key), value == "on" || value == "off" {
+            return value == "on" ? "true" : "false"
         }
         return JSON.string(value)
     }
+
+    /// The desktop's switches as the policy uses them (on/off).
+    static let switchFields: Set<String> = ["do-not-disturb", "event-sounds", "input-feedback-sounds"]
 
     /// The status fields that count something.
     static let countFields: Set<String> = ["voices", "playing", "haptic-devices"]
