@@ -67,7 +67,7 @@ extension FeedbackManager {
             case .ping:
                 return .ok()
             case .status:
-                return .ok(status())
+                return .ok(status(), records: hapticDeviceRecords())
             }
         } catch {
             return .error(error.code, error.message)
@@ -89,7 +89,8 @@ extension FeedbackManager {
         } catch {
             switch error {
             case .unknownPreset: throw FeedbackError(.unknownPreset, error.description)
-            case .noDevice: throw FeedbackError(.noDevice, error.description)
+            case .noDevice, .refused: throw FeedbackError(.noDevice, error.description)
+            case .notUploaded: throw FeedbackError(.busy, "not vibrated: the device did not take the effect within \(HapticsEngine.uploadWaitLimitMs) ms")
             case .invalidLevel, .invalidPattern: throw FeedbackError(.badValue, error.description)
             case .outranked: return .ok(["outcome": FeedbackOutcome.skip.rawValue, "reason": HapticSkipReason.outranked.rawValue])
             default: throw FeedbackError(.internal, error.description)
@@ -157,12 +158,25 @@ extension FeedbackManager {
         fields["voices"] = "\(audio?.voiceCount ?? 0)"
         fields["playing"] = "\(audio?.activeVoiceCount ?? 0)"
         fields["haptic-devices"] = "\(haptics?.devices.count ?? 0)"
+        if let haptics {
+            fields["haptic-profile"] = haptics.profile?.description ?? "none (built-in presets; no profile for this device tree or DMI name)"
+            fields["haptic-choice"] = haptics.deviceChoice.description
+        }
         for field in Self.fields(of: state, only: nil) { fields[field.key] = field.value }
         fields["profile"] = FeedbackProfile(state: state).rawValue
         let apps = appsSeen.withLock { $0.summary }
         if !apps.isEmpty { fields["apps"] = apps }
         for (key, value) in faceStatus.withLock({ $0 }) { fields[key] = value }
         return fields
+    }
+
+    /// One record per force-feedback device found: used or why not.
+    func hapticDeviceRecords() -> [WireFields] {
+        (haptics?.settledDeviceReport() ?? []).map { d in
+            var r: WireFields = ["haptic-device": d.path, "name": d.name, "used": d.used ? "1" : "0", "why": d.reason]
+            if let effect = d.effect { r["effect"] = effect.rawValue }
+            return r
+        }
     }
 
     // MARK: - Reply fields

@@ -13,11 +13,14 @@ struct PatternPlan: Equatable, Sendable {
     var segments: [Segment]
     var durationMs: Int
 
-    init(_ pattern: HapticPattern, intensity: Double) {
+    /// `minimumPulseMs` (the device profile's) lengthens shorter vibrating
+    /// steps: a pulse an eccentric-mass motor does not feel is no pulse.
+    init(_ pattern: HapticPattern, intensity: Double, minimumPulseMs: Int = 0) {
         var segments: [Segment] = []
         var offset = 0
-        for step in pattern.steps {
+        for var step in pattern.steps {
             let m = step.magnitude * intensity
+            if m > 0 && step.durationMs < minimumPulseMs { step.durationMs = minimumPulseMs }
             if var last = segments.last, last.magnitude == m {
                 last.durationMs += step.durationMs
                 segments[segments.count - 1] = last
@@ -75,6 +78,9 @@ struct HapticsCore {
     /// erases each effect, which a uinput driver must answer), so the engine
     /// closes them on a worker.
     private(set) var closing: [any ForceFeedbackDevice] = []
+    /// Devices taken out of use because their driver refused our effect
+    /// (EINVAL and the like): playing on them would only pretend.
+    private(set) var refused: [(device: any ForceFeedbackDevice, error: DeviceError)] = []
     let logger: Logger
 
     init(strengthCap: Double, logger: Logger) {
@@ -107,6 +113,12 @@ struct HapticsCore {
     mutating func takeLost() -> [String] {
         defer { lost = [] }
         return lost
+    }
+
+    /// The devices refused since the last call.
+    mutating func takeRefused() -> [(device: any ForceFeedbackDevice, error: DeviceError)] {
+        defer { refused = [] }
+        return refused
     }
 
     /// The devices to close since the last call.
@@ -206,6 +218,16 @@ struct HapticsCore {
                 }
                 managed.slots.lowerCapacityToCount()
                 managed.queued.insert(effect, at: 0)
+            case .failure(let error) where error.refusesEffect:
+                // The driver does not take this kind of effect at all (da7280
+                // answers EINVAL to rumble): the device cannot play what we
+                // have, so it leaves use, and the request learns why.
+                logger.warning("haptic device refused an effect upload; not using it",
+                               metadata: ["path": "\(path)", "name": "\(managed.device.capabilities.name)", "error": "\(error)"])
+                devices[path] = managed
+                refused.append((managed.device, error))
+                detach(path: path)
+                return
             case .failure(let error):
                 logger.warning("haptic effect not uploaded", metadata: ["error": "\(error)"])
             }
@@ -307,8 +329,10 @@ struct HapticsCore {
 
     /// The effect a segment plays on a device, nil for silence.
     private func effect(for segment: PatternPlan.Segment, on managed: ManagedDevice) -> RumbleEffect? {
-        let scale = managed.device.capabilities.gain ? 1 : strengthCap
-        let effect = RumbleEffect(magnitude: segment.magnitude * scale, lengthMs: segment.durationMs)
+        let caps = managed.device.capabilities
+        let scale = caps.gain ? 1 : strengthCap
+        let effect = RumbleEffect(
+            magnitude: segment.magnitude * scale, lengthMs: segment.durationMs, kind: caps.effectKind ?? .rumble)
         return effect.strongMagnitude > 0 ? effect : nil
     }
 

@@ -40,7 +40,9 @@ extension HapticsEngine {
         defer { settle() }
         switch result {
         case .success(let device):
-            guard o.running, qualifies(device) else {
+            let verdict = verdict(for: device)
+            if o.running { record(device, verdict) }
+            guard o.running, verdict.used else {
                 if o.running { o.ignored.insert(path) }
                 host.workers.submit { device.close() }
                 return
@@ -67,6 +69,7 @@ extension HapticsEngine {
         o.uploadRetryTimers.removeValue(forKey: path)?.cancel()
         o.ignored.remove(path)
         o.pending[path] = nil
+        if o.report.removeValue(forKey: path) != nil { o.reportChanged = true }
     }
 
     /// A repeating timer while nodes wait to be opened again.

@@ -6,16 +6,19 @@ import SysoundEventLoop
 extension HapticsEngine {
     /// Starts `plan` if a device holds its effects; otherwise as `whenNotUploaded` says.
     func request(
-        _ plan: PatternPlan, priority: Int, whenNotUploaded: WhenNotUploaded, requested: UInt64, delay: UInt64
+        _ plan: PatternPlan, priority: Int, whenNotUploaded: WhenNotUploaded, requested: UInt64, delay: UInt64,
+        outcome: WaitOutcome? = nil
     ) throws(HapticsError) {
         let o = owned
         guard o.running else { throw .notRunning }
-        guard !o.core.devices.isEmpty else { throw .noDevice }
+        guard !o.core.devices.isEmpty else { throw o.refusal ?? .noDevice }
         try o.core.checkPriority(priority)
         defer { settle() }
         // The write first (a device holds the first effect), the bookkeeping after it.
         if o.core.devices.keys.contains(where: { o.core.isReady(plan, on: $0) }) {
+            o.waiting?.outcome?.finish(.failure(.notUploaded))
             o.waiting = nil
+            outcome?.finish(.success(()))
             let now = max(requested, MonotonicClock.now())
             try o.core.start(plan, priority: priority, now: now, anchor: delay > 0 ? requested + delay : now)
             afterStep()
@@ -27,7 +30,11 @@ extension HapticsEngine {
         }
         switch whenNotUploaded {
         case .skip: throw .notUploaded
-        case .startWhenUploaded: o.waiting = Waiting(plan: plan, priority: priority, requested: requested)
+        case .startWhenUploaded:
+            o.waiting?.outcome?.finish(.failure(.notUploaded))
+            o.waiting = Waiting(plan: plan, priority: priority, requested: requested, outcome: outcome)
+            // An upload refused at once (the request's own job) resolves it now.
+            resolveWaiting()
         }
     }
 
@@ -42,7 +49,11 @@ extension HapticsEngine {
         let now = MonotonicClock.now()
         let waitedMs = Int((now - w.requested) / 1_000_000)
         guard ready, waitedMs <= Self.uploadWaitLimitMs else {
-            logger.info("vibration dropped: its effects were not uploaded in time", metadata: ["waited-ms": "\(waitedMs)"])
+            // Said to a caller that waits (the CLI, the library): a refusal
+            // names the device; otherwise the upload was too late.
+            let refusal = o.core.devices.isEmpty ? o.refusal : nil
+            logger.info("vibration dropped: its effects were not uploaded in time", metadata: ["waited-ms": "\(waitedMs)", "refused": "\(refusal.map { "\($0)" } ?? "no")"])
+            w.outcome?.finish(.failure(refusal ?? (o.core.devices.isEmpty ? .noDevice : .notUploaded)))
             return
         }
         // Anchored at the request, as if the upload had been instant: the
@@ -53,8 +64,10 @@ extension HapticsEngine {
         let anchor = max(w.requested, now + 1_000_000 > firstStep ? now + 1_000_000 - firstStep : 0)
         do {
             try o.core.start(w.plan, priority: w.priority, now: now, anchor: min(anchor, now))
+            w.outcome?.finish(.success(()))
         } catch {
             logger.debug("vibration not started after its upload: \(error)")
+            w.outcome?.finish(.failure(error))
         }
         afterStep()
     }

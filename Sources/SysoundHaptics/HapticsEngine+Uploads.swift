@@ -43,6 +43,7 @@ extension HapticsEngine {
         } else {
             pump(path)
         }
+        settle()  // takes in a refusal first: the waiting request names it
         resolveWaiting()
         settle()
     }
