@@ -38,15 +38,25 @@ extension HapticsEngine {
         }
     }
 
-    /// Starts the vibration waiting for its upload once a device holds its
-    /// effects, or drops it when none will or it waited too long.
+    /// Starts the vibration waiting for its upload once the devices hold its
+    /// effects, or drops it when none will or it waited too long. With one
+    /// device ready and others still uploading it waits a moment
+    /// (`otherDevicesGraceMs`) so that they all start together, not one a
+    /// step late.
     func resolveWaiting() {
         let o = owned
         guard let w = o.waiting else { return }
-        let ready = o.core.devices.keys.contains { o.core.isReady(w.plan, on: $0) }
-        guard ready || !o.core.devices.values.contains(where: \.isUploading) else { return }
-        o.waiting = nil
         let now = MonotonicClock.now()
+        let ready = o.core.devices.keys.contains { o.core.isReady(w.plan, on: $0) }
+        let uploading = o.core.devices.values.contains(where: \.isUploading)
+        let expired = now >= w.requested + UInt64(Self.uploadWaitLimitMs) * 1_000_000
+        let graceEnd = w.requested + UInt64(Self.otherDevicesGraceMs) * 1_000_000
+        if uploading && !expired && (!ready || now < graceEnd) {
+            armWaitTimer(at: ready ? graceEnd : w.requested + UInt64(Self.uploadWaitLimitMs) * 1_000_000)
+            return
+        }
+        o.waiting = nil
+        o.waitTimer?.setEnabled(false)
         let waitedMs = Int((now - w.requested) / 1_000_000)
         guard ready, waitedMs <= Self.uploadWaitLimitMs else {
             // Said to a caller that waits (the CLI, the library): a refusal
@@ -79,6 +89,24 @@ extension HapticsEngine {
             pump(path)
         }
         armStepTimer()
+    }
+
+    /// How long a waiting vibration that one device is ready for waits for
+    /// the other devices' uploads.
+    static let otherDevicesGraceMs = 100
+
+    /// Resolves the waiting vibration at `deadline` (monotonic ns) if nothing else does first.
+    private func armWaitTimer(at deadline: UInt64) {
+        let usec = (deadline + 999) / 1000
+        if let timer = owned.waitTimer { return timer.schedule(at: usec) }
+        do {
+            owned.waitTimer = try host.loop.addTimer(at: usec) { [weak self] _ in
+                self?.resolveWaiting()
+                self?.settle()
+            }
+        } catch {
+            logger.error("haptic upload wait timer: \(error)")
+        }
     }
 
     /// The step timer fires at the next step's deadline (1 µs accuracy).

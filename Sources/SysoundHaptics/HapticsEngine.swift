@@ -98,6 +98,7 @@ public final class HapticsEngine: Sendable {
         var watcher: DirectoryWatcher?
         var stepTimer: EventSource?
         var retryTimer: EventSource?
+        var waitTimer: EventSource?
         var uploadRetryTimers: [String: EventSource] = [:]
         /// The device paths last published to the snapshot.
         var publishedPaths: Set<String> = []
@@ -117,6 +118,8 @@ public final class HapticsEngine: Sendable {
             stepTimer = nil
             retryTimer?.cancel()
             retryTimer = nil
+            waitTimer?.cancel()
+            waitTimer = nil
             for timer in uploadRetryTimers.values { timer.cancel() }
             uploadRetryTimers = [:]
         }
