@@ -1,39 +1,6 @@
 import Logging
 import SysoundCore
 
-/// A pattern prepared for playing: runs of equal magnitude merged, offsets
-/// from the pattern's start, intensity applied.
-struct PatternPlan: Equatable, Sendable {
-    struct Segment: Equatable, Sendable {
-        var offsetMs: Int
-        var durationMs: Int
-        var magnitude: Double
-    }
-
-    var segments: [Segment]
-    var durationMs: Int
-
-    /// `minimumPulseMs` (the device profile's) lengthens shorter vibrating
-    /// steps: a pulse an eccentric-mass motor does not feel is no pulse.
-    init(_ pattern: HapticPattern, intensity: Double, minimumPulseMs: Int = 0) {
-        var segments: [Segment] = []
-        var offset = 0
-        for var step in pattern.steps {
-            let m = step.magnitude * intensity
-            if m > 0 && step.durationMs < minimumPulseMs { step.durationMs = minimumPulseMs }
-            if var last = segments.last, last.magnitude == m {
-                last.durationMs += step.durationMs
-                segments[segments.count - 1] = last
-            } else {
-                segments.append(Segment(offsetMs: offset, durationMs: step.durationMs, magnitude: m))
-            }
-            offset += step.durationMs
-        }
-        self.segments = segments
-        self.durationMs = offset
-    }
-}
-
 /// The engine's decisions, without threads or I/O of its own: which devices
 /// are in use, which effects each holds and which it still needs uploaded,
 /// what plays now, and when the next step is due. `HapticsEngine` drives it
@@ -322,7 +289,7 @@ struct HapticsCore {
                 logger.debug("haptic step skipped: its effect is not uploaded", metadata: ["path": "\(path)"])
                 return
             }
-            try m.device.play(id: id)
+            try m.device.play(id: id, count: segment.count)
             m.playing = id
         }
     }
@@ -332,7 +299,8 @@ struct HapticsCore {
         let caps = managed.device.capabilities
         let scale = caps.gain ? 1 : strengthCap
         let effect = RumbleEffect(
-            magnitude: segment.magnitude * scale, lengthMs: segment.durationMs, kind: caps.effectKind ?? .rumble)
+            magnitude: segment.magnitude * scale, lengthMs: segment.pulseMs, kind: caps.effectKind ?? .rumble,
+            delayMs: segment.gapMs)
         return effect.strongMagnitude > 0 ? effect : nil
     }
 

@@ -10,7 +10,7 @@ extension HapticsEngine {
         var effects: [RumbleEffect] = []
         for name in o.preload {
             guard let pattern = presets.withLock({ $0[name] }) else { continue }
-            for effect in o.core.effects(of: PatternPlan(pattern, intensity: 1), on: path) where !effects.contains(effect) {
+            for effect in o.core.effects(of: plan(pattern, intensity: 1), on: path) where !effects.contains(effect) {
                 effects.append(effect)
             }
         }

@@ -245,7 +245,7 @@ public final class HapticsEngine: Sendable {
             let deadline = requested + UInt64(Self.uploadWaitLimitMs) * 1_000_000
             while snapshot.withLock({ $0.devices.isEmpty && $0.opening }) && MonotonicClock.now() < deadline { usleep(1000) }
         }
-        let plan = PatternPlan(pattern, intensity: intensity, minimumPulseMs: profile?.profile.minimumPulseMs ?? 0)
+        let plan = plan(pattern, intensity: intensity)
         // Off the loop a request that waits for its upload waits for the
         // outcome too: "vibrated" only when a device played it. On the loop
         // (the daemon's own thread) it cannot block; the presets it plays
@@ -261,6 +261,12 @@ public final class HapticsEngine: Sendable {
             usleep(1000)
         }
         throw .notUploaded
+    }
+
+    /// `pattern` as played here: the profile's minimum pulse applies to
+    /// requests and preloads alike, so that a preloaded effect is the one played.
+    func plan(_ pattern: HapticPattern, intensity: Double) -> PatternPlan {
+        PatternPlan(pattern, intensity: intensity, minimumPulseMs: profile?.profile.minimumPulseMs ?? 0)
     }
 
     /// Ends the running vibration, if any, and forgets one waiting for its upload.
