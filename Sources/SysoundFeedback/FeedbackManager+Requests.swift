@@ -87,16 +87,48 @@ extension FeedbackManager {
             case .pattern(let pattern): try haptics.vibrate(pattern: pattern, intensity: request.intensity, priority: 1)
             }
         } catch {
-            switch error {
-            case .unknownPreset: throw FeedbackError(.unknownPreset, error.description)
-            case .noDevice, .refused: throw FeedbackError(.noDevice, error.description)
-            case .notUploaded: throw FeedbackError(.busy, "not vibrated: the device did not take the effect within \(HapticsEngine.uploadWaitLimitMs) ms")
-            case .invalidLevel, .invalidPattern: throw FeedbackError(.badValue, error.description)
-            case .outranked: return .ok(["outcome": FeedbackOutcome.skip.rawValue, "reason": HapticSkipReason.outranked.rawValue])
-            default: throw FeedbackError(.internal, error.description)
-            }
+            return try Self.vibrateReply(.failure(error))
         }
         return .ok(["outcome": FeedbackOutcome.vibrate.rawValue])
+    }
+
+    /// Vibrates as `handle(.vibrate)` does, but answers once the vibration
+    /// has started or failed, without blocking the caller: the daemon asks
+    /// on its loop, which also lands the uploads a first vibration waits for.
+    public func vibrate(_ request: VibrateRequest, answer: @escaping @Sendable (Reply) -> Void) {
+        seen(app: request.app)
+        if let reason = Policy.decideVibration(state: state, app: request.app, settings: configuration.policy) {
+            return answer(.ok(["outcome": FeedbackOutcome.skip.rawValue, "reason": HapticSkipReason.policy(reason).rawValue]))
+        }
+        guard let haptics else { return answer(.error(.noDevice, "no haptic device: haptics are not available in this process")) }
+        let pattern: HapticPattern
+        switch request.source {
+        case .pattern(let p): pattern = p
+        case .preset(let name):
+            do throws(HapticsError) { pattern = try haptics.pattern(forPreset: name) } catch {
+                return answer(Self.reply(to: .failure(error)))
+            }
+        }
+        haptics.vibrate(pattern: pattern, intensity: request.intensity, priority: 1) { answer(Self.reply(to: $0)) }
+    }
+
+    static func reply(to result: Result<Void, HapticsError>) -> Reply {
+        do throws(FeedbackError) { return try vibrateReply(result) } catch { return .error(error.code, error.message) }
+    }
+
+    /// The reply to a vibration's outcome: a skip is an `ok`; no device, a
+    /// refusal or an upload too late are errors that say so.
+    static func vibrateReply(_ result: Result<Void, HapticsError>) throws(FeedbackError) -> Reply {
+        guard case .failure(let error) = result else { return .ok(["outcome": FeedbackOutcome.vibrate.rawValue]) }
+        switch error {
+        case .unknownPreset: throw FeedbackError(.unknownPreset, error.description)
+        case .noDevice, .refused: throw FeedbackError(.noDevice, error.description)
+        case .notUploaded:
+            throw FeedbackError(.busy, "not vibrated: the device did not take the effect within \(HapticsEngine.uploadWaitLimitMs) ms")
+        case .invalidLevel, .invalidPattern: throw FeedbackError(.badValue, error.description)
+        case .outranked: return .ok(["outcome": FeedbackOutcome.skip.rawValue, "reason": HapticSkipReason.outranked.rawValue])
+        default: throw FeedbackError(.internal, error.description)
+        }
     }
 
     func stop(_ target: StopTarget) throws(FeedbackError) -> Reply {
