@@ -10,8 +10,10 @@ failed=0
 check() { # name detail command...
     name=$1 detail=$2
     shift 2
-    if "$@"; then echo "PASS $name: $detail"; else echo "FAIL $name: $detail"; failed=1; fi
+    if "$@"; then echo "PASS $name: $detail"; else echo "FAIL $name: $detail"; failed=1; show=1; fi
 }
+# What the devices recorded, after a failed check.
+show_logs() { [ -n "${show:-}" ] && for f in "$@"; do echo "--- $f"; cat "$f"; done; show=; }
 
 # Starts `ffdev LOG 4 KIND` and waits for its node; the pid is in $dev_pid.
 device() { # log kind name
@@ -45,6 +47,7 @@ printf '[haptics]\ndevices = ["all"]\n' >/tmp/all.toml
 sysound vibrate heavy --config /tmp/all.toml; rc=$?
 vib_plays=$(count " play " /tmp/vib.log) pad_plays=$(count " play " /tmp/pad.log)
 check "devices = all" "exit $rc, vibrator plays $vib_plays (3 in all), controller plays $pad_plays" [ "$rc $vib_plays $pad_plays" = "0 3 1" ]
+show_logs /tmp/pad.log /tmp/vib.log
 kill $pad $vib; wait $pad $vib 2>/dev/null
 
 # 2. A da7280-shaped motor (no FF_RUMBLE; rumble and sine refused):
@@ -55,6 +58,7 @@ constant=$(count " upload-constant [0-9]* 32767 35 " /tmp/da.log) refused=$(coun
 plays=$(count " play " /tmp/da.log)
 check "da7280: constant effects" "exit $rc, FF_CONSTANT level 32767 35 ms uploads $constant, refused uploads $refused, plays $plays" \
     [ "$rc $refused $plays" = "0 0 1" -a "$constant" -ge 1 ]
+show_logs /tmp/da.log
 kill $da; wait $da 2>/dev/null
 
 # 3. A device that refuses every upload: not "vibrated"; exit 69 naming it.
@@ -63,6 +67,7 @@ sysound vibrate heavy 2>/tmp/err.txt; rc=$?
 check "refused uploads: exit 69" "exit $rc: $(cat /tmp/err.txt)" sh -c "[ $rc = 69 ] && grep -q refusing-vibrator /tmp/err.txt"
 sysound status >/tmp/status.txt 2>&1
 check "refused uploads: status" "$(grep force-feedback /tmp/status.txt)" grep -q "refusing-vibrator — not used: uploads refused" /tmp/status.txt
+show_logs /tmp/ref.log
 kill $ref; wait $ref 2>/dev/null
 
 # 4. A profile chosen from the device-tree compatible list: PinePhone's
@@ -79,5 +84,6 @@ sysound status >/tmp/status.txt 2>&1
 check "profile in status" "$(grep haptic-profile /tmp/status.txt)" \
     grep -q 'haptic-profile: *pine64-pinephone (ERM.*device-tree compatible "pine64,pinephone"' /tmp/status.txt
 unset SYSOUND_DT_COMPATIBLE
+show_logs /tmp/pp.log
 kill $pp; wait $pp 2>/dev/null
 exit $failed
