@@ -50,11 +50,19 @@ public struct ForceFeedbackCapabilities: Sendable, Equatable {
     /// The effect kind sysound plays here, nil when it has none it can use
     /// (e.g. FF_PERIODIC with only FF_CUSTOM: firmware waveforms, cs40l50).
     public var effectKind: EffectKind? {
-        if rumble { return .rumble }
+        if rumbleIsNative { return .rumble }
         if constant { return .constant }
         if periodic && sine { return .sine }
         return nil
     }
+
+    /// Whether FF_RUMBLE plays as such. The kernel's ff-core advertises
+    /// FF_RUMBLE on every device with FF_PERIODIC and turns a rumble upload
+    /// into an FF_PERIODIC sine (input_ff_create, compat_effect); a driver
+    /// without FF_SINE then refuses it. da7280 (FF_CONSTANT + FF_PERIODIC
+    /// with FF_CUSTOM only) shows FF_RUMBLE that way, and must get
+    /// FF_CONSTANT. ff-memless drivers, which really rumble, list FF_SINE.
+    public var rumbleIsNative: Bool { rumble && (!periodic || sine) }
 
     /// A device can be used for haptics when it has an effect kind and room for an effect.
     public var qualifies: Bool { effectKind != nil && effectSlots > 0 }
@@ -63,7 +71,7 @@ public struct ForceFeedbackCapabilities: Sendable, Equatable {
     public var unusableReason: String? {
         if effectKind == nil {
             if periodic && custom {
-                return "unsupported: only FF_CUSTOM waveforms (firmware effects), no FF_RUMBLE, FF_CONSTANT or FF_SINE"
+                return "unsupported: only FF_CUSTOM waveforms (firmware effects), no FF_CONSTANT or FF_SINE (its FF_RUMBLE is the kernel's emulation through FF_SINE)"
             }
             return "no usable effect: no FF_RUMBLE, FF_CONSTANT or FF_PERIODIC sine"
         }

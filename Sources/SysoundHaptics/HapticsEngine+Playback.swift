@@ -48,7 +48,10 @@ extension HapticsEngine {
         guard let w = o.waiting else { return }
         let now = MonotonicClock.now()
         let ready = o.core.devices.keys.contains { o.core.isReady(w.plan, on: $0) }
-        let uploading = o.core.devices.values.contains(where: \.isUploading)
+        // Devices that do not hold the first effect yet and are uploading:
+        // worth a moment's wait, so that all start together. A device that
+        // holds it starts now and uploads the pattern's later effects as it plays.
+        let uploading = o.core.devices.contains { !o.core.isReady(w.plan, on: $0.key) && $0.value.isUploading }
         let expired = now >= w.requested + UInt64(Self.uploadWaitLimitMs) * 1_000_000
         let graceEnd = w.requested + UInt64(Self.otherDevicesGraceMs) * 1_000_000
         if uploading && !expired && (!ready || now < graceEnd) {

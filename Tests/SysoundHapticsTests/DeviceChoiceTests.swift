@@ -40,6 +40,7 @@ final class HapticsDeviceChoiceTests: XCTestCase {
 
     static var pad: ForceFeedbackCapabilities {
         var c = ForceFeedbackCapabilities(name: "Microsoft X-Box 360 pad", rumble: true, periodic: true, gain: true, effectSlots: 16)
+        c.sine = true  // ff-memless (xpad) lists its periodic waveforms
         c.bus = InputBits.busUSB
         c.gameController = true
         return c
@@ -53,7 +54,8 @@ final class HapticsDeviceChoiceTests: XCTestCase {
     }
 
     static var da7280: ForceFeedbackCapabilities {
-        var c = ForceFeedbackCapabilities(name: "da7280-haptic", rumble: false, periodic: true, gain: true, effectSlots: 16)
+        // FF_RUMBLE as the kernel shows it: emulated through FF_PERIODIC sine, which da7280 lacks.
+        var c = ForceFeedbackCapabilities(name: "da7280-haptic", rumble: true, periodic: true, gain: true, effectSlots: 16)
         c.constant = true
         c.custom = true
         c.bus = 0x18  // I2C
@@ -75,7 +77,7 @@ final class HapticsDeviceChoiceTests: XCTestCase {
         var hostPad = Self.vibrator
         hostPad.gameController = true
         XCTAssertEqual(builtIn.verdict(path: "p", hostPad).reason, "game controller (choose it with [haptics] devices)")
-        var customOnly = ForceFeedbackCapabilities(name: "cs40l50", rumble: false, periodic: true, gain: true, effectSlots: 16)
+        var customOnly = ForceFeedbackCapabilities(name: "cs40l50", rumble: true, periodic: true, gain: true, effectSlots: 16)
         customOnly.custom = true
         XCTAssertEqual(DeviceChoice.all.verdict(path: "p", customOnly).used, false, "not even with all")
         XCTAssertTrue(DeviceChoice.all.verdict(path: "p", customOnly).reason.contains("FF_CUSTOM"))
