@@ -133,10 +133,22 @@ struct HapticsCore {
     /// (so that making room spares them), the others queued for the next
     /// upload job unless they are on their way. A pattern longer than the
     /// slots asks for the rest as it plays (`upcoming`).
-    mutating func want(_ effects: [RumbleEffect], on path: String) {
+    ///
+    /// What a request or a running pattern needs goes ahead of the presets
+    /// preloaded on speculation (`ahead: false`): the user waits for it, and
+    /// a slow driver (100 ms an upload) would otherwise make it wait out the
+    /// whole theme.
+    mutating func want(_ effects: [RumbleEffect], on path: String, ahead: Bool = true) {
         guard var managed = devices[path] else { return }
+        var needed: [RumbleEffect] = []
         for effect in effects.prefix(managed.slots.capacity) where managed.slots.id(for: effect) == nil {
-            if !managed.queued.contains(effect) && !managed.inFlight.contains(effect) { managed.queued.append(effect) }
+            if !managed.inFlight.contains(effect) && !needed.contains(effect) { needed.append(effect) }
+        }
+        if ahead {
+            managed.queued.removeAll(where: needed.contains)
+            managed.queued.insert(contentsOf: needed, at: 0)
+        } else {
+            managed.queued += needed.filter { !managed.queued.contains($0) }
         }
         devices[path] = managed
     }

@@ -14,7 +14,7 @@ extension HapticsEngine {
                 effects.append(effect)
             }
         }
-        o.core.want(Array(effects.prefix(managed.slots.capacity)), on: path)
+        o.core.want(Array(effects.prefix(managed.slots.capacity)), on: path, ahead: false)
         pump(path)
     }
 

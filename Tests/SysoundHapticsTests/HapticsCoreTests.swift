@@ -49,6 +49,19 @@ final class HapticsCoreTests: XCTestCase {
         XCTAssertFalse(core.isPlaying)
     }
 
+    /// A request's effect is uploaded before the presets preloaded on speculation.
+    func testARequestsEffectGoesAheadOfPreloads() {
+        let d = FakeForceFeedbackDevice(path: "/dev/input/event0")
+        var core = makeCore(d)
+        let preloads = [0.1, 0.2, 0.3].map { RumbleEffect(magnitude: $0, lengthMs: 400) }
+        core.want(preloads, on: d.path, ahead: false)
+        let wanted = RumbleEffect(magnitude: 0.9, lengthMs: 15)
+        core.want([preloads[2], wanted], on: d.path)
+        XCTAssertEqual(core.nextUpload(on: d.path)?.upload, [preloads[2]])
+        core.landed(UploadJob(device: d, erase: [], upload: [preloads[2]]).run(), on: d.path)
+        XCTAssertEqual(core.nextUpload(on: d.path)?.upload, [wanted], "then the rest of the request, then the preloads")
+    }
+
     /// The profile's minimum pulse lengthens what an ERM would not feel.
     func testMinimumPulseLengthensShortPulses() {
         let plan = PatternPlan(pattern("0.5:10,0:20,1:60"), intensity: 1, minimumPulseMs: 40)
