@@ -196,6 +196,7 @@ extension FeedbackManager {
         }
         for field in Self.fields(of: state, only: nil) { fields[field.key] = field.value }
         fields["profile"] = FeedbackProfile(state: state).rawValue
+        fields["config"] = configuration.file ?? "built-in defaults"
         let apps = appsSeen.withLock { $0.summary }
         if !apps.isEmpty { fields["apps"] = apps }
         for (key, value) in faceStatus.withLock({ $0 }) { fields[key] = value }

@@ -32,12 +32,15 @@ struct ServeCommand: ParsableCommand {
         // the loop's signalfd.
         EventLoop.blockSignals([SIGTERM, SIGINT, SIGHUP])
         let logger = Logger(label: "sysound.daemon")
-        let (configuration, theme, problems): (SysoundConfiguration, Theme, [Diagnostic])
+        let (configuration, theme, problems, configurationProblem): (SysoundConfiguration, Theme, [Diagnostic], ConfigurationError?)
         do {
-            (configuration, theme, problems) = try ServiceSetup.load(configPath: config)
+            (configuration, theme, problems, configurationProblem) = try ServiceSetup.loadForServing(configPath: config)
         } catch {
             printError("sysound serve: \(error)")
             throw ExitCode(Exit.configuration)
+        }
+        if let configurationProblem {
+            logger.critical("\(configurationProblem)\nserving with the built-in defaults until it is fixed; then reload (systemctl --user reload sysound, or kill -HUP)")
         }
         problems.forEach { logger.warning("\($0)") }
         let directory = StateDirectory.resolve(explicit: stateDir ?? configuration.stateDirectory)
@@ -71,9 +74,7 @@ struct ServeCommand: ParsableCommand {
             configuration.haptics, logger: Logger(label: "sysound.haptics"), directory: inputDir,
             host: LoopHost(loop: loop, workers: workers))
         let manager = makeManager(configuration, theme, directory, watcher, haptics, LoopHost(loop: loop, workers: workers), logger)
-        if let report = manager.preloadTheme() {
-            logger.info("preloaded \(report.loaded.count) sounds, \(report.failures.count) failed")
-        }
+        manager.configurationProblem = configurationProblem.map { "\($0)" }
         defer {
             haptics?.shutdown()
             manager.audio?.shutdown()
@@ -90,6 +91,13 @@ struct ServeCommand: ParsableCommand {
             printError("sysound serve: \(error)")
             throw ExitCode(Exit.busy)
         }
+        // The theme loads on a worker while the daemon serves: a play of a
+        // sound loaded already is answered at once, one not yet loaded is
+        // loaded for it (FeedbackManager.clip(for:)), so a big theme never
+        // delays readiness.
+        workers.submit({ manager.preloadTheme() }, then: { report in
+            if let report { logger.info("preloaded \(report.loaded.count) sounds, \(report.failures.count) failed") }
+        })
         // One session-bus connection for the D-Bus face and the screensaver
         // lock source; opened by the first of them that starts, closed last.
         let sessionBus = BusConnection(event: loop.event, open: { () throws(BusError) in try Bus.open(.user) })
