@@ -84,6 +84,15 @@ sysound status >/tmp/status.txt 2>&1
 check "profile in status" "$(grep haptic-profile /tmp/status.txt)" \
     grep -q 'haptic-profile: *pine64-pinephone (ERM.*device-tree compatible "pine64,pinephone"' /tmp/status.txt
 unset SYSOUND_DT_COMPATIBLE
+# udev's word, as feedbackd's rules leave it in udev's database (no udev
+# runs here: the record is written as udevd would).
+node=$(awk -v n='N: Name="gpio-vibrator"' '$0 == n {f=1} f && /^H: Handlers=/ {for (i = 2; i <= NF; i++) if ($i ~ /^(Handlers=)?event/) {sub("Handlers=", "", $i); print $i}; exit}' /proc/bus/input/devices)
+mkdir -p /run/udev/data
+printf 'E:ID_INPUT=1\nE:FEEDBACKD_TYPE=vibra\n' >"/run/udev/data/c$(cat /sys/class/input/$node/dev)"
+sysound status >/tmp/status.txt 2>&1
+check "udev FEEDBACKD_TYPE=vibra" "$node ($(cat /sys/class/input/$node/dev)): $(grep force-feedback /tmp/status.txt)" \
+    grep -q "gpio-vibrator — used: udev FEEDBACKD_TYPE=vibra" /tmp/status.txt
+rm -rf /run/udev
 show_logs /tmp/pp.log
 kill $pp; wait $pp 2>/dev/null
 exit $failed
