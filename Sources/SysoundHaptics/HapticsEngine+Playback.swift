@@ -107,7 +107,7 @@ extension HapticsEngine {
         let usec = (deadline + 999) / 1000
         if let timer = owned.waitTimer { return timer.schedule(at: usec) }
         do {
-            owned.waitTimer = try host.loop.addTimer(at: usec) { [weak self] _ in
+            owned.waitTimer = try host.loop.addTimer(at: usec, accuracy: .millisecond) { [weak self] _ in
                 self?.resolveWaiting()
                 self?.settle()
             }

@@ -2,6 +2,7 @@ import SysoundCore
 import SysoundEventLoop
 import XCTest
 @testable import SysoundHaptics
+import SysoundTesting
 #if canImport(Glibc)
 import Glibc
 #endif
