@@ -89,6 +89,8 @@ cp "$ROOT/Tests/kernel/cli-checks.sh" "$ROOTFS/bin/cli-checks.sh"
 mkdir -p "$ROOTFS/usr/bin" "$ROOTFS/usr/libexec/sysound" "$ROOTFS/usr/share/sysound/config" "$ROOTFS/run"
 cp "$BIN/sysound" "$ROOTFS/usr/bin/"
 cp "$BIN/sysound-cli" "$BIN/sysound-engine" "$ROOTFS/usr/libexec/sysound/"
+# A debug build's symbols are half its size; the guest unpacks every byte.
+strip --strip-debug "$ROOTFS/usr/bin/sysound" "$ROOTFS"/usr/libexec/sysound/* 2>/dev/null || true
 cp -r "$ROOT/Sounds" "$ROOTFS/usr/share/sysound/"
 cp "$ROOT/config/sysound.toml" "$ROOTFS/usr/share/sysound/config/"
 # Whatever the programs link dynamically (glibc, libevdev, the Swift
