@@ -50,9 +50,12 @@ extension HapticsEngine {
             o.pending[path] = nil
             o.core.attach(device)
             preload(on: path)
-            // It joins a running pattern at its next step.
+            // It joins a running pattern at its next step, and a vibration
+            // waiting for its uploads (one asked for while nodes were opening).
             o.core.want(o.core.upcoming(on: path), on: path)
+            if let w = o.waiting { o.core.want(o.core.effects(of: w.plan, on: path), on: path) }
             pump(path)
+            resolveWaiting()
         case .failure(.permissionDenied), .failure(.gone):
             // Not ready yet: udev sets permissions after the node appears.
             guard o.running else { return }

@@ -52,6 +52,7 @@ extension HapticsEngine {
         // worth a moment's wait, so that all start together. A device that
         // holds it starts now and uploads the pattern's later effects as it plays.
         let uploading = o.core.devices.contains { !o.core.isReady(w.plan, on: $0.key) && $0.value.isUploading }
+            || !o.opening.isEmpty  // a node found at start that is still opening joins when it opens
         let expired = now >= w.requested + UInt64(Self.uploadWaitLimitMs) * 1_000_000
         let graceEnd = w.requested + UInt64(Self.otherDevicesGraceMs) * 1_000_000
         if uploading && !expired && (!ready || now < graceEnd) {

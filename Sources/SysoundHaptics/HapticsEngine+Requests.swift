@@ -51,10 +51,10 @@ extension HapticsEngine {
         }
         if offLoop && whenNotUploaded == .startWhenUploaded {
             let deadline = requested + UInt64(Self.uploadWaitLimitMs) * 1_000_000
-            // Every node found is opened first (a one-shot engine has just
-            // started; its workers may be busy opening audio), so that the
-            // vibration goes to every chosen device, not the first opened.
-            while snapshot.withLock({ $0.opening }) && MonotonicClock.now() < deadline { usleep(1000) }
+            // Until a node found at start has opened (a one-shot engine has
+            // just started; its workers may be busy opening audio). Nodes
+            // still opening after that join the waiting vibration as they open.
+            while snapshot.withLock({ $0.devices.isEmpty && $0.opening }) && MonotonicClock.now() < deadline { usleep(1000) }
         }
         let plan = plan(pattern, intensity: intensity)
         // Off the loop a request that waits for its upload waits for the
