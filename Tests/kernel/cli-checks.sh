@@ -30,12 +30,20 @@ device() { # log kind name
 
 count() { grep -c "$1" "$2" 2>/dev/null; }
 
+# `sysound vibrate ARGS`, once more if it answered 75 (busy: the effect was not
+# uploaded within the 500 ms a vibration may wait, which an emulated guest on a
+# loaded host can take; the answer itself is truthful). Sets $rc.
+vibrate() {
+    sysound vibrate "$@"; rc=$?
+    if [ $rc = 75 ]; then echo "note: sysound vibrate $* was busy (upload > 500 ms in the emulator); again"; sysound vibrate "$@"; rc=$?; fi
+}
+
 # 1. A game controller (BUS_USB, buttons and sticks) created before the
 # built-in vibrator: UI vibrations play on the vibrator only, twice in a row.
 device /tmp/pad.log pad "Microsoft X-Box 360 pad"; pad=$dev_pid
 device /tmp/vib.log vibra gpio-vibrator; vib=$dev_pid
-sysound vibrate heavy; rc1=$?
-sysound vibrate heavy; rc2=$?
+vibrate heavy; rc1=$rc
+vibrate heavy; rc2=$rc
 vib_plays=$(count " play " /tmp/vib.log) pad_uploads=$(count " upload" /tmp/pad.log)
 heavy=$(count " upload [0-9]* 65535 65535 35 " /tmp/vib.log)
 check "vibrator, not the controller" "exit $rc1 $rc2, vibrator plays $vib_plays (of heavy: $heavy uploads), controller uploads $pad_uploads" \
@@ -44,7 +52,7 @@ sysound status >/tmp/status.txt 2>&1
 check "status lists both" "$(grep force-feedback /tmp/status.txt | tr '\n' ';')" \
     sh -c 'grep -q "X-Box 360 pad — not used: not built in: on USB" /tmp/status.txt && grep -q "gpio-vibrator — used" /tmp/status.txt'
 printf '[haptics]\ndevices = ["all"]\n' >/tmp/all.toml
-sysound vibrate heavy --config /tmp/all.toml; rc=$?
+vibrate heavy --config /tmp/all.toml
 vib_plays=$(count " play " /tmp/vib.log) pad_plays=$(count " play " /tmp/pad.log)
 check "devices = all" "exit $rc, vibrator plays $vib_plays (3 in all), controller plays $pad_plays" [ "$rc $vib_plays $pad_plays" = "0 3 1" ]
 show_logs /tmp/pad.log /tmp/vib.log
@@ -53,7 +61,7 @@ kill $pad $vib; wait $pad $vib 2>/dev/null
 # 2. A da7280-shaped motor (no FF_RUMBLE; rumble and sine refused):
 # FF_CONSTANT effects, and they play.
 device /tmp/da.log da7280 da7280-haptic; da=$dev_pid
-sysound vibrate heavy; rc=$?
+vibrate heavy
 constant=$(count " upload-constant [0-9]* 32767 35 " /tmp/da.log) refused=$(count "upload-refused" /tmp/da.log)
 plays=$(count " play " /tmp/da.log)
 check "da7280: constant effects" "exit $rc, FF_CONSTANT level 32767 35 ms uploads $constant, refused uploads $refused, plays $plays" \
@@ -73,10 +81,10 @@ kill $ref; wait $ref 2>/dev/null
 # 4. A profile chosen from the device-tree compatible list: PinePhone's
 # eccentric-mass motor gets feedbackd's 80 ms key press instead of 15 ms.
 device /tmp/pp.log vibra gpio-vibrator; pp=$dev_pid
-sysound vibrate tap; rc1=$?
+vibrate tap; rc1=$rc
 export SYSOUND_DT_COMPATIBLE="pine64,pinephone-1.2 pine64,pinephone allwinner,sun50i-a64"
-sysound vibrate tap; rc2=$?
-sysound vibrate light; rc3=$?
+vibrate tap; rc2=$rc
+vibrate light; rc3=$rc
 lengths=$(grep " upload " /tmp/pp.log | awk '{print $6}' | sort -un | tr '\n' ' ')
 check "profile lengths" "exit $rc1 $rc2 $rc3, uploaded lengths: $lengths(tap 15 without, 80 with; light 20 raised to 40)" \
     sh -c "[ '$rc1 $rc2 $rc3' = '0 0 0' ] && grep -q ' 15 new' /tmp/pp.log && grep -q ' 80 new' /tmp/pp.log && grep -q ' 40 new' /tmp/pp.log"

@@ -134,7 +134,7 @@ timeout "${QEMU_TIMEOUT:-300}" qemu-system-x86_64 -M pc -accel tcg -cpu max -m 1
     -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null >"$WORK/console.log" 2>&1
 status=$?
 set -e
-tr -d '\r' < "$WORK/console.log" | grep -E '^(PASS|FAIL|kernel |ff-check|sysound|ffdev|---|[0-9]+ )' || true
+tr -d '\r' < "$WORK/console.log" | grep -E '^(PASS|FAIL|note|kernel |ff-check|sysound|ffdev|---|[0-9]+ )' || true
 
 passed=$(tr -d '\r' < "$WORK/console.log" | grep -c '^PASS ' || true)
 failed=$(tr -d '\r' < "$WORK/console.log" | grep -c '^FAIL ' || true)
