@@ -149,14 +149,17 @@ public struct PolicySettings: Sendable, Equatable {
 
     /// The settings a request is decided under: its app's level and its own
     /// profile hint can only lower them. An `important` request of an allowed
-    /// app pierces silent mode and is held only by its own hint (as in feedbackd).
+    /// app replaces only the user's level (as feedbackd 0.8.5): silent mode,
+    /// and the silent profile's haptics off, are lifted; the app's level and
+    /// the hint still hold it.
     public func limits(for request: PlayRequest, state: SystemState) -> (state: SystemState, gain: Double) {
         let app = request.app.flatMap { apps[$0] }
         let gain = min(max(app?.gain ?? 1, 0), 1)
         if request.important, let id = request.app, allowImportant.contains(id) {
             var pierced = state
+            if FeedbackProfile(state: state) == .silent { pierced.haptics = true }
             pierced.silent = false
-            return ((request.profile ?? .full).limiting(pierced), gain)
+            return (min(app?.profile ?? .full, request.profile ?? .full).limiting(pierced), gain)
         }
         let profile = min(app?.profile ?? .full, request.profile ?? .full)
         return (profile.limiting(state), gain)

@@ -26,6 +26,9 @@ public final class FeedbackManager: Sendable {
     /// Apps that asked, and facts of other faces, for `status` (FeedbackManager+Apps).
     let appsSeen = Locked(AppsSeen())
     let faceStatus = Locked<[String: String]>([:])
+    /// The feedbackd theme D-Bus events resolve through (FeedbackManager+Feedbackd);
+    /// nil until the D-Bus face asks for it, so the library never reads one.
+    let feedbackd = Locked<FeedbackdTheme?>(nil)
 
     /// What SIGHUP replaces as a whole.
     /// Configuration and theme as loaded together; replaced whole on reload.
@@ -125,8 +128,10 @@ public final class FeedbackManager: Sendable {
     /// sounds new to the theme are preloaded.
     public func reload(configuration: SysoundConfiguration, theme: Theme) {
         setup.withLock { $0 = Setup(configuration: configuration, theme: theme) }
+        if feedbackdTheme != nil { loadFeedbackdTheme() }
         do {
             try haptics?.setPresets(configuration.haptics.presets)
+            try haptics?.setStrengthCap(configuration.haptics.strengthCap)
             haptics?.preload(presets: Self.hapticPresets(usedBy: theme, configuration))
         } catch {
             logger.warning("haptic presets of the new configuration refused, keeping the old ones: \(error)")
