@@ -7,6 +7,11 @@ public struct FeedbackdSound: Sendable, Equatable {
     public var effect: String
     /// The stream role (`event`, `Notification`, `Alarm`…), kept for the sound server.
     public var mediaRole: String
+
+    public init(effect: String, mediaRole: String = "event") {
+        self.effect = effect
+        self.mediaRole = mediaRole
+    }
 }
 
 /// `VibraRumble`: `count` pulses of `duration` ms at `magnitude`, `pause` ms apart.
@@ -15,6 +20,13 @@ public struct FeedbackdRumble: Sendable, Equatable {
     public var count = 1
     public var pauseMs = 0
     public var magnitude = 1.0
+
+    public init(durationMs: Int = 1000, count: Int = 1, pauseMs: Int = 0, magnitude: Double = 1) {
+        self.durationMs = durationMs
+        self.count = count
+        self.pauseMs = pauseMs
+        self.magnitude = magnitude
+    }
 }
 
 /// `VibraPeriodic`: one long vibration whose strength rises from
@@ -24,6 +36,13 @@ public struct FeedbackdPeriodic: Sendable, Equatable {
     public var magnitude = 0.5
     public var fadeInMs = 500
     public var fadeInLevel = 0.0
+
+    public init(durationMs: Int = 1000, magnitude: Double = 0.5, fadeInMs: Int = 500, fadeInLevel: Double = 0) {
+        self.durationMs = durationMs
+        self.magnitude = magnitude
+        self.fadeInMs = fadeInMs
+        self.fadeInLevel = fadeInLevel
+    }
 }
 
 /// `Led`: parsed so that `sysound list --dbus` shows it; sysound drives no LEDs.
@@ -31,6 +50,11 @@ public struct FeedbackdLed: Sendable, Equatable {
     public var color: String
     /// Blinking frequency in mHz; 0 is steady.
     public var frequency: Int
+
+    public init(color: String, frequency: Int = 0) {
+        self.color = color
+        self.frequency = frequency
+    }
 }
 
 /// One feedback of a theme section, typed.
@@ -92,13 +116,17 @@ public enum FeedbackdFeedback: Sendable, Equatable {
         switch self {
         case .sound(let s): "sound \(s.effect) (\(s.mediaRole))"
         case .rumble(let r):
-            "rumble \(r.durationMs) ms" + (r.count > 1 ? " ×\(r.count), \(r.pauseMs) ms apart" : "") + (r.magnitude < 1 ? " at \(r.magnitude)" : "")
-        case .periodic(let p): "periodic \(p.durationMs) ms at \(p.magnitude), fade-in \(p.fadeInMs) ms from \(p.fadeInLevel)"
+            "rumble \(r.durationMs) ms" + (r.count > 1 ? " ×\(r.count), \(r.pauseMs) ms apart" : "") + (r.magnitude < 1 ? " at \(Self.show(r.magnitude))" : "")
+        case .periodic(let p):
+            "periodic \(p.durationMs) ms at \(Self.show(p.magnitude)), fade-in \(p.fadeInMs) ms from \(Self.show(p.fadeInLevel))"
         case .pattern(let p): "pattern \(p)"
         case .led(let l): "led \(l.color) \(l.frequency) mHz (not played: no LEDs)"
         case .dummy: "nothing (dummy)"
         }
     }
+
+    /// A magnitude to two places (16-bit ones read from older themes are long fractions).
+    static func show(_ m: Double) -> String { String(format: "%.2f", m) }
 
     /// Whether sysound can carry it out at all (LEDs it cannot, as feedbackd without one).
     public var isPlayable: Bool {

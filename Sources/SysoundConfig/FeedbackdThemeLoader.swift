@@ -53,10 +53,16 @@ public struct FeedbackdTheme: Sendable, Equatable {
         return Self.sections(for: level).compactMap { section in sections[section]?[event].map { (section, $0) } }
     }
 
-    public func knows(_ event: String) -> Bool { sections.values.contains { $0[event] != nil } }
+    /// Whether the theme gives the event anything sysound can carry out. An
+    /// event with LEDs alone (feedbackd's `*-missed-*`) is answered by
+    /// sysound's own name of it instead, as it was before themes: without
+    /// LEDs, feedbackd would give nothing at all.
+    public func knows(_ event: String) -> Bool {
+        sections.values.contains { $0[event].map { $0.isPlayable } ?? false }
+    }
 
-    /// Every event of any section, sorted.
-    public var events: [String] { Set(sections.values.flatMap(\.keys)).sorted() }
+    /// Every event the theme answers (see `knows`), sorted.
+    public var events: [String] { Set(sections.values.flatMap(\.keys)).filter(knows).sorted() }
 
     /// What sysound adds beneath every theme: feedbackd 0.8.4's on-screen
     /// keyboard events, whose haptic is felt in every profile (the silent
