@@ -67,8 +67,10 @@ extension FeedbackManager {
         guard let theme = feedbackdTheme else { return nil }
         let level = level(for: request)
         guard let feedbacks = theme.feedbacks(for: event, level: level) else { return nil }
-        seen(app: request.app)
         var result = EventResult(level: level)
+        // `play` counts the app for `status` when a sound is asked for; otherwise it is counted here.
+        var counted = false
+        defer { if !counted { seen(app: request.app) } }
         for (section, feedback) in feedbacks {
             switch feedback {
             case .led:
@@ -81,6 +83,7 @@ extension FeedbackManager {
                 var play = request
                 play.source = .name(sound.effect)
                 play.haptic = false
+                counted = true
                 do throws(FeedbackError) {
                     let played = try self.play(play)
                     result.voice = played.voice
