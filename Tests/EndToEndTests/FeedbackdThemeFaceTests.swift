@@ -10,6 +10,7 @@ import XCTest
 final class FeedbackdThemeFaceTests: XCTestCase {
     var daemon: DaemonProcess!
     var directory = ""
+    var themeFile: String { directory + "/custom.json" }
 
     /// message-new-instant remapped to `bell` (sysound's own is `notification`),
     /// an event only this theme knows, and button-pressed blanked.
@@ -32,9 +33,8 @@ final class FeedbackdThemeFaceTests: XCTestCase {
         }
         directory = NSTemporaryDirectory() + "sysound-fbtheme-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let file = directory + "/custom.json"
-        try Self.theme.write(toFile: file, atomically: true, encoding: .utf8)
-        daemon = try DaemonProcess(config: "[theme]\npaths = [\"@SOUNDS@\"]\n", environment: ["FEEDBACK_THEME": file])
+        try Self.theme.write(toFile: themeFile, atomically: true, encoding: .utf8)
+        daemon = try DaemonProcess(config: "[theme]\npaths = [\"@SOUNDS@\"]\n", environment: ["FEEDBACK_THEME": themeFile])
         XCTAssertTrue(eventually(10) { self.ownsName() }, "the daemon never took org.sigxcpu.Feedback: \(daemon.log(tail: 20))")
         XCTAssertTrue(daemon.log().contains("custom.json"), "the theme was not loaded: \(daemon.log(tail: 20))")
     }
@@ -124,5 +124,37 @@ final class FeedbackdThemeFaceTests: XCTestCase {
         let clamped = try vibrate(["2.5 100", "-1 20000"])
         XCTAssertEqual(clamped.status, 0, clamped.output)
         XCTAssertEqual(clamped.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "b false", clamped.output)
+    }
+
+    func testSIGHUPReloadsTheTheme() throws {
+        let changed = Self.theme.replacingOccurrences(of: #""effect": "camera-shutter""#, with: #""effect": "bell""#)
+        try changed.write(toFile: themeFile, atomically: true, encoding: .utf8)
+        let loads = daemon.log().components(separatedBy: "feedbackd theme \"").count
+        daemon.signal(SIGHUP)
+        XCTAssertTrue(eventually(5) { self.daemon.log().components(separatedBy: "feedbackd theme \"").count > loads }, daemon.log(tail: 10))
+        var result: Spawned.Result!
+        let samples = try recorded(1.5) { result = try fbcli("org.example.only-in-this-theme") }
+        XCTAssertEqual(result.status, 0, result.output)
+        XCTAssertGreaterThan(try likeness(samples, to: "bell"), 0.9, "the reloaded theme's sound was not heard")
+    }
+
+    func testCheckAndListShowTheTheme() throws {
+        let cli = daemon.cli
+        func check(_ file: String) throws -> Spawned.Result { try Spawned.run(try TestPaths.sysound, ["check", file]) }
+        let ok = try check(themeFile)
+        XCTAssertEqual(ok.status, 0, ok.output)
+        let broken = directory + "/broken.json"
+        try #"{"profiles": [{"name": "full", "feedbacks": [{"event-name": "x", "type": "Smell"}]}]}"#.write(toFile: broken, atomically: true, encoding: .utf8)
+        let warned = try check(broken)
+        XCTAssertEqual(warned.status, 0, "a bad entry is a warning: \(warned.output)")
+        XCTAssertTrue(warned.stderr.contains("broken.json") && warned.stderr.contains("profiles[0].feedbacks[0].type"), warned.output)
+        try "{".write(toFile: broken, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try check(broken).status, 78)
+        let list = try cli.run(["list", "--dbus", "--theme", themeFile])
+        XCTAssertEqual(list.status, 0, list.output)
+        let line = list.stdout.split(separator: "\n").first { $0.hasPrefix("org.example.only-in-this-theme ") }
+        XCTAssertTrue(line?.contains("sound camera-shutter") == true, list.stdout)
+        let dummy = list.stdout.split(separator: "\n").first { $0.hasPrefix("button-pressed ") }
+        XCTAssertTrue(dummy?.contains("nothing (dummy)") == true, list.stdout)
     }
 }
