@@ -47,6 +47,7 @@ extension FeedbackManager {
         }
         let files = theme.files.joined(separator: " → ")
         logger.info("feedbackd theme \"\(theme.name)\": \(theme.events.count) events (\(files))")
+        setStatus("feedbackd-theme", "\(theme.name): \(files)")
         feedbackd.withLock { $0 = theme }
         return problems
     }
