@@ -66,7 +66,8 @@ extension FeedbackManager {
     /// know the event: then sysound's own name of it is played instead.
     public func triggerEvent(_ event: String, _ request: PlayRequest) -> EventResult? {
         guard let theme = feedbackdTheme else { return nil }
-        let level = level(for: request)
+        let limited = configuration.policy.limits(for: request, state: state).state
+        let level = FeedbackProfile(state: limited)
         guard let feedbacks = theme.feedbacks(for: event, level: level) else { return nil }
         var result = EventResult(level: level)
         // `play` counts the app for `status` when a sound is asked for; otherwise it is counted here.
@@ -95,7 +96,10 @@ extension FeedbackManager {
             case .rumble, .periodic, .pattern:
                 guard let pattern = feedback.hapticPattern, let haptics, !haptics.devices.isEmpty else { continue }
                 result.found = true
-                guard result.vibration == nil, !state.interrupted else { continue }
+                // The haptics switch holds, except for the silent section,
+                // which feedbackd plays in every profile (the keyboard's
+                // key-pressed): the silent profile itself is haptics off here.
+                guard result.vibration == nil, !limited.interrupted, limited.haptics || section == .silent else { continue }
                 do throws(HapticsError) {
                     try haptics.vibrate(pattern: pattern, priority: Self.eventHapticPriority)
                     result.vibration = pattern

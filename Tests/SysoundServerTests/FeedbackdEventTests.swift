@@ -93,6 +93,11 @@ final class FeedbackdEventTests: XCTestCase {
         let silent = try XCTUnwrap(manager.triggerEvent("e", request))
         XCTAssertFalse(silent.found)
         XCTAssertNil(silent.vibration)
+        // The keyboard's events (sysound's built-in silent section) are felt even in silent.
+        XCTAssertEqual(manager.triggerEvent("key-pressed", request)?.vibration, try HapticPattern(parsing: "1:7"))
+        // In full with the haptics switch off, the quiet section's vibration is not felt.
+        state.withLock { $0 = SystemState(haptics: false) }
+        XCTAssertNil(manager.triggerEvent("e", request)?.vibration)
         // A sound-only event in quiet: known to the theme, nothing to do.
         state.withLock { $0 = SystemState(silent: true) }
         XCTAssertEqual(manager.triggerEvent("sound-only", request)?.found, false)
