@@ -54,7 +54,8 @@ extension FeedbackFace {
     static let maximumVibrateStepMs = 10_000
 
     /// `a(du)`: magnitude and milliseconds per step, as feedbackd takes them:
-    /// magnitudes clamped to 0–1, steps to 10 s, steps of 0 ms dropped; nil
+    /// magnitudes clamped to 0–1, steps to 10 s (the whole to sysound's 30 s),
+    /// steps of 0 ms dropped; nil
     /// for more than 10 steps (feedbackd would cut the rest off unheard:
     /// sysound refuses the pattern, and `Vibrate` answers false).
     static func pattern(_ value: BusValue?) throws -> HapticPattern? {
@@ -66,7 +67,10 @@ extension FeedbackFace {
                 let ms = fields[1].uint32
             else { throw BusError.invalidArgs("step \(i + 1) is not (du)") }
             let clamped = magnitude.isNaN ? 0 : min(max(magnitude, 0), 1)
-            if ms > 0 { steps.append(HapticStep(magnitude: clamped, durationMs: min(Int(ms), maximumVibrateStepMs))) }
+            // Ten steps of 10 s are more than the engine's 30 s: the end is cut, as a step's is.
+            let left = HapticPattern.maximumTotalMs - steps.reduce(0) { $0 + $1.durationMs }
+            let length = min(Int(ms), maximumVibrateStepMs, left)
+            if length > 0 { steps.append(HapticStep(magnitude: clamped, durationMs: length)) }
         }
         return HapticPattern(steps: steps)
     }
