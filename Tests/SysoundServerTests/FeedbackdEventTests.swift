@@ -6,6 +6,7 @@ import SysoundFeedback
 import SysoundHaptics
 import SysoundState
 import SysoundTestSupport
+import SysoundTesting
 import XCTest
 
 /// A D-Bus event's vibration as the feedbackd theme says: each profile plays
