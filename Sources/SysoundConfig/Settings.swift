@@ -43,6 +43,11 @@ public struct DBusSettings: Sendable, Equatable {
     public var enabled = true
     /// Take the name from a running feedbackd (true), or queue behind it (false).
     public var replace = false
+    /// The feedbackd theme D-Bus events resolve through first (NAME.json in
+    /// feedbackd's theme directories); `$device` is the device's own theme by
+    /// device-tree compatible, else `default`. The one place the name is read
+    /// from until feedbackd's own `theme` setting is followed.
+    public var feedbackTheme = FeedbackdTheme.deviceName
 
     public init() {}
 

@@ -89,12 +89,18 @@ struct StatusCommand: ParsableCommand {
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List the theme's sounds (name, duration, category, haptic, aliases) or the haptic presets.")
+        abstract: "List the theme's sounds (name, duration, category, haptic, aliases), the haptic presets, or what each D-Bus event does per profile (--dbus).")
 
-    enum Kind: String, ExpressibleByArgument, CaseIterable { case sounds, presets }
+    enum Kind: String, ExpressibleByArgument, CaseIterable { case sounds, presets, dbus }
 
-    @Argument(help: "sounds or presets.")
+    @Argument(help: "sounds, presets or dbus.")
     var kind: Kind = .sounds
+
+    @Flag(name: .long, help: "List what each D-Bus event does in each profile, through the feedbackd theme (the same as `list dbus`).")
+    var dbus = false
+
+    @Option(name: .long, help: ArgumentHelp("With --dbus: a feedbackd theme file instead of the configured one.", valueName: "file"))
+    var theme: String?
 
     @Flag(name: .long, help: "Print JSON for programs.")
     var json = false
@@ -102,6 +108,14 @@ struct ListCommand: ParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func run() throws {
+        if dbus || kind == .dbus {
+            // The feedbackd theme is read where the configuration is: in the engine.
+            var arguments = ["list-dbus"]
+            if let theme { arguments += ["--theme", theme] }
+            if let config = common.config { arguments += ["--config", config] }
+            if json { arguments.append("--json") }
+            do { try Engine.exec(arguments) } catch { throw fail("cannot list D-Bus events", error) }
+        }
         let records: [WireFields]
         do {
             records = try common.backend.perform(.list(kind == .sounds ? .sounds : .presets)).records
