@@ -14,7 +14,7 @@ public struct DaemonHandler: RequestHandler {
         self.configPath = configPath
     }
 
-    public func handle(_ request: Request, from peer: PeerCredentials, workers: WorkerPool, respond: Responder) {
+    package func handle(_ request: Request, from peer: PeerCredentials, workers: WorkerPool, respond: Responder) {
         // Another user's `play file=` may open only what FileAccessPolicy allows.
         if case .play(var play, let wait) = request, case .file(let path) = play.source {
             let configuration = manager.configuration
