@@ -1,5 +1,7 @@
 import Foundation
-import Sysound
+@testable import Sysound
+import SysoundAudio
+import SysoundFeedback
 import SysoundTestSupport
 import XCTest
 
@@ -139,5 +141,50 @@ final class LibraryAsyncTests: XCTestCase {
         let vibration = try await sound.vibrate(.success)
         XCTAssertEqual(vibration.outcome, .skip)
         XCTAssertEqual(vibration.skipped, .policy(.hapticsOff))
+    }
+
+    /// `prepare()` opens what the next sound needs: the kept connection to
+    /// the daemon; without one, the device and the theme's clips, which the
+    /// engine's idle pause lets go again when nothing plays.
+    func testPrepareWarmsWhatTheNextSoundNeedsAndLetsItGo() async throws {
+        let daemon = try DaemonProcess()
+        defer { daemon.stop() }
+        let viaDaemon = SoundService(stateDirectory: daemon.stateDir, mode: .daemon)
+        XCTAssertFalse(viaDaemon.link.isConnected)
+        await viaDaemon.prepare()
+        XCTAssertTrue(viaDaemon.link.isConnected, "the connection is open before the first sound")
+
+        _ = try Pulse.require()
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let embedded = SoundService(stateDirectory: directory, mode: .embedded)
+        await embedded.prepare()
+        let manager = try XCTUnwrap(embedded.embedded.withLock { $0 }, "the engine was built")
+        let audio = try XCTUnwrap(manager.audio, "the device was opened")
+        XCTAssertTrue(Set(audio.clipNames).isSuperset(of: ["tap", "key", "alarm"]), "the theme's clips are decoded: \(audio.clipNames)")
+        let deadline = Date().addingTimeInterval(5)
+        while !audio.isOutputPaused, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+        XCTAssertTrue(audio.isOutputPaused, "an output nobody plays on is let go (idle pause)")
+        let tap = try await embedded.play("tap")
+        XCTAssertNotNil(tap.id)
+    }
+
+    /// A loop that fell back to this process would outlive any `sysound
+    /// stop`: refused, naming the way to a daemon; `.embedded` may still loop.
+    func testWithoutADaemonALoopIsRefusedUnlessEmbeddedWasChosen() async throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let automatic = SoundService(stateDirectory: directory)
+        do throws(SoundServiceError) {
+            try await automatic.play("alarm", loop: true)
+            XCTFail("a loop without a daemon was not refused")
+        } catch {
+            XCTAssertEqual(error.kind, .needsDaemon)
+            XCTAssertTrue(error.message.contains("systemctl --user start sysound"), error.message)
+        }
+        try await automatic.setVolume(0)  // silenced, so decided without an audio device
+        let embedded = SoundService(stateDirectory: directory, mode: .embedded)
+        let alarm = try await embedded.play("alarm", loop: true)
+        XCTAssertEqual(alarm.reason, .volumeZero)
     }
 }
