@@ -67,14 +67,8 @@ public final class Playback: Sendable {
             end = EndSignal { done in link.whenEnded(text, done) }
         case .embedded(let manager):
             guard let voice = fields["id"].flatMap(VoiceID.init) else { end = EndSignal(ended: true); break }
-            end = EndSignal { done in
-                // The engine's end of the voice, the one `play … wait=1` waits for
-                // too, waited for on a thread of its own (it blocks).
-                DispatchQueue.global().async {
-                    manager.waitForEnd(of: voice)
-                    done()
-                }
-            }
+            // The engine's end event, the one the daemon answers `wait` with too.
+            end = EndSignal { done in manager.whenHeard(voice, done) }
         }
     }
 

@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import SysoundAudio
 import SysoundConfig
@@ -40,6 +41,23 @@ extension FeedbackManager {
     static func notAVoice(_ text: String) -> String {
         "\(ControlValue.quoted(text)) is not a voice id; use the id= of a play reply, such as 3.17"
     }
+
+    /// Calls `heard` once `voice` has ended (or was stopped) and has been
+    /// heard: the engine's end event, then the output's latency, on a queue
+    /// of its own. Nothing is blocked or polled meanwhile; at once without audio.
+    public func whenHeard(_ voice: VoiceID, _ heard: @escaping @Sendable () -> Void) {
+        guard let audio else { return heard() }
+        audio.whenEnded(voice) {
+            // The engine's lock is held here: the latency is read on the queue.
+            Self.ends.async {
+                let tail = min(audio.outputLatencyNanoseconds, 500_000_000)
+                if tail == 0 { return heard() }
+                Self.ends.asyncAfter(deadline: .now() + .nanoseconds(Int(tail)), execute: heard)
+            }
+        }
+    }
+
+    private static let ends = DispatchQueue(label: "sysound.voice-ends")
 
     /// Blocks until `voice` has ended (or was stopped) and has been heard:
     /// the engine's end is when the mixer has taken the last of it, and the

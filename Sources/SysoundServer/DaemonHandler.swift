@@ -37,9 +37,10 @@ public struct DaemonHandler: RequestHandler {
         }
         let (reply, voice) = manager.answer(request)
         guard let voice else { return respond(reply) }
-        // wait=1: the sound plays now; its end is awaited off the loop.
-        let manager = manager
-        workers.submit({ manager.waitForEnd(of: voice) }, then: { respond(reply) })
+        // wait=1 and `wait ID`: the sound plays now; the engine tells its
+        // end, and the reply goes out then (by way of the loop), holding no
+        // worker for the sound's length.
+        manager.whenHeard(voice) { respond(reply) }
     }
 
     /// Loads configuration and theme anew; a broken configuration is refused
