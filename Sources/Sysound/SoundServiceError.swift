@@ -70,6 +70,7 @@ public struct SoundServiceError: Error, Sendable, Equatable, CustomStringConvert
     init(_ error: ClientError) {
         switch error {
         case .noDaemon, .badPath: self.init(.noDaemon, error.description)
+        case .notSent: self.init(.busy, error.description)
         default: self.init(.daemonTrouble, error.description)
         }
     }

@@ -56,6 +56,8 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
     private let shared = Locked(Shared())
     // Mainloop thread only (mainloop lock held):
     private var renderer: Renderer?
+    /// Told once when the context or the stream fails (on the mainloop thread).
+    private var failureHandler: (@Sendable () -> Void)?
     private var writing = false {
         didSet { if writing != oldValue { shared.withLock { [writing] in $0.writing = writing } } }
     }
@@ -158,6 +160,14 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
         }
     }
 
+    /// Sets what is told, once, when the stream fails (the server went
+    /// away): on the mainloop thread, under its lock, so it must only post.
+    func setFailureHandler(_ h: @escaping @Sendable () -> Void) {
+        lock()
+        failureHandler = h
+        unlock()
+    }
+
     // MARK: From any thread
 
     /// A voice started: the mainloop thread renders and writes now, and
@@ -254,6 +264,7 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
         if closed { unlock(); return }
         closed = true
         renderer = nil
+        failureHandler = nil
         if let kickEvent { loop.api.pointee.io_free(kickEvent) }
         kickEvent = nil
         if let s = stream {
@@ -333,11 +344,14 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
         if contextState == PA_CONTEXT_FAILED || contextState == PA_CONTEXT_TERMINATED
             || streamState == PA_STREAM_FAILED || streamState == PA_STREAM_TERMINATED {
             let reason = loop.lastError
-            shared.withLock {
-                $0.failed = true
-                $0.failure = $0.failure ?? reason
+            let first = shared.withLock { shared -> Bool in
+                let first = !shared.failed
+                shared.failed = true
+                shared.failure = shared.failure ?? reason
+                return first
             }
             writing = false
+            if first, !closed { failureHandler?() }
         }
         signal()
     }
