@@ -61,8 +61,15 @@ final class DaemonLink: Sendable {
     /// `wait` is pending; its reply is read when it is readable, by a
     /// dispatch source, so no thread is blocked for the sound's duration.
     func whenEnded(_ id: String, _ ended: @escaping @Sendable () -> Void) {
+        // Off the caller's thread (an awaiting task's): a daemon whose queue
+        // of connections is full holds a connect for up to the timeout.
+        Self.waits.async { [socketPath] in Self.watch(id, at: socketPath, ended) }
+    }
+
+    private static func watch(_ id: String, at socketPath: String, _ ended: @escaping @Sendable () -> Void) {
         let fd = UnixSocket.seqpacket()
         guard fd >= 0 else { return ended() }
+        UnixSocket.setTimeout(fd, milliseconds: DaemonClient.defaultTimeoutMilliseconds)
         let connected = UnixSocket.withAddress(socketPath) { Glibc.connect(fd, $0, $1) == 0 } ?? false
         guard connected, UnixSocket.sendPacket(fd, Request.waitForEnd(id).encoded()) == 0 else {
             UnixSocket.close(fd)
