@@ -77,6 +77,7 @@ public final class Playback: Sendable {
     ///
     /// Waiting costs nothing while nobody awaits: the service starts watching
     /// for the end on the first `await`. A looping sound ends only when stopped.
+    /// A cancelled task stops waiting at once; the sound plays on.
     public var finished: Void {
         get async { await end.wait() }
     }
@@ -155,10 +156,26 @@ final class EndSignal: Sendable {
         if start, let watch { watch { [self] in ended() } }
     }
 
+    /// Returns once the end is known, or when the awaiting task is cancelled
+    /// (the sound plays on: cancelling a wait is not stopping the sound).
     func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            whenEnded { continuation.resume() }
+        let resumed = Locked<CheckedContinuation<Void, Never>?>(nil)
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                resumed.withLock { $0 = continuation }
+                if Task.isCancelled { return Self.resumeOnce(resumed) }
+                whenEnded { Self.resumeOnce(resumed) }
+            }
+        } onCancel: {
+            Self.resumeOnce(resumed)
         }
+    }
+
+    private static func resumeOnce(_ slot: Locked<CheckedContinuation<Void, Never>?>) {
+        slot.withLock { continuation -> CheckedContinuation<Void, Never>? in
+            defer { continuation = nil }
+            return continuation
+        }?.resume()
     }
 
     private func ended() {

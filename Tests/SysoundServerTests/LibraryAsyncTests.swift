@@ -120,6 +120,11 @@ final class LibraryAsyncTests: XCTestCase {
         }
         try await Task.sleep(nanoseconds: 200_000_000)
         XCTAssertFalse(alarm.hasFinished, "a loop plays on until stopped")
+        // A task that stops waiting for it leaves it playing.
+        let waiter = Task { await alarm.finished }
+        waiter.cancel()
+        await waiter.value
+        XCTAssertFalse(alarm.hasFinished, "cancelling a wait is not stopping the sound")
         try await alarm.stop()
         let before = Date()
         await ended
