@@ -14,6 +14,8 @@ import SysoundFeedback
 ///
 /// A sound that the user's settings silenced is a `Playback` too: its
 /// ``reason`` says why, ``id`` is nil, and ``finished`` is already done.
+/// So is an alert deferred by an interruption (``outcome`` `.deferred`): it
+/// plays when the interruption ends, on a voice this `Playback` does not follow.
 public final class Playback: Sendable {
     /// Names one sound while it plays, for as long as the service runs.
     public struct ID: Sendable, Hashable, CustomStringConvertible {
