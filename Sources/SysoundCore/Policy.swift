@@ -189,7 +189,7 @@ public struct PolicySettings: Sendable, Equatable {
 }
 
 /// The behaviour model of DESIGN.md as one pure function.
-public enum Policy {
+package enum Policy {
     /// Decides what a play request does, given the sound's theme entry, the
     /// user's settings (control files) and the desktop's switches.
     ///
