@@ -158,7 +158,9 @@ public struct PolicySettings: Sendable, Equatable {
 
     /// The settings a request is decided under: its app's level and its own
     /// profile hint can only lower them. An `important` request of an allowed
-    /// app pierces silent mode and is held only by its own hint (as in feedbackd).
+    /// app replaces only the user's level (as feedbackd 0.8.5): silent mode,
+    /// and the silent profile's haptics off, are lifted; the app's level and
+    /// the hint still hold it.
     public func limits(for request: PlayRequest, state: SystemState) -> (state: SystemState, gain: Double) {
         let l = limits(for: request, state: state, desktop: .defaults)
         return (l.state, l.gain)
@@ -173,14 +175,15 @@ public struct PolicySettings: Sendable, Equatable {
     ) -> (state: SystemState, gain: Double, pierces: Bool) {
         let app = request.app.flatMap { apps[$0] }
         let gain = min(max(app?.gain ?? 1, 0), 1)
+        // The app's level: the lower of `[apps]` and feedbackd's per-app profile.
+        let appLevel = min(app?.profile ?? .full, request.app.flatMap { desktop.appProfiles[$0] } ?? .full)
         if request.important, let id = request.app, allowImportant.contains(id) || desktop.allowImportant.contains(id) {
             var pierced = state
+            if FeedbackProfile(state: state) == .silent { pierced.haptics = true }
             pierced.silent = false
-            return ((request.profile ?? .full).limiting(pierced), gain, true)
+            return (min(appLevel, request.profile ?? .full).limiting(pierced), gain, true)
         }
-        let desktopLevel = request.app.flatMap { desktop.appProfiles[$0] } ?? .full
-        let profile = min(app?.profile ?? .full, desktopLevel, request.profile ?? .full)
-        return (profile.limiting(state), gain, false)
+        return (min(appLevel, request.profile ?? .full).limiting(state), gain, false)
     }
 
     public static let defaults = PolicySettings()

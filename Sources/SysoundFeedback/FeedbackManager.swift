@@ -32,6 +32,9 @@ public final class FeedbackManager: Sendable {
     let desktopXDGTheme = Locked<String?>(nil)
     /// Told the first time an app asks (feedbackd's per-app settings are looked up then).
     let newAppHandler = Locked<(@Sendable (String) -> Void)?>(nil)
+    /// The feedbackd theme D-Bus events resolve through (FeedbackManager+Feedbackd);
+    /// nil until the D-Bus face asks for it, so the library never reads one.
+    let feedbackd = Locked<FeedbackdTheme?>(nil)
 
     /// What SIGHUP replaces as a whole.
     /// Configuration and theme as loaded together; replaced whole on reload.
@@ -140,8 +143,10 @@ public final class FeedbackManager: Sendable {
         let theme = Self.theme(theme, withXDGTheme: desktopXDGTheme.withLock { $0 })
         preload(theme)
         setup.withLock { $0 = Setup(configuration: configuration, theme: theme) }
+        if feedbackdTheme != nil { loadFeedbackdTheme() }
         do {
             try haptics?.setPresets(configuration.haptics.presets)
+            try haptics?.setStrengthCap(configuration.haptics.strengthCap)
             haptics?.preload(presets: Self.hapticPresets(usedBy: theme, configuration))
         } catch {
             logger.warning("haptic presets of the new configuration refused, keeping the old ones: \(error)")

@@ -28,6 +28,8 @@ public final class DaemonProcess {
     /// memory: a test that turns silent mode on (which the daemon writes to
     /// feedbackd's profile) leaves nothing behind for the next one.
     public let desktopSettings: Bool
+    /// More environment for the daemon (e.g. FEEDBACK_THEME).
+    public let environment: [String: String]
     public private(set) var process: Spawned?
 
     /// - Parameter config: TOML text for `--config`; `@ROOT@` is replaced by
@@ -35,10 +37,11 @@ public final class DaemonProcess {
     /// - Parameter start: start now and wait until it answers (else call `start()`).
     public init(
         config: String? = nil, arguments: [String] = [], start: Bool = true, withoutFileOverride: Bool = false, asPlainUser: Bool = false,
-        cgroup: String? = nil, desktopSettings: Bool = false
+        cgroup: String? = nil, desktopSettings: Bool = false, environment: [String: String] = [:]
     ) throws {
         self.arguments = arguments
         self.desktopSettings = desktopSettings
+        self.environment = environment
         self.cgroup = cgroup
         self.withoutFileOverride = withoutFileOverride
         self.asPlainUser = asPlainUser
@@ -69,8 +72,10 @@ public final class DaemonProcess {
         var command = [try TestPaths.sysound, "serve", "--state-dir", stateDir, "--input-dir", root + "/no-input"]
         if let configPath { command += ["--config", configPath] }
         command += arguments
-        if !desktopSettings {
-            command = ["/usr/bin/env", "GSETTINGS_BACKEND=memory"] + command
+        var environment = environment
+        if !desktopSettings { environment["GSETTINGS_BACKEND"] = "memory" }
+        if !environment.isEmpty {
+            command = ["/usr/bin/env"] + environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + command
         }
         if withoutFileOverride && getuid() == 0 {
             command = ["/usr/bin/setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"] + command
