@@ -56,7 +56,7 @@ extension FeedbackManager {
     /// control files), lowered by the app's level and the request's hint; an
     /// allowed `important` request replaces only the user's.
     public func level(for request: PlayRequest) -> FeedbackProfile {
-        FeedbackProfile(state: configuration.policy.limits(for: request, state: state).state)
+        FeedbackProfile(state: configuration.policy.limits(for: request, state: state, desktop: desktop).state)
     }
 
     /// Carries out a D-Bus event as the feedbackd theme says at the request's
@@ -66,7 +66,8 @@ extension FeedbackManager {
     /// know the event: then sysound's own name of it is played instead.
     public func triggerEvent(_ event: String, _ request: PlayRequest) -> EventResult? {
         guard let theme = feedbackdTheme else { return nil }
-        let limited = configuration.policy.limits(for: request, state: state).state
+        // The desktop's app levels and allow-list (feedbackd's own settings) hold here too.
+        let limited = configuration.policy.limits(for: request, state: state, desktop: desktop).state
         let level = FeedbackProfile(state: limited)
         guard let feedbacks = theme.feedbacks(for: event, level: level) else { return nil }
         var result = EventResult(level: level)
