@@ -70,10 +70,19 @@ run: release
 test: test-deps
 	Tests/run-all.sh
 
-# The benchmark of README's "Benchmarks": every figure on PulseAudio, then on PipeWire
-# (about 50 minutes on 2 cores, README says how it was measured; not part of the set-up).
+# The benchmark: every figure on PulseAudio, then on PipeWire (about 50 minutes
+# on 2 cores; not part of the set-up), then docs/benchmarks.md made from the two
+# runs' JSON, so the published figures are always one run's, with its machine,
+# date and commit (docs/bench-method.md says how each is measured). The old JSON
+# goes first, so a server whose run failed cannot publish a stale one; a failed
+# run (an INVALID figure) leaves docs/benchmarks.md as it was.
+BENCH_JSON := $(CURDIR)/.build/bench/sysound-bench.json
+BENCH_SERVERS := pulseaudio pipewire
 bench: test-deps
-	Tests/bench/run.sh
+	mkdir -p $(dir $(BENCH_JSON))
+	rm -f $(foreach s,$(BENCH_SERVERS),$(BENCH_JSON:.json=-$(s).json))
+	Tests/bench/run.sh --json $(BENCH_JSON)
+	Tests/bench/report.py --output docs/benchmarks.md $(foreach s,$(BENCH_SERVERS),$(BENCH_JSON:.json=-$(s).json))
 
 # --- Installing (README "Install") -------------------------------------------
 # The usual variables; DESTDIR stages the tree for a package. The binaries find
