@@ -208,7 +208,7 @@ uninstall:
 # --- The Debian package (README "Install") -----------------------------------
 # Metadata in config/debian; the tree is `make install DESTDIR=… PREFIX=/usr`
 # plus the files Debian policy asks for; Depends: from dpkg-shlibdeps,
-# Installed-Size from dpkg-gencontrol; then lintian (findings: README).
+# Installed-Size from dpkg-gencontrol; then lintian (findings: docs/packaging.md).
 DEB_VERSION = $(shell dpkg-parsechangelog -l config/debian/changelog -S Version)
 DEB_ARCH = $(shell dpkg --print-architecture)
 DEB_FILE = sysound_$(DEB_VERSION)_$(DEB_ARCH).deb
@@ -241,7 +241,7 @@ deb: $(RELEASE_BINARIES) $(GENERATED) | deb-deps
 	# Stripped as dh_strip would (Debian policy 10.1); the symbols stay in .build.
 	strip --remove-section=.comment --remove-section=.note $(DEB_ROOT)/usr/bin/* $(DEB_ROOT)/usr/libexec/sysound/*
 	cd $(DEB_WORK)
-	# sysound is fully static (README "Architecture"): nothing for dpkg-shlibdeps to read.
+	# sysound is fully static (docs/architecture.md): nothing for dpkg-shlibdeps to read.
 	dynamic=$$(for f in debian/sysound/usr/bin/* debian/sysound/usr/libexec/sysound/*; do
 		readelf -d "$$f" | grep -q NEEDED && echo "$$f"; done)
 	dpkg-shlibdeps -Tdebian/sysound.substvars $$dynamic

@@ -169,7 +169,7 @@ public struct PolicySettings: Sendable, Equatable {
     }
 }
 
-/// The behaviour model of DESIGN.md as one pure function.
+/// The behaviour model (docs/architecture.md, "The behaviour model") as one pure function.
 public enum Policy {
     /// Decides what a play request does, given the sound's theme entry and the
     /// user's settings.
