@@ -1,3 +1,4 @@
+import SysoundCore
 import COpenAL
 import Foundation
 import SysoundRealtime

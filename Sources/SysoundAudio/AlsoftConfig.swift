@@ -1,3 +1,4 @@
+import SysoundCore
 import Foundation
 
 /// OpenAL Soft 1.19 takes its mixing period only from its config files

@@ -1,3 +1,4 @@
+import SysoundCore
 import CPulse
 
 /// What sysound's stream asks of the server: its buffer and its flags.

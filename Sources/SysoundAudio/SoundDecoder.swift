@@ -1,3 +1,4 @@
+import SysoundCore
 import CSndfile
 import Foundation
 

@@ -12,18 +12,21 @@ enum ConfigurationParser {
         let root = document.rootReader
 
         if let theme = root.table("theme") {
-            let paths = theme.strings("paths", default: ["Sounds"], expected: "an array of theme directory paths")
+            let paths = theme.strings("paths", default: [], expected: "an array of theme directory paths")
             if theme.table.keys.contains("paths") && paths.isEmpty {
                 document.report(.invalidValue, key: "theme.paths", "no theme directory given; expected at least one, e.g. [\"Sounds\"]")
             }
             if !paths.isEmpty {
-                config.themePaths = paths.map { Paths.resolve($0, relativeTo: dataDirectory, environment: environment) }
+                // Against the file that names them, as a user who writes
+                // "my-theme" beside ~/.config/sysound/sysound.toml means.
+                let base = document.file.hasPrefix("/") ? Paths.directory(of: document.file) : dataDirectory
+                config.themePaths = paths.map { Paths.resolve($0, relativeTo: base, environment: environment) }
             }
             theme.reportUnknownKeys(known: ["paths"])
         }
 
         if let xdg = root.table("xdg") {
-            config.xdg.fallback = xdg.bool("fallback", default: true)
+            xdg.read(ConfigurationKeys.xdg, into: &config)
             for (key, keyPath) in [("theme", \XDGSettings.theme), ("profile", \XDGSettings.profile)] {
                 guard let value = xdg.string(key, default: nil) else { continue }
                 if value.isEmpty || value.contains("/") || value.contains(",") || value.hasPrefix(".") {
@@ -32,7 +35,7 @@ enum ConfigurationParser {
                     config.xdg[keyPath: keyPath] = value
                 }
             }
-            xdg.reportUnknownKeys(known: ["fallback", "theme", "profile"])
+            xdg.reportUnknownKeys(known: ConfigurationKeys.xdg.map(\.name) + ["theme", "profile"])
         }
 
         if let categories = root.table("categories") {
@@ -48,9 +51,13 @@ enum ConfigurationParser {
             policy.reportUnknownKeys(known: ["alert_haptic"])
         }
 
-        if let audio = root.table("audio") { parseAudio(audio, into: &config.audio) }
+        if let audio = root.table("audio") {
+            audio.read(ConfigurationKeys.audio, into: &config)
+            audio.reportUnknownKeys(known: ConfigurationKeys.audio.map(\.name))
+        }
 
         if let haptics = root.table("haptics") {
+            haptics.read(ConfigurationKeys.haptics, into: &config)
             parseHaptics(haptics, into: &config.haptics)
         }
         if config.haptics.presets[config.policy.defaultAlertHaptic] == nil {
@@ -78,8 +85,8 @@ enum ConfigurationParser {
                     document.report(.invalidValue, key: "server.socket_group", "\"\(group)\" is not a group name; expected a name such as \"audio\" (or \"\" for none)")
                 }
             }
-            config.othersMayPlayAnyFile = server.bool("others_may_play_any_file", default: false)
-            server.reportUnknownKeys(known: ["socket_group", "others_may_play_any_file"])
+            server.read(ConfigurationKeys.server, into: &config)
+            server.reportUnknownKeys(known: ["socket_group"] + ConfigurationKeys.server.map(\.name))
         }
 
         if let session = root.table("session") {
@@ -94,14 +101,13 @@ enum ConfigurationParser {
         }
 
         if let dbus = root.table("dbus") {
-            config.dbus.enabled = dbus.bool("enabled", default: true)
-            config.dbus.replace = dbus.bool("replace", default: false)
+            dbus.read(ConfigurationKeys.dbus, into: &config)
             let allowed = dbus.strings("allow_important", default: [], expected: "an array of app ids")
             for app in allowed where !PlayRequest.isValidApp(app) {
                 document.report(.invalidValue, key: "dbus.allow_important", "\"\(app)\" is not an app id; expected e.g. \"org.gnome.clocks\"")
             }
             config.policy.allowImportant = Set(allowed.filter(PlayRequest.isValidApp))
-            dbus.reportUnknownKeys(known: ["enabled", "replace", "allow_important"])
+            dbus.reportUnknownKeys(known: ConfigurationKeys.dbus.map(\.name) + ["allow_important"])
         }
 
         if let apps = root.table("apps") { parseApps(apps, into: &config.policy.apps) }
@@ -132,33 +138,6 @@ enum ConfigurationParser {
         }
     }
 
-    private static func parseAudio(_ audio: TableReader, into settings: inout AudioSettings) {
-        if let text = audio.string("output", default: nil, expected: "one of \(AudioBackend.names), in quotes") {
-            if let backend = AudioBackend(rawValue: text) {
-                settings.output = backend
-            } else {
-                audio.document.report(
-                    .invalidValue, key: audio.keyPath("output"),
-                    "\"\(text)\" is not an audio output\(NameSuggestions.phrase(for: text, among: AudioBackend.allCases.map(\.rawValue))); expected \(AudioBackend.names)")
-            }
-        }
-        settings.voices = audio.int("voices", in: 1...256, default: settings.voices)
-        settings.frequency = audio.int("frequency", in: 8_000...192_000, default: settings.frequency, unit: " Hz")
-        settings.periodFrames = audio.int("period_frames", in: 64...8192, default: settings.periodFrames, unit: " frames")
-        settings.periods = audio.int("periods", in: 2...16, default: settings.periods)
-        settings.idlePauseMs = audio.int("idle_pause_ms", in: 0...3_600_000, default: settings.idlePauseMs, unit: " ms")
-        settings.realtimePriority = audio.int("realtime_priority", in: 0...99, default: settings.realtimePriority, unit: " (0: off)")
-        settings.duckDb = audio.double("duck_db", in: -60...0, default: settings.duckDb, unit: " dB")
-        settings.duckRampMs = audio.int("duck_ramp_ms", in: 0...2000, default: settings.duckRampMs, unit: " ms")
-        settings.maxClipSeconds = audio.int("max_clip_seconds", in: 1...600, default: settings.maxClipSeconds, unit: " s")
-        settings.maxPreloadBytes = audio.int("max_preload_bytes", in: (1 << 20)...(1 << 30), default: settings.maxPreloadBytes, unit: " bytes")
-        settings.adhocCacheFiles = audio.int("adhoc_cache_files", in: 0...1024, default: settings.adhocCacheFiles)
-        audio.reportUnknownKeys(known: [
-            "output", "voices", "frequency", "period_frames", "periods", "idle_pause_ms", "realtime_priority", "duck_db", "duck_ramp_ms", "max_clip_seconds",
-            "max_preload_bytes", "adhoc_cache_files",
-        ])
-    }
-
     private static func parseSession(_ session: TableReader, into config: inout SysoundConfiguration) {
         let known = LockSource.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
         if session.table.keys.contains("lock_sources") {
@@ -178,7 +157,6 @@ enum ConfigurationParser {
     }
 
     private static func parseHaptics(_ haptics: TableReader, into settings: inout HapticSettings) {
-        settings.strengthCap = haptics.double("strength_cap", in: 0...1, default: settings.strengthCap)
         settings.devices = haptics.strings("devices", default: [], expected: "an array of device paths")
         for path in settings.devices where !path.hasPrefix("/") {
             haptics.document.report(.invalidValue, key: "haptics.devices", "\"\(path)\" is not an absolute path; expected e.g. \"/dev/input/event3\"")
@@ -194,6 +172,6 @@ enum ConfigurationParser {
                 }
             }
         }
-        haptics.reportUnknownKeys(known: ["strength_cap", "devices", "device_names", "presets"])
+        haptics.reportUnknownKeys(known: ConfigurationKeys.haptics.map(\.name) + ["devices", "device_names", "presets"])
     }
 }

@@ -1,50 +1,6 @@
 import Foundation
 import SysoundCore
 
-/// The audio engine's knobs (`[audio]`).
-public struct AudioSettings: Sendable, Equatable {
-    /// What the engine plays through (`output`): sysound's own PulseAudio
-    /// stream, OpenAL Soft's own device, or `auto`.
-    public var output: AudioBackend = .auto
-    /// Voices that can play at once (OpenAL sources).
-    public var voices = 32
-    /// Mixing rate, Hz (ALC_FREQUENCY).
-    public var frequency = 48_000
-    /// Frames per mixing period and periods in the output buffer: the output
-    /// latency target is `periodFrames × periods / frequency`.
-    public var periodFrames = 96
-    public var periods = 4
-    /// After this many milliseconds with nothing playing the output device is
-    /// paused (no mixing of silence) and the next sound resumes it; 0 never pauses.
-    public var idlePauseMs = 1_000
-    /// The daemon's audio threads run SCHED_FIFO at this priority (through
-    /// rtkit SCHED_RR, at most rtkit's maximum); 0 leaves them at normal priority.
-    public var realtimePriority = 4
-    /// How much other voices drop while a playback voice ducks them, dB (≤ 0).
-    public var duckDb = -12.0
-    /// How long the duck level change takes, ms.
-    public var duckRampMs = 50
-    /// Longest clip accepted, seconds.
-    public var maxClipSeconds = 30
-    /// Memory for all preloaded PCM together, bytes.
-    public var maxPreloadBytes = 64 << 20
-    /// Files played by path that are kept decoded for reuse.
-    public var adhocCacheFiles = 16
-
-    public init() {}
-
-    /// The duck amount as a linear gain factor (−12 dB ≈ 0.251).
-    public var duckGain: Double { Self.linear(decibels: duckDb) }
-
-    /// The mixing refresh rate that gives `periodFrames` (ALC_REFRESH).
-    public var refreshHz: Int { max(1, (frequency + periodFrames / 2) / periodFrames) }
-
-    /// The expected output latency in milliseconds.
-    public var latencyMs: Double { Double(periodFrames * periods) * 1000 / Double(frequency) }
-
-    static func linear(decibels db: Double) -> Double { pow(10, db / 20) }
-}
-
 /// The haptics engine's knobs (`[haptics]`).
 public struct HapticSettings: Sendable, Equatable {
     /// Named patterns (`[haptics.presets]`): built-in defaults, then the file's.

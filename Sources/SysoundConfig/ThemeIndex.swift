@@ -38,7 +38,7 @@ struct ThemeIndex {
 
     /// Reads `<directory>/index.toml`. `presets` are the haptic preset names
     /// the configuration defines, which `haptic` keys must name.
-    static func read(directory: String, presets: Set<String>, maxClipSeconds: Int) -> (ThemeIndex, [Diagnostic]) {
+    static func read(directory: String, presets: Set<String>, maxClipSeconds: Double) -> (ThemeIndex, [Diagnostic]) {
         var index = ThemeIndex(directory: directory)
         let path = Paths.join(directory, fileName)
         let document: TOMLDocument
@@ -108,7 +108,7 @@ struct ThemeIndex {
     }
 
     private static func readEntry(
-        _ name: String, _ sound: TableReader, directory: String, presets: Set<String>, maxClipSeconds: Int
+        _ name: String, _ sound: TableReader, directory: String, presets: Set<String>, maxClipSeconds: Double
     ) -> SoundEntry? {
         let document = sound.document
         let file = sound.string("file", default: nil, expected: "the sound file's path, in quotes")
@@ -144,8 +144,8 @@ struct ThemeIndex {
         } else {
             do {
                 let info = try SoundFileInfo.read(path: entry.file)
-                if info.durationMs > Double(maxClipSeconds) * 1000 {
-                    document.report(.outOfRange, key: sound.keyPath("file"), "the sound lasts \(Int(info.durationMs / 1000)) s, longer than audio.max_clip_seconds (\(maxClipSeconds) s); shorten it or raise the limit")
+                if info.durationMs > maxClipSeconds * 1000 {
+                    document.report(.outOfRange, key: sound.keyPath("file"), "the sound lasts \(Int(info.durationMs / 1000)) s, longer than audio.max_clip_seconds (\(Int(maxClipSeconds)) s); shorten it or raise the limit")
                 }
             } catch {
                 document.report(.badSoundFile, key: sound.keyPath("file"), "\(error); expected a WAV, FLAC or Ogg/Vorbis file libsndfile can read")

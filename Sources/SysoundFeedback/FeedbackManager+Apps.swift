@@ -1,3 +1,4 @@
+import Foundation
 import SysoundCore
 
 /// The apps that asked for feedback (socket `app=`, D-Bus `app_id`), for
@@ -35,4 +36,20 @@ extension FeedbackManager {
     public func setStatus(_ key: String, _ value: String?) {
         faceStatus.withLock { $0[key] = value }
     }
+}
+
+extension FeedbackManager {
+    /// Why the daemon does not run the configuration file as written (it
+    /// serves the defaults, or kept the previous file at a reload), for
+    /// `status`; nil once a file loaded cleanly.
+    public var configurationProblem: String? {
+        get { faceStatus.withLock { $0[Self.configurationProblemKey] } }
+        // One line: a status field is one line on the wire and on screen.
+        set {
+            let line = newValue?.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+            setStatus(Self.configurationProblemKey, line)
+        }
+    }
+
+    static let configurationProblemKey = "config-error"
 }

@@ -159,6 +159,7 @@ extension FeedbackManager {
         fields["haptic-devices"] = "\(haptics?.devices.count ?? 0)"
         for field in Self.fields(of: state, only: nil) { fields[field.key] = field.value }
         fields["profile"] = FeedbackProfile(state: state).rawValue
+        fields["config"] = configuration.file ?? "built-in defaults"
         let apps = appsSeen.withLock { $0.summary }
         if !apps.isEmpty { fields["apps"] = apps }
         for (key, value) in faceStatus.withLock({ $0 }) { fields[key] = value }

@@ -33,21 +33,26 @@ public enum ServiceSetup {
         return (configuration, theme, problems)
     }
 
-    /// The engine settings from the configuration's `[audio]` table.
-    public static func audioSettings(_ c: SysoundConfig.AudioSettings) -> SysoundAudio.AudioSettings {
-        var s = SysoundAudio.AudioSettings()
-        s.backend = c.output
-        s.voices = c.voices
-        s.sampleRate = c.frequency
-        s.periodFrames = c.periodFrames
-        s.periods = c.periods
-        s.idlePauseMilliseconds = Double(c.idlePauseMs)
-        s.duckDecibels = c.duckDb
-        s.rampMilliseconds = Double(c.duckRampMs)
-        s.maxClipSeconds = Double(c.maxClipSeconds)
-        s.maxPreloadBytes = c.maxPreloadBytes
-        s.maxCachedFiles = c.adhocCacheFiles
-        return s
+    /// What a daemon serves with: the configuration as `load` gives it, or —
+    /// when that file is missing or broken — the built-in defaults and the
+    /// reason, which the daemon logs and `sysound status` shows until a
+    /// reload brings a good file. A service that exits on a typo would be
+    /// restarted by systemd until its start limit, taking the socket down;
+    /// serving the defaults keeps every sound working meanwhile. Only a
+    /// missing data directory (no theme at all) still throws.
+    public static func loadForServing(
+        configPath: String?, search: ConfigurationSearch = ConfigurationSearch()
+    ) throws(ConfigurationError) -> (SysoundConfiguration, Theme, [Diagnostic], problem: ConfigurationError?) {
+        do {
+            let configuration = try SysoundConfiguration.load(path: configPath, search: search)
+            let (theme, problems) = Theme.read(configuration: configuration, environment: search.environment)
+            return (configuration, theme, problems, nil)
+        } catch {
+            if case .noDataDirectory = error { throw error }
+            let configuration = SysoundConfiguration(dataDirectory: try search.dataDirectory())
+            let (theme, problems) = Theme.read(configuration: configuration, environment: search.environment)
+            return (configuration, theme, problems, error)
+        }
     }
 
     /// Starts a haptics engine on `/dev/input` (or the configured pins).
@@ -81,7 +86,7 @@ public enum ServiceSetup {
         audio mode: AudioMode, haptics: HapticsEngine?, settings: SettingsSource, host: LoopHost? = nil,
         realtime: RealtimeThreads? = nil, logger: Logger
     ) throws(AudioError) -> FeedbackManager {
-        let engineSettings = audioSettings(configuration.audio)
+        let engineSettings = configuration.audio
         let open: @Sendable () throws(AudioError) -> AudioEngine = { () throws(AudioError) -> AudioEngine in
             // OpenAL Soft tries the sound server once per process: not before one answers.
             let server = SoundServerProbe.ask()

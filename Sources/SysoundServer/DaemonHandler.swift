@@ -51,8 +51,11 @@ public struct DaemonHandler: RequestHandler {
                 manager.logger.warning("the new theme has problems; the sounds that load are used: \(problems.map(\.description).joined(separator: "; "))")
             }
             manager.reload(configuration: configuration, theme: theme)
+            manager.configurationProblem = nil
         } catch {
-            throw ReloadError("configuration not reloaded, keeping the running one: \(error)")
+            let refused = ReloadError("configuration not reloaded, keeping the running one: \(error)")
+            manager.configurationProblem = refused.description
+            throw refused
         }
     }
 }

@@ -48,7 +48,7 @@ final class BenchContext {
         guard var text = try? String(contentsOfFile: shipped, encoding: .utf8) else {
             throw BenchError("cannot read \(shipped); pass --package-root with the sysound source tree")
         }
-        text = try replacingLine(in: text, starting: "paths = ", with: "paths = [\"\(theme ?? themeDirectory)\"]", file: shipped)
+        text = try replacingLine(in: text, starting: "[theme]", with: "[theme]\npaths = [\"\(theme ?? themeDirectory)\"]", file: shipped)
         if let periodFrames {
             text = try replacingLine(in: text, starting: "period_frames = ", with: "period_frames = \(periodFrames)", file: shipped)
         }

@@ -73,7 +73,7 @@ enum PlayCostFigure {
     /// it (alcDeviceResumeSOFT) before starting the voice. Its own engine with
     /// a 30 ms idle time; each call waits until the device has paused again.
     static func firstPlayAfterPause(_ c: BenchContext) throws {
-        var settings = SysoundAudio.AudioSettings()
+        var settings = AudioSettings()
         settings.idlePauseMilliseconds = 30
         let engine = try AudioEngine(settings: settings, output: .device)
         defer { engine.shutdown() }

@@ -32,12 +32,15 @@ struct ServeCommand: ParsableCommand {
         // the loop's signalfd.
         EventLoop.blockSignals([SIGTERM, SIGINT, SIGHUP])
         let logger = Logger(label: "sysound.daemon")
-        let (configuration, theme, problems): (SysoundConfiguration, Theme, [Diagnostic])
+        let (configuration, theme, problems, configurationProblem): (SysoundConfiguration, Theme, [Diagnostic], ConfigurationError?)
         do {
-            (configuration, theme, problems) = try ServiceSetup.load(configPath: config)
+            (configuration, theme, problems, configurationProblem) = try ServiceSetup.loadForServing(configPath: config)
         } catch {
             printError("sysound serve: \(error)")
             throw ExitCode(Exit.configuration)
+        }
+        if let configurationProblem {
+            logger.critical("\(configurationProblem)\nserving with the built-in defaults until it is fixed; then reload (systemctl --user reload sysound, or kill -HUP)")
         }
         problems.forEach { logger.warning("\($0)") }
         let directory = StateDirectory.resolve(explicit: stateDir ?? configuration.stateDirectory)
@@ -71,6 +74,7 @@ struct ServeCommand: ParsableCommand {
             configuration.haptics, logger: Logger(label: "sysound.haptics"), directory: inputDir,
             host: LoopHost(loop: loop, workers: workers))
         let manager = makeManager(configuration, theme, directory, watcher, haptics, LoopHost(loop: loop, workers: workers), logger)
+        manager.configurationProblem = configurationProblem.map { "\($0)" }
         if let report = manager.preloadTheme() {
             logger.info("preloaded \(report.loaded.count) sounds, \(report.failures.count) failed")
         }

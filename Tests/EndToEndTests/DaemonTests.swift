@@ -114,6 +114,37 @@ final class DaemonTests: DaemonTestCase {
         XCTAssertTrue(daemon.isRunning)
         XCTAssertTrue(daemon.log().contains("keeping the running one"), daemon.log())
         XCTAssertGreaterThan(try Pulse.peak(0.5) { XCTAssertEqual(try cli.run(["play", "tap"]).status, 0) }, 0.05)
+        let status = try cli.run(["status", "--json"])
+        XCTAssertTrue(status.stdout.contains("keeping the running one") && status.stdout.contains("audio.voices"), status.stdout)
+    }
+
+    /// A configuration broken at start: the daemon serves the built-in
+    /// defaults (never exits, so systemd does not restart it into its start
+    /// limit), says so in its log and in `status`, and a reload of the
+    /// mended file clears it.
+    func testABrokenConfigAtStartServesTheDefaultsAndSaysSo() throws {
+        daemon.stop()
+        daemon = try DaemonProcess(config: "[audio]\nvoices = \"many\"\n")
+        let config = try XCTUnwrap(daemon.configPath)
+        XCTAssertTrue(daemon.isRunning)
+        XCTAssertTrue(daemon.log().contains("serving with the built-in defaults"), daemon.log())
+        XCTAssertGreaterThan(try Pulse.peak(0.5) { XCTAssertEqual(try cli.run(["play", "tap"]).status, 0) }, 0.05)
+        let broken = try cli.run(["status"])
+        XCTAssertEqual(broken.status, 0, broken.stderr)
+        let problem = broken.stdout.split(separator: "\n").first { $0.hasPrefix("config-error:") }.map(String.init) ?? ""
+        XCTAssertTrue(problem.contains(config) && problem.contains("audio.voices"), broken.stdout)
+        XCTAssertTrue(broken.stdout.contains("config:") && broken.stdout.contains("built-in defaults"), broken.stdout)
+
+        try "[audio]\nvoices = 8\n".write(toFile: config, atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        let deadline = Date().addingTimeInterval(5)
+        var mended = ""
+        repeat {
+            usleep(100_000)
+            mended = try cli.run(["status"]).stdout
+        } while mended.contains("config-error") && Date() < deadline
+        XCTAssertFalse(mended.contains("config-error"), mended)
+        XCTAssertTrue(mended.contains(config), mended)
     }
 
     func testSigtermRemovesTheSocket() throws {

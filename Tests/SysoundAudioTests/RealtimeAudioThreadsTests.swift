@@ -1,3 +1,4 @@
+import SysoundCore
 import Foundation
 import SysoundRealtime
 import SysoundTestSupport

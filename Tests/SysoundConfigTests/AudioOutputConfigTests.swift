@@ -12,13 +12,13 @@ final class AudioOutputConfigTests: XCTestCase {
         for backend in AudioBackend.allCases {
             let (config, diagnostics) = parse("[audio]\noutput = \"\(backend.rawValue)\"\n")
             XCTAssertEqual(diagnostics, [], backend.rawValue)
-            XCTAssertEqual(config.audio.output, backend)
+            XCTAssertEqual(config.audio.backend, backend)
         }
     }
 
     func testAnUnknownValueIsNamedWithTheAllowedOnesAndKeepsTheDefault() {
         let (config, diagnostics) = parse("[audio]\noutput = \"puls\"\n")
-        XCTAssertEqual(config.audio.output, AudioSettings().output)
+        XCTAssertEqual(config.audio.backend, AudioSettings().backend)
         XCTAssertEqual(diagnostics.map(\.key), ["audio.output"])
         let text = diagnostics.map(\.description).joined()
         XCTAssertTrue(text.contains("\"puls\" is not an audio output; did you mean \"pulse\"?"), text)
@@ -27,7 +27,7 @@ final class AudioOutputConfigTests: XCTestCase {
 
     func testAWrongTypeIsReported() {
         let (config, diagnostics) = parse("[audio]\noutput = 1\n")
-        XCTAssertEqual(config.audio.output, AudioSettings().output)
+        XCTAssertEqual(config.audio.backend, AudioSettings().backend)
         XCTAssertEqual(diagnostics.map(\.key), ["audio.output"])
         XCTAssertTrue(diagnostics.map(\.description).joined().contains("\"auto\", \"pulse\" or \"openal\", in quotes"))
     }

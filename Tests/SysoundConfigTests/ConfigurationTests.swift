@@ -13,7 +13,7 @@ final class ConfigurationTests: XCTestCase {
         defaults.file = shipped
         XCTAssertEqual(config, defaults, "config/sysound.toml and the built-in defaults have drifted apart")
         XCTAssertEqual(config.audio.voices, 32)
-        XCTAssertEqual(config.audio.duckDb, -12)
+        XCTAssertEqual(config.audio.duckDecibels, -12)
         XCTAssertEqual(config.audio.duckGain, 0.2512, accuracy: 0.001)
         XCTAssertEqual(config.audio.latencyMs, 8.0, accuracy: 0.01, "96 × 4 at 48 kHz (docs/latency.md, \"Why 96 × 4\")")
         XCTAssertEqual(config.themePaths, [packageRoot + "/Sounds"])
@@ -114,9 +114,13 @@ final class ConfigurationTests: XCTestCase {
     func testRelativeAndHomeThemePathsAndConfigAliases() {
         let (config, diagnostics) = SysoundConfiguration.parse(
             text: "[theme]\npaths = [\"~/mine\", \"Sounds\", \"/abs/theme\"]\n[aliases]\nding = \"bell\"\n",
-            file: "t.toml", dataDirectory: "/data", environment: ["HOME": "/home/u"])
+            file: "/home/u/.config/sysound/sysound.toml", dataDirectory: "/data", environment: ["HOME": "/home/u"])
         XCTAssertEqual(diagnostics, [])
-        XCTAssertEqual(config.themePaths, ["/home/u/mine", "/data/Sounds", "/abs/theme"])
+        XCTAssertEqual(config.themePaths, ["/home/u/mine", "/home/u/.config/sysound/Sounds", "/abs/theme"], "relative to the file that names them")
+        XCTAssertEqual(
+            SysoundConfiguration.parse(text: "[theme]\npaths = [\"../t\"]\n", file: "/etc/sysound/sysound.toml", dataDirectory: "/data").0.themePaths,
+            ["/etc/t"])
+        XCTAssertEqual(SysoundConfiguration(dataDirectory: "/data").themePaths, ["/data/Sounds"], "unset: the shipped theme")
         XCTAssertEqual(config.aliases, ["ding": "bell"])
     }
 

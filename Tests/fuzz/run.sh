@@ -84,7 +84,7 @@ build() {
                 objs+=("$out/obj/TOMLKit.o" "$out/obj/SysoundConfig.o" "$out"/obj/ctoml-*.o)
                 flags=(-I "$inc/CTOML" -I Sources/CSndfile -lsndfile -lstdc++) ;;
             Decoder)
-                srcs+=(Sources/SysoundAudio/{SoundDecoder,AudioError,DecodedClip,AudioSettings}.swift)
+                srcs+=(Sources/SysoundAudio/{SoundDecoder,AudioError,DecodedClip}.swift)
                 flags=(-I Sources/CSndfile -lsndfile) ;;
         esac
         if newer "$out/bin/$t" "${srcs[@]}" "${objs[@]}"; then

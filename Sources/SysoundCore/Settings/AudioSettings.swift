@@ -1,7 +1,10 @@
-import Foundation
 import SysoundCore
+import Glibc
 
-/// How the audio engine is set up. The defaults are the measured trade-off of
+/// How the audio engine is set up: the one type of the `[audio]` table, made
+/// by the configuration parser and taken by the engine. Its defaults are the
+/// only ones (the shipped `config/sysound.toml` and `sysound.toml(5)` are
+/// checked against them by tests). They are the measured trade-off of
 /// docs/latency.md: sysound's own PulseAudio stream where
 /// a server answers (a new sound reaches the sink in 0.3 ms instead of 5, and
 /// it stayed whole with both cores busy); 96-frame periods × 4 at 48 kHz, which
@@ -17,6 +20,9 @@ public struct AudioSettings: Sendable, Equatable {
     public var backend: AudioBackend = .auto
     /// Number of sources in the voice pool (never more than the device gives).
     public var voices: Int = 32
+    /// The daemon's audio threads run SCHED_FIFO at this priority (through
+    /// rtkit SCHED_RR, at most rtkit's maximum); 0 leaves them at normal priority.
+    public var realtimePriority: Int = 4
     /// Output sample rate in Hz (ALC_FREQUENCY).
     public var sampleRate: Int = 48_000
     /// Mixing period in frames (OpenAL Soft `period_size`; ALC_REFRESH = rate /
@@ -36,7 +42,7 @@ public struct AudioSettings: Sendable, Equatable {
     /// Budget for the ad-hoc (`play --file`) cache, in bytes; least recently used evicted.
     public var maxCacheBytes: Int = 32 << 20
     /// Most ad-hoc files kept decoded at once.
-    public var maxCachedFiles: Int = 64
+    public var maxCachedFiles: Int = 16
     /// How much a ducking voice lowers the others, in dB (negative).
     public var duckDecibels: Double = -12
     /// Duration of the ducking and hushing ramps, in milliseconds.
@@ -70,13 +76,7 @@ public struct AudioSettings: Sendable, Equatable {
     public var duckGain: Float {
         Float(pow(10, min(duckDecibels, 0) / 20))
     }
-}
 
-/// Where the engine's mix goes.
-public enum AudioOutput: Sendable, Equatable {
-    /// The default output device (`alcOpenDevice(NULL)`).
-    case device
-    /// An in-process loopback device (ALC_SOFT_loopback): stereo float32 at the
-    /// settings' sample rate, pulled with `render(frames:)`. Tests and `--to FILE`.
-    case loopback
+    /// The expected output latency in milliseconds: `periodFrames × periods / sampleRate`.
+    public var latencyMs: Double { Double(periodFrames * periods) * 1000 / Double(sampleRate) }
 }
