@@ -1,3 +1,4 @@
+import COpenAL
 import Foundation
 
 /// A sound of the theme to preload.
@@ -22,47 +23,122 @@ public struct PreloadReport: Sendable {
 }
 
 extension AudioEngine {
-    /// Decodes the sounds (in parallel, on the caller and the host's
-    /// workers), then uploads them one by one under the lock. Caps: clip length, channels,
+    /// Loads the theme's sounds: decodes and uploads each whose file or gain
+    /// changed (a clip with the same file identity and gain is kept as it
+    /// is), and with `replacingTheme` drops the theme clips `sounds` no longer
+    /// names. Nothing that plays is cut: a voice of a replaced or dropped clip
+    /// plays to its end (a loop until it is stopped) with the data it started
+    /// with, and a play meanwhile gets the old clip. Decoding and uploading run
+    /// on the host's workers (the caller on loopback) without `ALLock`, the
+    /// output's context current for that thread only (`ALThreadContext`):
+    /// the render, which takes the lock, never waits for them. The lock is
+    /// held only to swap the name → clip table. Caps: clip length, channels,
     /// and the total preload budget (`settings.maxPreloadBytes`).
     @discardableResult
-    public func preload(_ sounds: [ClipSource]) -> PreloadReport {
-        let decoder = SoundDecoder(maxSeconds: settings.maxClipSeconds)
-        let paths = sounds.map(\.path)
-        let decode = { @Sendable (i: Int) -> Result<DecodedClip, AudioError> in
-            do throws(AudioError) { return .success(try decoder.decode(path: paths[i])) } catch { return .failure(error) }
+    public func preload(_ sounds: [ClipSource], replacingTheme: Bool = false) -> PreloadReport {
+        // Whole themes one at a time (the start's and a reload's), so the
+        // later one's removals hold; a single sound loaded for a play never waits here.
+        if replacingTheme { themeLoads.lock() }
+        defer { if replacingTheme { themeLoads.unlock() } }
+        let keys = sounds.map { ClipStore.key(for: $0.path) }
+        let (current, changed) = locked { () -> (OpaquePointer?, [Int]) in
+            // Holds off the close of this context until the uploads are done (closeAfterUploads).
+            uploadsInFlight += 1
+            let changed = sounds.indices.filter { i in
+                guard let old = store.named[sounds[i].name], let key = keys[i] else { return true }
+                return old.fileKey != key || old.gain != sounds[i].gain
+            }
+            return (output?.context, changed)
         }
-        // The workers, not Dispatch: the daemon keeps its fixed set of threads.
-        // A loopback engine (tests) has no host and decodes on the caller.
-        let results = host?.workers.concurrentMap(count: paths.count, decode) ?? (0..<paths.count).map(decode)
-        var report = PreloadReport(loaded: [], failures: [])
-        let lock = ALLock.condition
-        lock.lock()
-        defer { lock.unlock() }
+        // An ALCcontext pointer, used only until uploadsInFlight drops, while no close can run.
+        nonisolated(unsafe) let context = current
+        let decoder = SoundDecoder(maxSeconds: settings.maxClipSeconds)
+        let load = { @Sendable (i: Int) -> Result<Clip, AudioError> in
+            do throws(AudioError) {
+                let pcm = try decoder.decode(path: sounds[i].path)
+                let clip = Clip(name: sounds[i].name, gain: sounds[i].gain, pcm: pcm)
+                clip.fileKey = keys[i]
+                if let context {
+                    clip.buffer = try ALThreadContext.with(context) { () throws(AudioError) -> ALuint in try AL.makeBuffer(pcm) }
+                }
+                return .success(clip)
+            } catch {
+                return .failure(error)
+            }
+        }
+        var report = PreloadReport(loaded: sounds.indices.filter { !changed.contains($0) }.map { sounds[$0].name }, failures: [])
+        // In chunks, each swapped in as it is ready: plays of what is loaded
+        // already find it while the rest loads (a big theme at start).
+        for start in stride(from: 0, to: changed.count, by: Self.preloadChunk) {
+            let chunk = Array(changed[start..<min(start + Self.preloadChunk, changed.count)])
+            // The workers, not Dispatch: the daemon keeps its fixed set of threads.
+            let results = host?.workers.concurrentMap(count: chunk.count, { load(chunk[$0]) }) ?? chunk.map(load)
+            locked { swapIn(results, into: &report, uploadedTo: context) }
+        }
+        locked {
+            if replacingTheme {
+                let kept = Set(sounds.map(\.name))
+                output?.makeCurrent()
+                for name in store.named.keys where !kept.contains(name) {
+                    if let old = store.remove(named: name) { retireOrRelease(old) }
+                }
+            }
+            uploadsInFlight -= 1
+            ALLock.condition.broadcast()
+        }
+        return report
+    }
+
+    /// Sounds decoded and uploaded together before they are swapped in.
+    static let preloadChunk = 8
+
+    /// Swaps loaded clips in (lock held): budget checks, then each new clip
+    /// replaces its name's old one, which is retired if a voice plays it.
+    private func swapIn(_ results: [Result<Clip, AudioError>], into report: inout PreloadReport, uploadedTo context: OpaquePointer?) {
+        // Buffers made in another device's context (lost meanwhile) are gone with it.
+        let sameOutput = output != nil && output?.context == context
         output?.makeCurrent()
-        for (source, result) in zip(sounds, results) {
+        for result in results {
             switch result {
             case .failure(let error):
                 report.failures.append(error)
-            case .success(let pcm):
-                let replaced = store.named[source.name]?.pcm.byteCount ?? 0
-                let total = store.preloadedBytes - replaced + pcm.byteCount
+            case .success(let clip):
+                if !sameOutput { clip.buffer = 0 }
+                let total = store.preloadedBytes - (store.named[clip.name]?.pcm.byteCount ?? 0) + clip.pcm.byteCount
                 guard total <= settings.maxPreloadBytes else {
-                    report.failures.append(.preloadBudgetExceeded(path: source.path, bytes: total, budget: settings.maxPreloadBytes))
+                    if clip.buffer != 0 { AL.deleteBuffer(clip.buffer) }
+                    report.failures.append(.preloadBudgetExceeded(path: clip.pcm.path, bytes: total, budget: settings.maxPreloadBytes))
                     continue
                 }
-                let clip = Clip(name: source.name, gain: source.gain, pcm: pcm)
-                if output != nil {
-                    do { clip.buffer = try AL.makeBuffer(pcm) } catch {
+                if output != nil && clip.buffer == 0 {
+                    // Rare: the device was reopened during the upload; this one goes up under the lock.
+                    do { clip.buffer = try AL.makeBuffer(clip.pcm) } catch {
                         report.failures.append(error)
                         continue
                     }
                 }
-                if let old = store.add(named: clip) { release(old) }
-                report.loaded.append(source.name)
+                if let old = store.add(named: clip) { retireOrRelease(old) }
+                report.loaded.append(clip.name)
             }
         }
-        return report
+    }
+
+    /// Drops a replaced theme clip: at once if no voice plays it, else when its last voice ends.
+    private func retireOrRelease(_ clip: Clip) {
+        if pool.voices.contains(where: { $0.isActive && $0.clip === clip }) {
+            store.retire(clip)
+        } else {
+            release(clip)
+        }
+    }
+
+    /// Closes an output once no upload into its context is in flight (a
+    /// worker's job: it may wait for the sound server).
+    func closeAfterUploads(_ out: ALOutput) {
+        locked {
+            while uploadsInFlight > 0 { ALLock.condition.wait() }
+        }
+        out.close()
     }
 
     /// The preloaded clip with this name.
@@ -111,6 +187,7 @@ extension AudioEngine {
     public var memoryUse: (preloaded: Int, cached: Int) { locked { (store.preloadedBytes, store.cachedBytes) } }
 
     /// Deletes a dropped clip's buffer, stopping any voice still using it.
+    /// Lock held, the output's context current.
     func release(_ clip: Clip) {
         for i in 0..<pool.count where pool[i].clip === clip { finish(slot: i) }
         if clip.buffer != 0 && output != nil {

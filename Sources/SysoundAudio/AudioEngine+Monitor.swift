@@ -1,3 +1,4 @@
+import COpenAL
 import Logging
 import SysoundCore
 import SysoundEventLoop
@@ -95,7 +96,7 @@ final class AudioMonitor: @unchecked Sendable {
             if let idleDeadline { idle?.schedule(at: UInt64(idleDeadline * 1e6)) }
         case .lost(let gone):
             // Closing a lost device still talks to the server's socket: a worker's job.
-            if let gone { host.workers.submit { gone.close() } }
+            if let gone { host.workers.submit { engine.closeAfterUploads(gone) } }
             backoff = 0.05
             retry?.schedule(at: now)
         }
@@ -111,15 +112,17 @@ final class AudioMonitor: @unchecked Sendable {
         let settings = engine.settings, realtime = engine.realtime
         engine.locked { engine.reopening = true }
         host.workers.submit({ () -> OpenedOutput in
-            // alcOpenDevice waits on the sound server (or its absence): here, not on the loop.
-            OpenedOutput(output: try? ALOutput.openDevice(settings, realtime: realtime))
+            // alcOpenDevice waits on the sound server (or its absence): here, not on the loop;
+            // and the clips go up into the new context here too, not under the lock on the loop.
+            guard let out = try? ALOutput.openDevice(settings, realtime: realtime) else { return OpenedOutput(output: nil, buffers: []) }
+            return OpenedOutput(output: out, buffers: engine.uploadClips(into: out))
         }, then: { [self] opened in
-            reopened(opened.output)
+            reopened(opened.output, buffers: opened.buffers)
         })
     }
 
     /// The completion of `reopen`, on the loop.
-    private func reopened(_ out: ALOutput?) {
+    private func reopened(_ out: ALOutput?, buffers: [(Clip, ALuint)]) {
         engine?.locked { engine?.reopening = false }
         guard !stopped, let engine else {
             if let out { host.workers.submit { out.close() } }
@@ -131,7 +134,7 @@ final class AudioMonitor: @unchecked Sendable {
             backoff = min(backoff * 2, maxBackoff)
             return
         }
-        if engine.attachReopened(out, now: Double(now) / 1e6) {
+        if engine.attachReopened(out, now: Double(now) / 1e6, buffers: buffers) {
             check?.schedule(at: now + Self.micros(busyInterval))
         } else {
             host.workers.submit { out.close() }
@@ -145,6 +148,8 @@ final class AudioMonitor: @unchecked Sendable {
 private struct OpenedOutput: @unchecked Sendable {
     // @unchecked: the output is used by one thread at a time (worker, then loop).
     let output: ALOutput?
+    /// The clips' buffers, made in the output's context before it was attached.
+    let buffers: [(Clip, ALuint)]
 }
 
 /// What the monitor's check found.
@@ -202,11 +207,11 @@ extension AudioEngine {
 
     /// Takes a device reopened after a loss (loop thread); false when the
     /// engine closed meanwhile (the caller closes `out`).
-    func attachReopened(_ out: ALOutput, now: Double) -> Bool {
+    func attachReopened(_ out: ALOutput, now: Double, buffers: [(Clip, ALuint)]) -> Bool {
         connectStream(out)
         let attached = locked { () -> Bool in
             if closed || output != nil { return false }
-            attach(out)
+            attach(out, buffers: buffers)
             reopenCount += 1
             if out.stream == nil { lastTick = now }
             lastBusy = now

@@ -57,6 +57,11 @@ public final class AudioEngine: @unchecked Sendable {
     var latencyNs: UInt64 = 0
     /// A worker is opening the device again after a loss (alcOpenDevice).
     var reopening = false
+    /// Preloads whose uploads may be in flight (off the lock, into the
+    /// context of `output` as it was): a close waits for them.
+    var uploadsInFlight = 0
+    /// Held by a whole theme's preload (not under `ALLock`).
+    let themeLoads = NSLock()
     /// Where a device engine's timers and device calls run; nil on loopback.
     let host: LoopHost?
     let monitor: AudioMonitor?
@@ -139,9 +144,9 @@ public final class AudioEngine: @unchecked Sendable {
         lock.unlock()
         monitor?.stop()
         if let out, let host, host.loop.isLoopThread {
-            host.workers.submit { out.close() }
-        } else {
-            out?.close()
+            host.workers.submit { self.closeAfterUploads(out) }
+        } else if let out {
+            closeAfterUploads(out)
         }
     }
 
@@ -339,8 +344,14 @@ public final class AudioEngine: @unchecked Sendable {
 
     /// Stops the source of `slot` and frees it. Callers broadcast the condition.
     func finish(slot: Int) {
+        let clip = pool[slot].clip
         if output != nil { AL.stop(source: sources[slot]) }
         pool.end(slot: slot)
+        // The last voice of a clip a reload replaced: its buffer can go now.
+        if let clip, clip.retired, !pool.voices.contains(where: { $0.isActive && $0.clip === clip }) {
+            store.forget(retired: clip)
+            release(clip)
+        }
     }
 
     /// Sets every active voice's AL gain from its base gain and the levels.
@@ -372,8 +383,10 @@ public final class AudioEngine: @unchecked Sendable {
         if ended { ALLock.condition.broadcast() }
     }
 
-    /// Takes a freshly opened output: sources, pool, buffers from kept PCM.
-    func attach(_ out: ALOutput) {
+    /// Takes a freshly opened output: sources, pool, buffers from kept PCM
+    /// (`buffers`, made beforehand off the lock by `uploadClips(into:)`, for
+    /// the clips they cover; the rest, if any, are uploaded here).
+    func attach(_ out: ALOutput, buffers: [(Clip, ALuint)] = []) {
         output = out
         outputPaused = false
         latencyNs = 0
@@ -386,11 +399,30 @@ public final class AudioEngine: @unchecked Sendable {
         pool = VoicePool(count: sources.count, nextOrder: pool.nextOrder)
         duckRamp = Ramp()
         hushRamp = Ramp()
+        // Keyed by identity while `buffers` keeps every clip alive.
+        var made = Dictionary(uniqueKeysWithValues: buffers.map { (ObjectIdentifier($0.0), $0.1) })
         for clip in store.allClips {
+            if let buffer = made.removeValue(forKey: ObjectIdentifier(clip)) {
+                clip.buffer = buffer
+                continue
+            }
             do { clip.buffer = try AL.makeBuffer(clip.pcm) } catch {
                 logger.error("cannot upload \(clip.name) again: \(error)")
                 clip.buffer = 0
             }
+        }
+        // Clips dropped while their buffers were made.
+        for buffer in made.values where buffer != 0 { AL.deleteBuffer(buffer) }
+    }
+
+    /// Makes a buffer in `out`'s context for every clip, off the lock
+    /// (`ALThreadContext`): a reopened device gets its clips without a long
+    /// hold of the lock the render takes. `out` is not attached yet, so
+    /// nothing else uses its context.
+    func uploadClips(into out: ALOutput) -> [(Clip, ALuint)] {
+        locked { store.allClips }.compactMap { clip in
+            let buffer = try? ALThreadContext.with(out.context) { () throws(AudioError) -> ALuint in try AL.makeBuffer(clip.pcm) }
+            return buffer.map { (clip, $0) }
         }
     }
 
@@ -401,6 +433,10 @@ public final class AudioEngine: @unchecked Sendable {
         guard let out = output else { return nil }
         out.makeCurrent()
         for i in 0..<pool.count where pool[i].isActive { finish(slot: i) }
+        for clip in store.forgetRetired() where clip.buffer != 0 {
+            AL.deleteBuffer(clip.buffer)
+            clip.buffer = 0
+        }
         AL.deleteSources(sources)
         for clip in store.allClips where clip.buffer != 0 {
             AL.deleteBuffer(clip.buffer)

@@ -15,6 +15,12 @@ public final class Clip: @unchecked Sendable, CustomStringConvertible {
     /// Last use for the ad-hoc cache's LRU order.
     var lastUse: UInt64 = 0
     var evicted = false
+    /// The file as it was when a theme clip was decoded: a reload whose file
+    /// and gain are the same keeps this clip (and the voices playing it).
+    var fileKey: ClipStore.FileKey?
+    /// Replaced or removed by a reload while a voice still played it: its
+    /// buffer goes when that voice ends (`AudioEngine.finish(slot:)`).
+    var retired = false
 
     init(name: String, gain: Double, pcm: DecodedClip) {
         self.name = name

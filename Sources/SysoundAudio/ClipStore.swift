@@ -16,6 +16,9 @@ struct ClipStore {
 
     private(set) var named: [String: Clip] = [:]
     private(set) var cached: [FileKey: Clip] = [:]
+    /// Clips a reload replaced or removed while a voice played them; they
+    /// leave when their last voice ends.
+    private(set) var retired: [Clip] = []
     private(set) var preloadedBytes = 0
     private(set) var cachedBytes = 0
     private var useCounter: UInt64 = 0
@@ -33,6 +36,30 @@ struct ClipStore {
         let old = named.updateValue(clip, forKey: clip.name)
         preloadedBytes += clip.pcm.byteCount - (old?.pcm.byteCount ?? 0)
         return old
+    }
+
+    /// Removes the theme clip `name`; returns it.
+    mutating func remove(named name: String) -> Clip? {
+        guard let old = named.removeValue(forKey: name) else { return nil }
+        preloadedBytes -= old.pcm.byteCount
+        return old
+    }
+
+    /// Keeps `clip` until its last voice ends.
+    mutating func retire(_ clip: Clip) {
+        clip.retired = true
+        retired.append(clip)
+    }
+
+    /// Drops a retired clip (its last voice ended).
+    mutating func forget(retired clip: Clip) {
+        retired.removeAll { $0 === clip }
+    }
+
+    /// Drops every retired clip (the device and its voices are gone).
+    mutating func forgetRetired() -> [Clip] {
+        defer { retired = [] }
+        return retired
     }
 
     func cachedClip(_ key: FileKey) -> Clip? { cached[key] }

@@ -114,16 +114,24 @@ public final class FeedbackManager: Sendable {
 
     /// Decodes and uploads every sound of the theme (the daemon does this at start).
     @discardableResult
-    public func preloadTheme() -> PreloadReport? {
+    public func preloadTheme() -> PreloadReport? { preload(theme) }
+
+    /// Loads `theme`'s clips into the engine, replacing those it changes and
+    /// dropping those it no longer has; voices playing meanwhile play on.
+    @discardableResult
+    private func preload(_ theme: Theme) -> PreloadReport? {
         guard let audio else { return nil }
-        let report = audio.preload(theme.entries.map { ClipSource(name: $0.name, path: $0.file, gain: $0.gain) })
+        let report = audio.preload(
+            theme.entries.map { ClipSource(name: $0.name, path: $0.file, gain: $0.gain) }, replacingTheme: true)
         for failure in report.failures { logger.warning("\(failure)") }
         return report
     }
 
-    /// Replaces configuration and theme (SIGHUP). The engines keep running;
-    /// sounds new to the theme are preloaded.
+    /// Replaces configuration and theme (SIGHUP). The engines keep running
+    /// and so does every voice: the new theme's clips are loaded first (plays
+    /// meanwhile are answered from the old theme), then the theme is swapped.
     public func reload(configuration: SysoundConfiguration, theme: Theme) {
+        preload(theme)
         setup.withLock { $0 = Setup(configuration: configuration, theme: theme) }
         do {
             try haptics?.setPresets(configuration.haptics.presets)
@@ -131,7 +139,6 @@ public final class FeedbackManager: Sendable {
         } catch {
             logger.warning("haptic presets of the new configuration refused, keeping the old ones: \(error)")
         }
-        preloadTheme()
     }
 
     // MARK: - Settings changes

@@ -75,9 +75,6 @@ struct ServeCommand: ParsableCommand {
             host: LoopHost(loop: loop, workers: workers))
         let manager = makeManager(configuration, theme, directory, watcher, haptics, LoopHost(loop: loop, workers: workers), logger)
         manager.configurationProblem = configurationProblem.map { "\($0)" }
-        if let report = manager.preloadTheme() {
-            logger.info("preloaded \(report.loaded.count) sounds, \(report.failures.count) failed")
-        }
         defer {
             haptics?.shutdown()
             manager.audio?.shutdown()
@@ -94,6 +91,13 @@ struct ServeCommand: ParsableCommand {
             printError("sysound serve: \(error)")
             throw ExitCode(Exit.busy)
         }
+        // The theme loads on a worker while the daemon serves: a play of a
+        // sound loaded already is answered at once, one not yet loaded is
+        // loaded for it (FeedbackManager.clip(for:)), so a big theme never
+        // delays readiness.
+        workers.submit({ manager.preloadTheme() }, then: { report in
+            if let report { logger.info("preloaded \(report.loaded.count) sounds, \(report.failures.count) failed") }
+        })
         // One session-bus connection for the D-Bus face and the screensaver
         // lock source; opened by the first of them that starts, closed last.
         let sessionBus = BusConnection(event: loop.event, open: { () throws(BusError) in try Bus.open(.user) })

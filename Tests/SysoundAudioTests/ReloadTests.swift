@@ -1,0 +1,76 @@
+import SysoundCore
+import Foundation
+import XCTest
+@testable import SysoundAudio
+
+/// A reload (`preload(_:replacingTheme: true)`) changes nothing that is
+/// playing: a voice plays on with the data it started with, whatever the new
+/// theme does to its sound, and an unchanged sound is not loaded again.
+final class ReloadTests: XCTestCase {
+    private func theme(_ dir: String, _ files: [String: [Float]]) throws -> [ClipSource] {
+        try files.keys.sorted().map { ClipSource(name: $0, path: try Fixture.write(files[$0]!, to: dir, name: $0 + ".wav")) }
+    }
+
+    /// The dominant frequency's sign: correlates the left channel with a 300 Hz and a 700 Hz probe.
+    private func isTone(_ left: [Float], frequency: Double) -> Bool {
+        let probe = Fixture.tone(frequency: frequency, seconds: Double(left.count) / 48_000, amplitude: 1)
+        let best = (0..<160).map { lag in abs(Fixture.correlation(Array(left.dropFirst(lag)), probe)) }.max() ?? 0
+        return best > 0.8
+    }
+
+    func testAVoiceOfAReplacedSoundPlaysOnWithItsOldData() throws {
+        let dir = try Fixture.directory(self)
+        let engine = try loopbackEngine()
+        let first = try theme(dir, ["ring": Fixture.tone(frequency: 300, seconds: 0.2)])
+        XCTAssertEqual(engine.preload(first, replacingTheme: true).failures.count, 0)
+        let v = try engine.play(engine.clip(named: "ring"), category: .playback, loop: true)
+        _ = try engine.render(frames: 4_800)
+
+        // The file changes (another tone): a new play gets it, the looping voice does not.
+        let changed = try theme(dir, ["ring": Fixture.tone(frequency: 700, seconds: 0.2)])
+        let report = engine.preload(changed, replacingTheme: true)
+        XCTAssertEqual(report.loaded, ["ring"])
+        XCTAssertTrue(engine.isPlaying(v), "the reload did not stop the voice")
+        let after = Fixture.channel(try engine.render(frames: 19_200), 0)
+        XCTAssertGreaterThan(Fixture.rms(after), 0.1, "still sounding after the reload")
+        XCTAssertTrue(isTone(Array(after[4_800..<14_400]), frequency: 300), "with the data it started with")
+        engine.stop(v)
+        _ = try engine.render(frames: 4_800)
+        let w = try engine.play(engine.clip(named: "ring"), category: .playback)
+        let next = Fixture.channel(try engine.render(frames: 4_800), 0)
+        XCTAssertTrue(isTone(Array(next[480..<3_360]), frequency: 700), "the next play has the new sound")
+        engine.stop(w)
+    }
+
+    func testAVoiceOfARemovedSoundFinishesAndItsMemoryGoesAfter() throws {
+        let dir = try Fixture.directory(self)
+        let engine = try loopbackEngine()
+        let sounds = try theme(dir, ["ring": Fixture.tone(frequency: 300, seconds: 0.1), "tap": Fixture.tone(frequency: 700, seconds: 0.05)])
+        engine.preload(sounds, replacingTheme: true)
+        let v = try engine.play(engine.clip(named: "ring"), category: .playback, loop: true)
+        _ = try engine.render(frames: 2_400)
+
+        engine.preload(sounds.filter { $0.name == "tap" }, replacingTheme: true)
+        XCTAssertEqual(engine.clipNames, ["tap"], "the removed sound cannot be played again")
+        XCTAssertTrue(engine.isPlaying(v))
+        XCTAssertGreaterThan(Fixture.rms(Fixture.channel(try engine.render(frames: 9_600), 0)), 0.1, "the removed sound still sounds")
+        XCTAssertEqual(engine.locked { engine.store.retired.count }, 1, "kept while its voice plays")
+        engine.stop(v)
+        XCTAssertEqual(engine.locked { engine.store.retired.count }, 0, "released when its voice ended")
+        XCTAssertEqual(engine.memoryUse.preloaded, try engine.clip(named: "tap").pcm.byteCount)
+    }
+
+    func testAnUnchangedSoundIsNotLoadedAgain() throws {
+        let dir = try Fixture.directory(self)
+        let engine = try loopbackEngine()
+        let sounds = try theme(dir, ["tap": Fixture.tone(frequency: 700, seconds: 0.05)])
+        engine.preload(sounds, replacingTheme: true)
+        let before = try engine.clip(named: "tap")
+        XCTAssertEqual(engine.preload(sounds, replacingTheme: true).loaded, ["tap"])
+        XCTAssertTrue(try engine.clip(named: "tap") === before, "same file, same gain: the same clip and buffer")
+        var louder = sounds
+        louder[0].gain = 0.5
+        engine.preload(louder, replacingTheme: true)
+        XCTAssertFalse(try engine.clip(named: "tap") === before, "a new gain is a new clip")
+    }
+}
