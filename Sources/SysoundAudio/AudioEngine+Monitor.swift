@@ -9,8 +9,10 @@ import SysoundEventLoop
 /// - The check timer notices ended voices, moves the duck and hush ramps and
 ///   reads ALC_CONNECTED: every `monitorIntervalMilliseconds` while anything
 ///   plays or ramps, every `idleMonitorIntervalMilliseconds` when quiet,
-///   every `pausedMonitorIntervalMilliseconds` once paused. A play that finds
-///   it slow wakes it (`wake`), so a voice's end is seen when it ends.
+///   every `pausedMonitorIntervalMilliseconds` once paused on OpenAL Soft's
+///   device (which has no loss event) and not at all once paused on the own
+///   stream, whose failure is posted (`outputFailed`). A play that finds it
+///   slow or stopped wakes it (`wake`), so a voice's end is seen when it ends.
 /// - The idle timer is one-shot, armed by the check that first finds the
 ///   engine quiet, at the last activity + `idlePauseMilliseconds`; activity
 ///   since then makes it do nothing, and the next quiet check arms it again.
@@ -68,6 +70,15 @@ final class AudioMonitor: @unchecked Sendable {
         }
     }
 
+    /// The output reported its loss (the own stream's failure): checks at
+    /// once. From any thread; never waits.
+    func outputFailed() {
+        host.loop.post { [self] in
+            guard !stopped else { return }
+            checkNow()
+        }
+    }
+
     /// Removes the timers (from any thread: on the loop's next iteration).
     func stop() {
         host.loop.post { [self] in
@@ -90,9 +101,14 @@ final class AudioMonitor: @unchecked Sendable {
         switch engine.monitorCheck(now: Double(now) / 1e6) {
         case .closed:
             return
-        case .running(let paused, let quiet, let idleDeadline):
-            let interval = paused ? pausedInterval : quiet ? quietInterval : busyInterval
-            check?.schedule(at: now + Self.micros(interval))
+        case .running(let paused, let quiet, let idleDeadline, let tellsLoss):
+            // Paused on an output that reports its own loss (the stream):
+            // nothing to look at until a play wakes the check, or the loss
+            // does (`outputFailed`). At rest the engine arms no timer.
+            if !(paused && tellsLoss) {
+                let interval = paused ? pausedInterval : quiet ? quietInterval : busyInterval
+                check?.schedule(at: now + Self.micros(interval))
+            }
             if let idleDeadline { idle?.schedule(at: UInt64(idleDeadline * 1e6)) }
         case .lost(let gone):
             // Closing a lost device still talks to the server's socket: a worker's job.
@@ -156,7 +172,8 @@ private struct OpenedOutput: @unchecked Sendable {
 enum MonitorStep {
     case closed
     /// The device runs or is paused; `idleDeadline` (monotonic seconds) arms the idle pause.
-    case running(paused: Bool, quiet: Bool, idleDeadline: Double?)
+    /// `tellsLoss`: the output reports its loss as an event (the own stream), else it must be polled.
+    case running(paused: Bool, quiet: Bool, idleDeadline: Double?, tellsLoss: Bool)
     /// The device is gone; `gone` (the output detached now, if any) is to be closed.
     case lost(gone: ALOutput?)
 }
@@ -201,7 +218,7 @@ extension AudioEngine {
             monitorAwake = !quiet
             let after = settings.idlePauseMilliseconds / 1000
             let armIdle = quiet && after > 0 && out.canPause && !outputPaused
-            return .running(paused: outputPaused, quiet: quiet, idleDeadline: armIdle ? lastBusy + after : nil)
+            return .running(paused: outputPaused, quiet: quiet, idleDeadline: armIdle ? lastBusy + after : nil, tellsLoss: out.stream != nil)
         }
     }
 

@@ -46,6 +46,9 @@ extension AudioEngine {
             }
             return self.renderForStream(out, into: buf, frames: frames)
         }
+        // The server's loss reaches the loop at once: a play in the gap is told
+        // there is no device, and the paused monitor needs no polling.
+        out.stream?.setFailureHandler { [weak self] in self?.monitor?.outputFailed() }
     }
 
     /// The stream's renderer (its mainloop thread, under its lock; takes

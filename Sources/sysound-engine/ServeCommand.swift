@@ -82,6 +82,8 @@ struct ServeCommand: ParsableCommand {
 
         var options = DaemonOptions(stateDirectory: directory.path, allowedGroup: configuration.socketGroup)
         options.handleSignals = true
+        // The socket and lock files are kept whole from the state directory's watch, not a timer.
+        options.socketCheckIntervalMilliseconds = nil
         let daemon: Daemon
         do {
             daemon = try Daemon(
@@ -91,6 +93,7 @@ struct ServeCommand: ParsableCommand {
             printError("sysound serve: \(error)")
             throw ExitCode(Exit.busy)
         }
+        watcher.onDirectoryChange { [weak daemon] in daemon?.checkFiles() }
         // The theme loads on a worker while the daemon serves: a play of a
         // sound loaded already is answered at once, one not yet loaded is
         // loaded for it (FeedbackManager.clip(for:)), so a big theme never
