@@ -173,7 +173,8 @@ public final class Daemon: @unchecked Sendable {
             }
         }
         if let ms = options.socketCheckIntervalMilliseconds {
-            sources.append(try loop.addRepeatingTimer(every: UInt64(max(ms, 10)) * 1000) { [unowned self] _ in checkFiles() })
+            let interval = UInt64(max(ms, 10)) * 1000
+            sources.append(try loop.addRepeatingTimer(every: interval, accuracy: .coarse(every: interval)) { [unowned self] _ in checkFiles() })
         }
         if let watchdog = try loop.startWatchdogPings() { sources.append(watchdog) }
     }
@@ -199,7 +200,7 @@ public final class Daemon: @unchecked Sendable {
         logger.info("stopping: finishing requests in flight")
         server.shutdown { [unowned self] in loop.exit() }
         let grace = UInt64(options.shutdownGraceMilliseconds) * 1000
-        if let timer = try? loop.addTimer(at: loop.now + grace, { [unowned self] _ in
+        if let timer = try? loop.addTimer(after: grace, accuracy: .millisecond, { [unowned self] _ in
             let left = server.connectionCount
             if left > 0 { logger.warning("stopping with \(left) request(s) still waiting (e.g. wait=1 for a long sound)") }
             server.abandonConnections()

@@ -175,7 +175,7 @@ public final class StateWatcher: @unchecked Sendable {
             if let grace = watches.grace {
                 grace.schedule(at: loop.now + Self.removalGraceUs)
             } else {
-                watches.grace = try? loop.addTimer(at: loop.now + Self.removalGraceUs) { [weak self] _ in
+                watches.grace = try? loop.addTimer(after: Self.removalGraceUs, accuracy: .millisecond) { [weak self] _ in
                     // The grace period passed and the directory is still there.
                     guard let self else { return }
                     let removed = watches.removed

@@ -103,7 +103,7 @@ struct ServeCommand: ParsableCommand {
         })
         // One session-bus connection for the D-Bus face and the screensaver
         // lock source; opened by the first of them that starts, closed last.
-        let sessionBus = BusConnection(event: loop.event, open: { () throws(BusError) in try Bus.open(.user) })
+        let sessionBus = BusConnection(loop: loop, open: { () throws(BusError) in try Bus.open(.user) })
         defer { sessionBus.stop() }
         let sessionLock = followSessionLock(
             configuration.lockSources, manager: manager, files: ControlFiles(directory: directory), loop: loop, sessionBus: sessionBus)
@@ -134,7 +134,7 @@ struct ServeCommand: ParsableCommand {
             }
         }
         // Made before the loop runs, on the thread that will run it.
-        let lock = SessionLock(sources: sources, event: loop.event, sessionBus: sessionBus, logger: logger, write: write)
+        let lock = SessionLock(sources: sources, loop: loop, sessionBus: sessionBus, logger: logger, write: write)
         lock.start()
         return lock
     }
