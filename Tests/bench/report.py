@@ -31,6 +31,7 @@ TITLES = {
     "10": "LockedHint → daemon state",
     "11": "Latency levers, idle and under load",
     "12": "Sound–haptic skew",
+    "14": "A tap during a big reload",
 }
 
 # The bench files figure 11's rows (LeverFigure) under "9", beside figure 9's
