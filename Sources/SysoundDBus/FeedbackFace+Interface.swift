@@ -37,8 +37,17 @@ extension FeedbackFace {
         interface.method("Vibrate", "sa(du)", arguments: ["app_id", "pattern"], result: "b", results: ["success"]) { [unowned self] call in
             let app = try call.message.readString()
             try Self.checkApp(app)
-            let vibrated = try vibrate(app: app, pattern: try Self.pattern(call.message.readValue()))
-            try call.reply { m in try m.append(vibrated) }
+            let pattern = try Self.pattern(call.message.readValue())
+            // Answered once the vibration started or failed (its first
+            // upload may still be on a worker): true only for one that plays.
+            let message = call.message
+            try vibrate(app: app, pattern: pattern) { [logger] vibrated in
+                do {
+                    try BusMethodCall.replying(to: message).reply { m in try m.append(vibrated) }
+                } catch {
+                    logger.debug("Vibrate: the reply could not be sent: \(error)")
+                }
+            }
         }
         return interface
     }
@@ -75,24 +84,25 @@ extension FeedbackFace {
         return HapticPattern(steps: steps)
     }
 
-    /// Vibrate: false below the quiet level (the user's, the app's), without a
-    /// vibrator, while an event's vibration runs, or for a pattern refused above.
-    func vibrate(app: String, pattern: HapticPattern?) throws -> Bool {
+    /// Vibrate: false below the quiet level (the user's, the app's), without
+    /// a vibrator, while an event's vibration runs, when the device did not
+    /// play it (refused, too late), or for a pattern refused above.
+    /// `answer` runs on the loop, at once or once the outcome is known.
+    func vibrate(app: String, pattern: HapticPattern?, answer: @escaping @Sendable (Bool) -> Void) throws {
         guard let pattern else {
             logger.info("Vibrate from \(app): more than \(Self.maximumVibrateSteps) steps; refused")
-            return false
+            return answer(false)
         }
         if pattern.steps.isEmpty {
             // An empty pattern stops (the socket's `stop all` would stop sounds too).
             manager.haptics?.stop()
-            return true
+            return answer(true)
         }
-        guard manager.level(for: PlayRequest(.name(""), app: app)) >= .quiet else { return false }
-        switch manager.handle(.vibrate(VibrateRequest(.pattern(pattern), app: app))) {
-        case .ok(let fields, _): return fields["outcome"] == FeedbackOutcome.vibrate.rawValue
-        case .error(let code, let message):
-            if code == .noDevice { return false }
-            throw BusError(name: code == .badValue ? BusError.invalidArgs : BusError.failed, message: message)
+        guard manager.level(for: PlayRequest(.name(""), app: app)) >= .quiet else { return answer(false) }
+        // The pattern's limits were applied while reading it: what is left
+        // to go wrong is the device, which feedbackd answers with false.
+        manager.vibrate(VibrateRequest(.pattern(pattern), app: app)) { reply in
+            if case .ok(let fields, _) = reply { answer(fields["outcome"] == FeedbackOutcome.vibrate.rawValue) } else { answer(false) }
         }
     }
 

@@ -16,9 +16,14 @@ struct StatusCommand: ParsableCommand {
     func run() throws {
         let backend = common.backend
         var fields = WireFields()
+        var devices: [WireFields] = []
         let daemon = backend.daemonIsRunning
-        if daemon, let status = try? backend.perform(.status).fields {
-            fields = status
+        // Without a daemon the one-shot engine answers: it opens the input
+        // devices as the daemon would, so the haptic devices and the profile
+        // are listed either way.
+        if let status = try? backend.perform(.status) {
+            fields = status.fields
+            devices = status.records.filter { $0["haptic-device"] != nil }
         } else {
             let state = backend.state
             for control in ControlFile.allCases { fields[control.rawValue] = control.content(of: state) }
@@ -28,7 +33,10 @@ struct StatusCommand: ParsableCommand {
         // Read here, with or without a daemon: the record lives beside the file.
         fields[Self.lockedBy] = LockOrigin(files: ControlFiles(directory: backend.stateDirectory)).describe()
         if json {
-            print(JSON.object(fields, value: Self.jsonValue))
+            var object = JSON.object(fields, value: Self.jsonValue)
+            object.removeLast()
+            let list = devices.map { d in JSON.object(d, value: { k, v in k == "used" ? (v == "1" ? "true" : "false") : JSON.string(v) }) }
+            print(object + (fields.isEmpty ? "" : ", ") + "\"haptic-device-list\": [" + list.joined(separator: ", ") + "]}")
         } else {
             let shown = fields.filter { $0.key != Self.lockedBy }
             let width = shown.map(\.key.count).max() ?? 0
@@ -37,6 +45,12 @@ struct StatusCommand: ParsableCommand {
                 var text = Self.human(field.key, field.value)
                 if field.key == ControlFile.locked.rawValue, let by = fields[Self.lockedBy] { text += " (\(by))" }
                 print("\(field.key):\(pad) \(text)")
+            }
+            // Every force-feedback device, used or why not.
+            for d in devices {
+                let used = d["used"] == "1" ? "used" : "not used"
+                print("force-feedback \(d["haptic-device"] ?? "?"): \(d["name"] ?? "") — \(used): \(d["why"] ?? "")"
+                      + (d["effect"].map { ", effect \($0)" } ?? ""))
             }
         }
     }
@@ -54,9 +68,14 @@ struct StatusCommand: ParsableCommand {
             }
         } else if countFields.contains(key), let count = Int(value) {
             return "\(count)"
+        } else if switchFields.contains(key), value == "on" || value == "off" {
+            return value == "on" ? "true" : "false"
         }
         return JSON.string(value)
     }
+
+    /// The desktop's switches as the policy uses them (on/off).
+    static let switchFields: Set<String> = ["do-not-disturb", "event-sounds", "input-feedback-sounds"]
 
     /// The status fields that count something.
     static let countFields: Set<String> = ["voices", "playing", "haptic-devices"]
