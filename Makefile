@@ -24,7 +24,8 @@ TEST_PACKAGES += python3-dbusmock python3-dbus
 TEST_PACKAGES += gsettings-desktop-schemas dconf-service dconf-gsettings-backend libglib2.0-bin
 
 .DEFAULT_GOAL := all
-.PHONY: all run test bench deps test-deps build release install uninstall install-manifest deb deb-deps deb-manifest
+# `make docs`: the library's DocC catalog (Sources/Sysound/Sysound.docc), offline, no warnings.
+.PHONY: all run test bench docs deps test-deps build release install uninstall install-manifest deb deb-deps deb-manifest
 
 # apt-get only what is missing, so a second run is instant and needs no network.
 define apt_install
@@ -77,6 +78,11 @@ test: test-deps
 # (about 50 minutes on 2 cores, README says how it was measured; not part of the set-up).
 bench: test-deps
 	Tests/bench/run.sh
+
+# The DocC archive of the `Sysound` library, for apps: .build/plugins/Swift-DocC/outputs/Sysound.doccarchive
+# (`make test` builds it too, in Tests/library/run.sh, with the example app).
+docs:
+	swift package --disable-sandbox generate-documentation --target Sysound --warnings-as-errors
 
 # --- Installing (README "Install") -------------------------------------------
 # The usual variables; DESTDIR stages the tree for a package. The binaries find

@@ -9,7 +9,12 @@
 #     Then the suites that touch the sound server again under a private
 #     PipeWire (Tests/fixture/with-pipewire.sh, which brings its own buses),
 #     counted separately.
-#  2. the real-kernel force-feedback test under qemu (Tests/kernel/run.sh).
+#  2. the library as apps meet it (Tests/library/run.sh): the DocC catalog
+#     (make docs) without warnings and every public symbol documented, the
+#     example app under Examples/ and the catalog's examples compiled as an
+#     outside package, and a check that such a package cannot name the wire
+#     protocol's types. Then the real-kernel force-feedback test under qemu
+#     (Tests/kernel/run.sh).
 #  3. the fuzz targets, 30 s each (Tests/fuzz/run.sh 30), crash inputs of
 #     earlier runs replayed first.
 #  4. a smoke run of the benchmark (Tests/bench/run.sh --smoke): a few
@@ -98,6 +103,9 @@ run_counted() { # name command...
         echo "$name: no count; its last line: $(tail -1 "$log")" >>"$failures"
     fi
 }
+
+echo "== the library as apps meet it: DocC catalog, example app, the wire out of reach"
+run_counted library Tests/library/run.sh
 
 echo "== real-kernel force-feedback test (qemu)"
 run_counted kernel Tests/kernel/run.sh

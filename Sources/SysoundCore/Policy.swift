@@ -160,30 +160,25 @@ public struct PolicySettings: Sendable, Equatable {
     /// profile hint can only lower them. An `important` request of an allowed
     /// app replaces only the user's level (as feedbackd 0.8.5): silent mode,
     /// and the silent profile's haptics off, are lifted; the app's level and
-    /// the hint still hold it.
-    public func limits(for request: PlayRequest, state: SystemState) -> (state: SystemState, gain: Double) {
-        let l = limits(for: request, state: state, desktop: .defaults)
-        return (l.state, l.gain)
-    }
-
-    /// `limits(for:state:)` with the desktop's settings: feedbackd's per-app
-    /// profile is a second level (the lower of it and `[apps]` holds), its
-    /// `allow-important` a second allow-list. `pierces`: the request is an
-    /// allowed `important` one, which do not disturb lets through too.
+    /// the hint still hold it. With the desktop's settings: feedbackd's
+    /// per-app profile is a second level (the lower of it and `[apps]`
+    /// holds), its `allow-important` a second allow-list. `pierces`: the
+    /// request is an allowed `important` one, which do not disturb lets
+    /// through too.
     public func limits(
         for request: PlayRequest, state: SystemState, desktop: DesktopState
     ) -> (state: SystemState, gain: Double, pierces: Bool) {
         let app = request.app.flatMap { apps[$0] }
         let gain = min(max(app?.gain ?? 1, 0), 1)
-        let desktopLevel = request.app.flatMap { desktop.appProfiles[$0] } ?? .full
+        // The app's level: the lower of `[apps]` and feedbackd's per-app profile.
+        let appLevel = min(app?.profile ?? .full, request.app.flatMap { desktop.appProfiles[$0] } ?? .full)
         if request.important, let id = request.app, allowImportant.contains(id) || desktop.allowImportant.contains(id) {
             var pierced = state
             if FeedbackProfile(state: state) == .silent { pierced.haptics = true }
             pierced.silent = false
-            return (min(app?.profile ?? .full, desktopLevel, request.profile ?? .full).limiting(pierced), gain, true)
+            return (min(appLevel, request.profile ?? .full).limiting(pierced), gain, true)
         }
-        let profile = min(app?.profile ?? .full, desktopLevel, request.profile ?? .full)
-        return (profile.limiting(state), gain, false)
+        return (min(appLevel, request.profile ?? .full).limiting(state), gain, false)
     }
 
     public static let defaults = PolicySettings()
@@ -194,7 +189,7 @@ public struct PolicySettings: Sendable, Equatable {
 }
 
 /// The behaviour model of DESIGN.md as one pure function.
-public enum Policy {
+package enum Policy {
     /// Decides what a play request does, given the sound's theme entry, the
     /// user's settings (control files) and the desktop's switches.
     ///

@@ -84,10 +84,11 @@ extension FeedbackFace {
         return HapticPattern(steps: steps)
     }
 
-    /// Vibrate: false below the quiet level (the user's, the app's), without
-    /// a vibrator, while an event's vibration runs, when the device did not
-    /// play it (refused, too late), or for a pattern refused above.
-    /// `answer` runs on the loop, at once or once the outcome is known.
+    /// Vibrate: false below the quiet level (the user's, the app's), for a
+    /// pattern refused above (more than 10 steps), without a vibrator, while
+    /// an event's vibration runs, or when the device did not play it
+    /// (refused, too late). `answer` runs on the loop, at once or once the
+    /// outcome is known.
     func vibrate(app: String, pattern: HapticPattern?, answer: @escaping @Sendable (Bool) -> Void) throws {
         guard let pattern else {
             logger.info("Vibrate from \(app): more than \(Self.maximumVibrateSteps) steps; refused")
@@ -99,8 +100,7 @@ extension FeedbackFace {
             return answer(true)
         }
         guard manager.level(for: PlayRequest(.name(""), app: app)) >= .quiet else { return answer(false) }
-        // The pattern's limits were applied while reading it: what is left
-        // to go wrong is the device, which feedbackd answers with false.
+        // What is left to go wrong is the device, which feedbackd answers with false.
         manager.vibrate(VibrateRequest(.pattern(pattern), app: app)) { reply in
             if case .ok(let fields, _) = reply { answer(fields["outcome"] == FeedbackOutcome.vibrate.rawValue) } else { answer(false) }
         }

@@ -26,17 +26,17 @@ public final class FeedbackManager: Sendable {
     /// Apps that asked, and facts of other faces, for `status` (FeedbackManager+Apps).
     let appsSeen = Locked(AppsSeen())
     let faceStatus = Locked<[String: String]>([:])
-    /// The feedbackd theme D-Bus events resolve through (FeedbackManager+Feedbackd);
-    /// nil until the D-Bus face asks for it, so the library never reads one.
-    let feedbackd = Locked<FeedbackdTheme?>(nil)
-    /// The feedbackd theme's name when something other than the configuration names it.
-    let feedbackdThemeName = Locked<String?>(nil)
     /// The desktop's switches as its sources last reported them (FeedbackManager+Desktop).
     let desktopState = Locked(DesktopState.defaults)
     /// The XDG theme the desktop picked (GNOME's `theme-name`); nil: the configuration's.
     let desktopXDGTheme = Locked<String?>(nil)
     /// Told the first time an app asks (feedbackd's per-app settings are looked up then).
     let newAppHandler = Locked<(@Sendable (String) -> Void)?>(nil)
+    /// The feedbackd theme D-Bus events resolve through (FeedbackManager+Feedbackd);
+    /// nil until the D-Bus face asks for it, so the library never reads one.
+    let feedbackd = Locked<FeedbackdTheme?>(nil)
+    /// The feedbackd theme's name when something other than the configuration names it.
+    let feedbackdThemeName = Locked<String?>(nil)
 
     /// What SIGHUP replaces as a whole.
     /// Configuration and theme as loaded together; replaced whole on reload.

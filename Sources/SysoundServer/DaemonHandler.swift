@@ -14,7 +14,7 @@ public struct DaemonHandler: RequestHandler {
         self.configPath = configPath
     }
 
-    public func handle(_ request: Request, from peer: PeerCredentials, workers: WorkerPool, respond: Responder) {
+    package func handle(_ request: Request, from peer: PeerCredentials, workers: WorkerPool, respond: Responder) {
         // Another user's `play file=` may open only what FileAccessPolicy allows.
         if case .play(var play, let wait) = request, case .file(let path) = play.source {
             let configuration = manager.configuration
@@ -41,9 +41,10 @@ public struct DaemonHandler: RequestHandler {
         if case .vibrate(let vibrate) = request { return manager.vibrate(vibrate) { respond($0) } }
         let (reply, voice) = manager.answer(request)
         guard let voice else { return respond(reply) }
-        // wait=1: the sound plays now; its end is awaited off the loop.
-        let manager = manager
-        workers.submit({ manager.waitForEnd(of: voice) }, then: { respond(reply) })
+        // wait=1 and `wait ID`: the sound plays now; the engine tells its
+        // end, and the reply goes out then (by way of the loop), holding no
+        // worker for the sound's length.
+        manager.whenHeard(voice) { respond(reply) }
     }
 
     /// Loads configuration and theme anew; a broken configuration is refused

@@ -51,6 +51,7 @@ final class WireRequestTests: XCTestCase {
              .vibrate(VibrateRequest(.pattern(HapticPattern(steps: [.init(magnitude: 1, durationMs: 20), .init(magnitude: 0, durationMs: 40), .init(magnitude: 0.6, durationMs: 30)]))))),
             ("sysound/1 stop all", .stop(.all)),
             ("sysound/1 stop 3.17", .stop(.voice("3.17"))),
+            ("sysound/1 wait 3.17", .waitForEnd("3.17")),
             ("sysound/1 state get", .stateGet(nil)),
             ("sysound/1 state get interrupted", .stateGet(.interrupted)),
             ("sysound/1 state set silent on", .stateSet(try StateChange(.silent, parsing: "1"))),
@@ -87,6 +88,8 @@ final class WireRequestTests: XCTestCase {
         assertRefused("sysound/1 play file=", .badValue, mentions: "file")
         assertRefused("sysound/1 vibrate", .badRequest, mentions: "vibrate: missing a preset name")
         assertRefused("sysound/1 stop", .badRequest, mentions: "stop: missing a voice id or all")
+        assertRefused("sysound/1 wait", .badRequest, mentions: "wait: missing a voice id")
+        assertRefused("sysound/1 wait 1.2 3.4", .badRequest, mentions: "3.4")
         assertRefused("sysound/1 state", .badRequest, mentions: "missing get or set")
         assertRefused("sysound/1 state set silent", .badRequest, mentions: "missing a value for silent")
         assertRefused("sysound/1 state set", .badRequest, mentions: "missing a setting")
@@ -146,7 +149,7 @@ final class WireRequestTests: XCTestCase {
         let pattern = try HapticPattern(parsing: "0.25:15,0:40,1:30")
         let requests: [Request] = [
             .ping, .status, .interruptBegin, .interruptEnd(resumable: false), .interruptEnd(resumable: true),
-            .list(.sounds), .list(.presets), .stop(.all), .stop(.voice("12.3")), .stateGet(nil), .stateGet(.volume),
+            .list(.sounds), .list(.presets), .stop(.all), .stop(.voice("12.3")), .waitForEnd("12.3"), .stateGet(nil), .stateGet(.volume),
             .stateSet(try StateChange(.volume, parsing: "0.3333333333333333")),
             .stateSet(try StateChange(.locked, parsing: "on")),
             .play(PlayRequest(.name("tap"))),

@@ -23,13 +23,13 @@ public final class DaemonProcess {
     /// A cgroup directory (v1 or v2) the daemon is started in (its shell
     /// writes itself into `cgroup.procs`, then execs the daemon).
     public let cgroup: String?
-    /// More environment for the daemon (e.g. FEEDBACK_THEME).
-    public let environment: [String: String]
     /// Follow the desktop's settings in the fixture's private dconf
     /// (DesktopSettingsTests). Otherwise the daemon's GSettings are in
     /// memory: a test that turns silent mode on (which the daemon writes to
     /// feedbackd's profile) leaves nothing behind for the next one.
     public let desktopSettings: Bool
+    /// More environment for the daemon (e.g. FEEDBACK_THEME).
+    public let environment: [String: String]
     public private(set) var process: Spawned?
 
     /// - Parameter config: TOML text for `--config`; `@ROOT@` is replaced by
@@ -101,7 +101,7 @@ public final class DaemonProcess {
         throw FixtureError("sysound serve did not answer within 15 s: \(tail)")
     }
 
-    public var client: DaemonClient { DaemonClient(stateDirectory: stateDir, timeoutMilliseconds: 5000) }
+    package var client: DaemonClient { DaemonClient(stateDirectory: stateDir, timeoutMilliseconds: 5000) }
     /// The CLI on this daemon's state directory.
     public var cli: CLI { CLI(stateDir: stateDir) }
     public var socketPath: String { stateDir + "/socket" }
