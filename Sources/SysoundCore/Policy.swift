@@ -188,7 +188,7 @@ public struct PolicySettings: Sendable, Equatable {
     }
 }
 
-/// The behaviour model of DESIGN.md as one pure function.
+/// The behaviour model (docs/architecture.md, "The behaviour model") as one pure function.
 package enum Policy {
     /// Decides what a play request does, given the sound's theme entry, the
     /// user's settings (control files) and the desktop's switches.
