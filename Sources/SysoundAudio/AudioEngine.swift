@@ -90,6 +90,8 @@ public final class AudioEngine: @unchecked Sendable {
         self.settings = settings
         self.outputKind = output
         self.realtime = realtime
+        // Before the embedded host's threads: a no-op once any thread runs.
+        AudioProcess.prepare(settings)
         if output == .device {
             let host = if let host { host } else { try Self.embeddedHost() }
             self.host = host
@@ -98,14 +100,20 @@ public final class AudioEngine: @unchecked Sendable {
             self.host = nil
             monitor = nil
         }
-        AlsoftConfig.installOnce(settings)
-        PulseClientTag.installOnce()
-        // OpenAL Soft has read its config by the first ALC call: the file can go.
-        defer { AlsoftConfig.removeFile() }
+        // One open at a time in the process: an open finds the threads it
+        // started by watching the process's thread list (AudioThreads).
+        Self.opens.lock()
         let out: ALOutput
-        switch output {
-        case .device: out = try ALOutput.openDevice(settings, realtime: realtime, server: server)
-        case .loopback: out = try ALOutput.openLoopback(settings)
+        do {
+            // OpenAL Soft has read its config at the first open, failed or not.
+            defer {
+                AudioProcess.configurationRead()
+                Self.opens.unlock()
+            }
+            switch output {
+            case .device: out = try ALOutput.openDevice(settings, realtime: realtime, server: server)
+            case .loopback: out = try ALOutput.openLoopback(settings)
+            }
         }
         connectStream(out)
         let lock = ALLock.condition
@@ -126,6 +134,10 @@ public final class AudioEngine: @unchecked Sendable {
         }
         monitor?.start(self)
     }
+
+    /// Held around every engine's device open (`AudioThreads` takes it too,
+    /// for a reopen or a resume), so two opens never overlap.
+    static var opens: NSRecursiveLock { AudioThreads.opens }
 
     deinit { shutdown() }
 
@@ -383,9 +395,10 @@ public final class AudioEngine: @unchecked Sendable {
         if ended { ALLock.condition.broadcast() }
     }
 
-    /// Takes a freshly opened output: sources, pool, buffers from kept PCM
-    /// (`buffers`, made beforehand off the lock by `uploadClips(into:)`, for
-    /// the clips they cover; the rest, if any, are uploaded here).
+    /// Takes a freshly opened output: sources, pool, and the clips' buffers
+    /// (`buffers`, made beforehand off the lock by `uploadClips(into:)`; a
+    /// clip it lacks — loaded meanwhile — is decoded again here, a clip whose
+    /// upload failed there (buffer 0) stays unloaded, and leaves the cache).
     func attach(_ out: ALOutput, buffers: [(Clip, ALuint)] = []) {
         output = out
         outputPaused = false
@@ -401,33 +414,43 @@ public final class AudioEngine: @unchecked Sendable {
         hushRamp = Ramp()
         // Keyed by identity while `buffers` keeps every clip alive.
         var made = Dictionary(uniqueKeysWithValues: buffers.map { (ObjectIdentifier($0.0), $0.1) })
+        var lost: [Clip] = []
         for clip in store.allClips {
             if let buffer = made.removeValue(forKey: ObjectIdentifier(clip)) {
                 clip.buffer = buffer
+                if buffer == 0 { lost.append(clip) }
                 continue
             }
-            do { clip.buffer = try AL.makeBuffer(clip.pcm) } catch {
+            do { clip.buffer = try reupload(clip) } catch {
                 logger.error("cannot upload \(clip.name) again: \(error)")
                 clip.buffer = 0
+                lost.append(clip)
             }
         }
+        // An ad-hoc file that cannot be loaded again is decoded anew on its next use.
+        store.dropCached(lost)
         // Clips dropped while their buffers were made.
         for buffer in made.values where buffer != 0 { AL.deleteBuffer(buffer) }
     }
 
-    /// Makes a buffer in `out`'s context for every clip, off the lock
-    /// (`ALThreadContext`): a reopened device gets its clips without a long
-    /// hold of the lock the render takes. `out` is not attached yet, so
-    /// nothing else uses its context.
+    /// Makes a buffer in `out`'s context for every clip, decoding its file
+    /// again, off the lock (`ALThreadContext`): a reopened device gets its
+    /// clips without a long hold of the lock the render takes. `out` is not
+    /// attached yet, so nothing else uses its context. A clip that cannot be
+    /// loaded again gets buffer 0.
     func uploadClips(into out: ALOutput) -> [(Clip, ALuint)] {
-        locked { store.allClips }.compactMap { clip in
-            let buffer = try? ALThreadContext.with(out.context) { () throws(AudioError) -> ALuint in try AL.makeBuffer(clip.pcm) }
-            return buffer.map { (clip, $0) }
+        locked { store.allClips }.map { clip in
+            do {
+                return (clip, try ALThreadContext.with(out.context) { () throws(AudioError) -> ALuint in try reupload(clip) })
+            } catch {
+                logger.error("cannot upload \(clip.name) again: \(error)")
+                return (clip, 0)
+            }
         }
     }
 
-    /// Ends every voice and deletes the sources and buffers, keeping the
-    /// decoded PCM; returns the output for the caller to `close()` after
+    /// Ends every voice and deletes the sources and buffers, keeping what
+    /// is needed to load the clips again; returns the output for the caller to `close()` after
     /// releasing the lock (closing waits for the sound server).
     func detach() -> ALOutput? {
         guard let out = output else { return nil }
