@@ -34,7 +34,7 @@ let package = Package(
             name: "CSystemd", pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]),
         // libpulse: the engine's own playback stream (Sources/SysoundAudio/PulseStream.swift)
-        // and the benchmark's onset meter (Sources/sysound-bench/SinkOnsetMeter.swift).
+        // and the benchmark's onset meter (Tests/bench/sysound-bench/SinkOnsetMeter.swift).
         .systemLibrary(
             name: "CPulse", pkgConfig: "libpulse",
             providers: [.apt(["libpulse-dev"])]),
@@ -82,11 +82,12 @@ let package = Package(
         .target(
             name: "SysoundSession",
             dependencies: [
-                "SysoundCore", "SysoundState", "SysoundBus",
+                "SysoundCore", "SysoundState", "SysoundBus", "SysoundEventLoop",
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        // sd-bus for Swift: connections, messages, exported interfaces, names, matches, reconnection.
-        .target(name: "SysoundBus", dependencies: ["CSystemd", "CSysoundBus"]),
+        // sd-bus for Swift: connections, messages, exported interfaces, names, matches, reconnection;
+        // attached to the daemon's one loop, whose timers it uses.
+        .target(name: "SysoundBus", dependencies: ["CSystemd", "CSysoundBus", "SysoundEventLoop"]),
         // The daemon's client side, light enough for the CLI's fast path (no OpenAL, no Foundation).
         .target(name: "SysoundClient", dependencies: ["SysoundCore"]),
         // The manager that decides (policy) and the engines it drives: what
@@ -154,22 +155,36 @@ let package = Package(
         .target(
             name: "SysoundCLIOptions",
             dependencies: [
+                "CSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // The project's reproducible generator of the default theme (Sounds/,
+        // byte-identical on every run): the source the shipped sounds are
+        // built from, so it stays with the product.
         .executableTarget(name: "sysound-soundgen", dependencies: ["SysoundCore", "CSndfile"]),
-        // The client side of the real-kernel force-feedback test (Tests/kernel).
-        .executableTarget(name: "sysound-ff-check", dependencies: ["SysoundHaptics", "SysoundCore", "SysoundEventLoop"]),
-        // Benchmarks of issue 8 (Tests/bench/run.sh); its C target counts heap allocations.
+
+        // MARK: Tooling that is not product (under Tests/)
+        // The client side of the real-kernel force-feedback test, beside the script that boots it (Tests/kernel/run.sh).
+        .executableTarget(
+            name: "sysound-ff-check", dependencies: ["SysoundHaptics", "SysoundCore", "SysoundEventLoop"],
+            path: "Tests/kernel/sysound-ff-check"),
+        // The benchmark (Tests/bench/run.sh), beside its script; its C target counts heap allocations.
         .target(name: "CBenchMalloc", path: "Tests/bench/CBenchMalloc"),
         .executableTarget(
             name: "sysound-bench",
             dependencies: [
                 "Sysound", "SysoundFeedback", "SysoundAudio", "SysoundHaptics", "SysoundState", "SysoundClient",
                 "SysoundConfig", "SysoundCore", "CBenchMalloc", "CPulse", "SysoundBus", "SysoundEventLoop", "SysoundServer",
+                "SysoundTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]),
+            ],
+            path: "Tests/bench/sysound-bench"),
+        // Doubles of the product's protocols (a force-feedback device in
+        // memory) for the tests and the bench: no XCTest, so the bench links it
+        // too. The fixtures that drive processes and servers are SysoundTestSupport.
+        .target(name: "SysoundTesting", dependencies: ["SysoundHaptics", "SysoundCore"], path: "Tests/SysoundTesting"),
 
         // MARK: Tests
         .testTarget(name: "SysoundCoreTests", dependencies: ["SysoundCore"]),
@@ -188,19 +203,25 @@ let package = Package(
             ]),
         .testTarget(name: "SysoundSessionTests", dependencies: ["SysoundSession", "SysoundCore"]),
         .testTarget(
+            name: "SysoundCLIOptionsTests",
+            dependencies: ["SysoundCLIOptions", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(
             name: "SysoundAudioTests",
             dependencies: ["SysoundAudio", "SysoundCore", "SysoundEventLoop", "SysoundRealtime", "SysoundTestSupport",
                            .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "SysoundHapticsTests",
-            dependencies: ["SysoundHaptics", "SysoundCore", "SysoundEventLoop", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "SysoundHaptics", "SysoundCore", "SysoundEventLoop", "SysoundTesting", .product(name: "Logging", package: "swift-log"),
+            ]),
         // Needs a private session bus (Tests/fixture/with-dbus.sh); skips without one.
-        .testTarget(name: "SysoundBusTests", dependencies: ["SysoundBus", "CSystemd", "SysoundTestSupport"]),
+        .testTarget(name: "SysoundBusTests", dependencies: ["SysoundBus", "SysoundEventLoop", "CSystemd", "SysoundTestSupport"]),
         .testTarget(
             name: "SysoundServerTests",
             dependencies: [
                 "SysoundServer", "SysoundFeedback", "SysoundEventLoop", "SysoundClient", "Sysound", "SysoundAudio", "SysoundConfig",
-                "SysoundCore", "SysoundHaptics", "SysoundState", "SysoundTestSupport", .product(name: "Logging", package: "swift-log"),
+                "SysoundCore", "SysoundHaptics", "SysoundState", "SysoundTestSupport", "SysoundTesting",
+                .product(name: "Logging", package: "swift-log"),
             ]),
         // The subprocess and PulseAudio fixtures the two suites below share.
         // A plain `swift build` builds it too: XCTest only where it imports.

@@ -57,7 +57,8 @@ extension SoundService {
     ///   - gain: 0–1, relative to the theme's level (never louder).
     ///   - rate: playback rate and pitch, 0.5–2.
     ///   - duck: lower other voices while this one plays (`playback`).
-    ///   - loop: loop a loopable sound until `stop`.
+    ///   - loop: loop a loopable sound until `stop`; needs the daemon
+    ///     (`.needsDaemon` without one), except in mode `.embedded`.
     ///   - wait: return when the sound has ended.
     @discardableResult
     public func play(

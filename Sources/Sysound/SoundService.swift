@@ -21,7 +21,8 @@ import SysoundCore
 public final class SoundService: Sendable {
     /// Where requests go.
     public enum Mode: Sendable, Equatable {
-        /// The daemon if one answers, else the embedded engine.
+        /// The daemon if one answers, else the embedded engine (but a loop,
+        /// which only the daemon can stop from elsewhere, is refused).
         case automatic
         /// Only the daemon; fail with `.noDaemon` without one.
         case daemon
@@ -87,6 +88,16 @@ public final class SoundService: Sendable {
                 return .daemon(try DaemonClient(socketPath: stateDirectory.socketPath).send(request))
             } catch {
                 guard error.isNoDaemon, mode == .automatic else { throw .daemon(error) }
+                // A loop that falls back here plays on in this process where
+                // `sysound stop` cannot reach it, and a daemon started later
+                // takes this service's own `stop` too: only `.embedded`,
+                // chosen knowingly, loops in the app.
+                if case .play(let play, _) = request, play.loop {
+                    throw .needsDaemon(
+                        "a loop needs the daemon, and none answers at \(stateDirectory.socketPath): only the daemon "
+                            + "can stop it from anywhere; start it with `systemctl --user start sysound` or `sysound serve` "
+                            + "(or use mode .embedded to loop in this process)")
+                }
             }
         }
         return .embedded(try embeddedManager())
@@ -149,12 +160,14 @@ public enum SoundServiceError: Error, Equatable, Sendable, CustomStringConvertib
     case daemon(ClientError)
     /// The embedded engine's configuration could not be loaded.
     case configuration(String)
+    /// The request needs the daemon (a loop), and none runs.
+    case needsDaemon(String)
 
     public var description: String {
         switch self {
         case .refused(_, let message): message
         case .daemon(let error): error.description
-        case .configuration(let message): message
+        case .configuration(let message), .needsDaemon(let message): message
         }
     }
 
@@ -164,6 +177,7 @@ public enum SoundServiceError: Error, Equatable, Sendable, CustomStringConvertib
         case .refused(let code, _): code
         case .daemon: .internal
         case .configuration: WireErrorCode(rawValue: "config")
+        case .needsDaemon: WireErrorCode(rawValue: "no-daemon")
         }
     }
 }

@@ -152,7 +152,7 @@ extension AudioEngine {
 
     /// Closes an output once no upload into its context is in flight (a
     /// worker's job: it may wait for the sound server).
-    func closeAfterUploads(_ out: ALOutput) {
+    func closeAfterUploads(_ out: any AudioOutputDevice) {
         locked {
             while uploadsInFlight > 0 { ALLock.condition.wait() }
         }

@@ -6,18 +6,18 @@ extension AudioEngine {
     public var deviceName: String { locked { output?.name ?? openedDeviceName } }
     /// Whether the engine plays through its own PulseAudio stream (`output =
     /// "pulse"`, or `"auto"` with a server) rather than OpenAL Soft's device.
-    public var playsOnOwnStream: Bool { locked { output?.stream != nil } }
+    public var playsOnOwnStream: Bool { locked { output?.ownStream != nil } }
     /// The kernel id of the thread that mixes and writes the stream (libpulse's
     /// mainloop, "sysound-audio"), for making it real-time; nil without a stream.
-    public var audioThreadID: Int32? { locked { output?.stream.map(\.threadID) } }
+    public var audioThreadID: Int32? { locked { output?.ownStream.map(\.threadID) } }
     /// What the stream has written since it opened, in bytes (stereo float32
     /// frames × 8); nil without a stream.
-    public var streamBytesWritten: UInt64? { locked { output?.stream?.bytesWritten } }
+    public var streamBytesWritten: UInt64? { locked { output?.ownStream?.bytesWritten } }
     /// Underflows of the stream while a sound was being written (gaps heard); nil without a stream.
-    public var streamUnderflows: Int? { locked { output?.stream?.underflows } }
+    public var streamUnderflows: Int? { locked { output?.ownStream?.underflows } }
     /// The stream's buffer as the server granted it, in frames; nil without a stream.
     public var streamBuffer: (tlength: Int, minreq: Int, prebuf: Int)? {
-        locked { output?.stream?.granted.map { ($0.tlength, $0.minreq, $0.prebuf) } }
+        locked { output?.ownStream?.granted.map { ($0.tlength, $0.minreq, $0.prebuf) } }
     }
     /// Voices in the pool (the configured count, or fewer if the device gives fewer).
     public var voiceCount: Int { locked { pool.count } }

@@ -23,8 +23,8 @@ extension AudioEngine {
     /// The idle timer fired (loop thread): when nothing played since and no
     /// device call is in flight, marks the device paused and returns it for
     /// `pauseOnWorker`.
-    func beginIdlePause(now: Double) -> ALOutput? {
-        locked { () -> ALOutput? in
+    func beginIdlePause(now: Double) -> (any AudioOutputDevice)? {
+        locked { () -> (any AudioOutputDevice)? in
             let after = settings.idlePauseMilliseconds / 1000
             guard !closed, after > 0, !outputPaused, !pausing, !resuming, !playedSinceCheck,
                   let out = output, out.canPause, out.isConnected,
@@ -41,7 +41,7 @@ extension AudioEngine {
     /// once if a play came meanwhile. The flags are cleared here, under the
     /// lock, not in a completion on the loop: `shutdown` waits for them, also
     /// after the loop has ended.
-    func pauseOnWorker(_ out: ALOutput) {
+    func pauseOnWorker(_ out: any AudioOutputDevice) {
         // A play between the idle timer and this worker (a busy machine can
         // make that milliseconds) started its voice on the running device:
         // then there is nothing to pause, and pausing would cut that voice.
@@ -69,7 +69,7 @@ extension AudioEngine {
     /// A play found the device paused (lock held): clears the pause and
     /// returns the output for `resumeLater`, or nil while the pause itself is
     /// still in flight (its worker resumes the device when it returns).
-    func resumeOutput(_ out: ALOutput) -> ALOutput? {
+    func resumeOutput(_ out: any AudioOutputDevice) -> (any AudioOutputDevice)? {
         outputPaused = false
         if pausing { return nil }
         resuming = true
@@ -77,7 +77,7 @@ extension AudioEngine {
     }
 
     /// Has a worker resume the device (after the lock is released).
-    func resumeLater(_ out: ALOutput) {
+    func resumeLater(_ out: any AudioOutputDevice) {
         guard let host else { return }
         host.workers.submit { [self] in resumeOnWorker(out) }
     }
@@ -87,7 +87,7 @@ extension AudioEngine {
     /// voice that asked for the resume plays now.
     /// The new mixer goes real-time last: a slow rtkit holds up neither the
     /// monitor nor a pause or close waiting for the resume.
-    func resumeOnWorker(_ out: ALOutput) {
+    func resumeOnWorker(_ out: any AudioOutputDevice) {
         let started = out.resume()
         locked {
             resuming = false

@@ -9,8 +9,10 @@ import SysoundEventLoop
 /// - The check timer notices ended voices, moves the duck and hush ramps and
 ///   reads ALC_CONNECTED: every `monitorIntervalMilliseconds` while anything
 ///   plays or ramps, every `idleMonitorIntervalMilliseconds` when quiet,
-///   every `pausedMonitorIntervalMilliseconds` once paused. A play that finds
-///   it slow wakes it (`wake`), so a voice's end is seen when it ends.
+///   every `pausedMonitorIntervalMilliseconds` once paused on OpenAL Soft's
+///   device (which has no loss event) and not at all once paused on the own
+///   stream, whose failure is posted (`outputFailed`). A play that finds it
+///   slow or stopped wakes it (`wake`), so a voice's end is seen when it ends.
 /// - The idle timer is one-shot, armed by the check that first finds the
 ///   engine quiet, at the last activity + `idlePauseMilliseconds`; activity
 ///   since then makes it do nothing, and the next quiet check arms it again.
@@ -47,10 +49,10 @@ final class AudioMonitor: @unchecked Sendable {
             guard !stopped else { return }
             do {
                 let now = EventLoop.monotonicNow()
-                check = try host.loop.addTimer(at: now + Self.micros(busyInterval)) { [unowned self] _ in checkNow() }
-                idle = try host.loop.addTimer(at: now) { [unowned self] _ in idleTimeReached() }
+                check = try host.loop.addTimer(at: now + Self.micros(busyInterval), accuracy: .exact) { [unowned self] _ in checkNow() }
+                idle = try host.loop.addTimer(at: now, accuracy: .exact) { [unowned self] _ in idleTimeReached() }
                 idle?.setEnabled(false)
-                retry = try host.loop.addTimer(at: now) { [unowned self] _ in reopen() }
+                retry = try host.loop.addTimer(at: now, accuracy: .exact) { [unowned self] _ in reopen() }
                 retry?.setEnabled(false)
             } catch {
                 engine.logger.critical("audio monitor cannot start on its loop: \(error); voice ends and device loss go unnoticed")
@@ -65,6 +67,15 @@ final class AudioMonitor: @unchecked Sendable {
             wakeNow()
         } else {
             host.loop.post { [self] in wakeNow() }
+        }
+    }
+
+    /// The output reported its loss (the own stream's failure): checks at
+    /// once. From any thread; never waits.
+    func outputFailed() {
+        host.loop.post { [self] in
+            guard !stopped else { return }
+            checkNow()
         }
     }
 
@@ -90,9 +101,14 @@ final class AudioMonitor: @unchecked Sendable {
         switch engine.monitorCheck(now: Double(now) / 1e6) {
         case .closed:
             return
-        case .running(let paused, let quiet, let idleDeadline):
-            let interval = paused ? pausedInterval : quiet ? quietInterval : busyInterval
-            check?.schedule(at: now + Self.micros(interval))
+        case .running(let paused, let quiet, let idleDeadline, let tellsLoss):
+            // Paused on an output that reports its own loss (the stream):
+            // nothing to look at until a play wakes the check, or the loss
+            // does (`outputFailed`). At rest the engine arms no timer.
+            if !(paused && tellsLoss) {
+                let interval = paused ? pausedInterval : quiet ? quietInterval : busyInterval
+                check?.schedule(at: now + Self.micros(interval))
+            }
             if let idleDeadline { idle?.schedule(at: UInt64(idleDeadline * 1e6)) }
         case .lost(let gone):
             // Closing a lost device still talks to the server's socket: a worker's job.
@@ -114,7 +130,7 @@ final class AudioMonitor: @unchecked Sendable {
         host.workers.submit({ () -> OpenedOutput in
             // alcOpenDevice waits on the sound server (or its absence): here, not on the loop;
             // and the clips go up into the new context here too, not under the lock on the loop.
-            guard let out = try? ALOutput.openDevice(settings, realtime: realtime) else { return OpenedOutput(output: nil, buffers: []) }
+            guard let out = try? AudioOutputs.openDevice(settings, realtime: realtime) else { return OpenedOutput(output: nil, buffers: []) }
             return OpenedOutput(output: out, buffers: engine.uploadClips(into: out))
         }, then: { [self] opened in
             reopened(opened.output, buffers: opened.buffers)
@@ -122,7 +138,7 @@ final class AudioMonitor: @unchecked Sendable {
     }
 
     /// The completion of `reopen`, on the loop.
-    private func reopened(_ out: ALOutput?, buffers: [(Clip, ALuint)]) {
+    private func reopened(_ out: (any AudioOutputDevice)?, buffers: [(Clip, ALuint)]) {
         engine?.locked { engine?.reopening = false }
         guard !stopped, let engine else {
             if let out { host.workers.submit { out.close() } }
@@ -147,7 +163,7 @@ final class AudioMonitor: @unchecked Sendable {
 /// A worker's result: an opened output or none, handed to the loop.
 private struct OpenedOutput: @unchecked Sendable {
     // @unchecked: the output is used by one thread at a time (worker, then loop).
-    let output: ALOutput?
+    let output: (any AudioOutputDevice)?
     /// The clips' buffers, made in the output's context before it was attached.
     let buffers: [(Clip, ALuint)]
 }
@@ -156,9 +172,10 @@ private struct OpenedOutput: @unchecked Sendable {
 enum MonitorStep {
     case closed
     /// The device runs or is paused; `idleDeadline` (monotonic seconds) arms the idle pause.
-    case running(paused: Bool, quiet: Bool, idleDeadline: Double?)
+    /// `tellsLoss`: the output reports its loss as an event (the own stream), else it must be polled.
+    case running(paused: Bool, quiet: Bool, idleDeadline: Double?, tellsLoss: Bool)
     /// The device is gone; `gone` (the output detached now, if any) is to be closed.
-    case lost(gone: ALOutput?)
+    case lost(gone: (any AudioOutputDevice)?)
 }
 
 extension AudioEngine {
@@ -194,32 +211,32 @@ extension AudioEngine {
             let played = playedSinceCheck || pool.voices.contains(where: \.isActive)
             playedSinceCheck = false
             // A stream's clock advances with what it renders, and it ticks there.
-            if out.stream == nil { tick(now: now) }
+            if out.ownStream == nil { tick(now: now) }
             let settled = duckRamp.level == duckRamp.target && hushRamp.level == hushRamp.target
             let quiet = settled && !pool.voices.contains(where: \.isActive)
             if played || !quiet { lastBusy = now }
             monitorAwake = !quiet
             let after = settings.idlePauseMilliseconds / 1000
             let armIdle = quiet && after > 0 && out.canPause && !outputPaused
-            return .running(paused: outputPaused, quiet: quiet, idleDeadline: armIdle ? lastBusy + after : nil)
+            return .running(paused: outputPaused, quiet: quiet, idleDeadline: armIdle ? lastBusy + after : nil, tellsLoss: out.ownStream != nil)
         }
     }
 
     /// Takes a device reopened after a loss (loop thread); false when the
     /// engine closed meanwhile (the caller closes `out`).
-    func attachReopened(_ out: ALOutput, now: Double, buffers: [(Clip, ALuint)]) -> Bool {
+    func attachReopened(_ out: any AudioOutputDevice, now: Double, buffers: [(Clip, ALuint)]) -> Bool {
         connectStream(out)
         let attached = locked { () -> Bool in
             if closed || output != nil { return false }
             attach(out, buffers: buffers)
             reopenCount += 1
-            if out.stream == nil { lastTick = now }
+            if out.ownStream == nil { lastTick = now }
             lastBusy = now
             monitorAwake = true
             return true
         }
         if attached {
-            out.stream?.prime()
+            out.ownStream?.prime()
             logger.info("audio output reopened: \(out.name)")
         }
         return attached

@@ -12,7 +12,7 @@ extension AudioEngine {
     public func render(frames: Int) throws(AudioError) -> [Float] {
         var out = [Float](repeating: 0, count: max(frames, 0) * 2)
         try locked { () throws(AudioError) in
-            guard let o = output, o.loopback != nil, o.stream == nil else {
+            guard let o = output as? LoopbackOutput else {
                 throw .wrongOutput("render(frames:) needs an engine created with output: .loopback")
             }
             out.withUnsafeMutableBufferPointer { mix(o, into: $0.baseAddress!, frames: frames) }
@@ -23,7 +23,7 @@ extension AudioEngine {
     /// Mixes `frames` from the loopback output `o` in chunks of
     /// `renderChunkFrames`, ticking the render clock (voice ends, ramps)
     /// after each. `ALLock` held.
-    private func mix(_ o: ALOutput, into buf: UnsafeMutablePointer<Float>, frames: Int) {
+    private func mix(_ o: LoopbackOutput, into buf: UnsafeMutablePointer<Float>, frames: Int) {
         o.makeCurrent()
         let chunk = renderChunkFrames
         var done = 0
@@ -38,14 +38,18 @@ extension AudioEngine {
 
     /// Hands the output's PulseAudio stream (if it has one) the renderer
     /// below. Without `ALLock`: the stream takes its own lock.
-    func connectStream(_ out: ALOutput) {
-        out.stream?.setRenderer { [weak self, weak out] buf, frames in
+    func connectStream(_ out: any AudioOutputDevice) {
+        guard let out = out as? StreamOutput else { return }
+        out.stream.setRenderer { [weak self, weak out] buf, frames in
             guard let self, let out else {
                 buf.update(repeating: 0, count: frames * 2)
                 return false
             }
             return self.renderForStream(out, into: buf, frames: frames)
         }
+        // The server's loss reaches the loop at once: a play in the gap is told
+        // there is no device, and the paused monitor needs no polling.
+        out.stream.setFailureHandler { [weak self] in self?.monitor?.outputFailed() }
     }
 
     /// The stream's renderer (its mainloop thread, under its lock; takes
@@ -53,13 +57,13 @@ extension AudioEngine {
     /// plays; when none does, the duck and hush ramps are set to where they
     /// are going (nothing is audible, and the render clock stops while the
     /// stream writes nothing), and the stream stops writing after this block.
-    func renderForStream(_ out: ALOutput, into buf: UnsafeMutablePointer<Float>, frames: Int) -> Bool {
+    func renderForStream(_ out: StreamOutput, into buf: UnsafeMutablePointer<Float>, frames: Int) -> Bool {
         locked {
             guard output === out else {
                 buf.update(repeating: 0, count: frames * 2)
                 return false
             }
-            mix(out, into: buf, frames: frames)
+            mix(out.mixer, into: buf, frames: frames)
             if pool.voices.contains(where: { $0.phase == .playing }) { return true }
             if duckRamp.level != duckRamp.target || hushRamp.level != hushRamp.target {
                 duckRamp.level = duckRamp.target

@@ -23,7 +23,7 @@ public final class AudioEngine: @unchecked Sendable {
     let logger = Logger(label: "sysound.audio")
 
     // Everything below is guarded by ALLock.condition.
-    var output: ALOutput?
+    var output: (any AudioOutputDevice)?
     var sources: [ALuint] = []
     var pool = VoicePool(count: 0)
     var store = ClipStore()
@@ -103,7 +103,7 @@ public final class AudioEngine: @unchecked Sendable {
         // One open at a time in the process: an open finds the threads it
         // started by watching the process's thread list (AudioThreads).
         Self.opens.lock()
-        let out: ALOutput
+        let out: any AudioOutputDevice
         do {
             // OpenAL Soft has read its config at the first open, failed or not.
             defer {
@@ -111,8 +111,8 @@ public final class AudioEngine: @unchecked Sendable {
                 Self.opens.unlock()
             }
             switch output {
-            case .device: out = try ALOutput.openDevice(settings, realtime: realtime, server: server)
-            case .loopback: out = try ALOutput.openLoopback(settings)
+            case .device: out = try AudioOutputs.openDevice(settings, realtime: realtime, server: server)
+            case .loopback: out = try LoopbackOutput.open(settings)
             }
         }
         connectStream(out)
@@ -121,12 +121,12 @@ public final class AudioEngine: @unchecked Sendable {
         attach(out)
         if output == .device {
             lastBusy = Self.monotonicSeconds()
-            if out.stream == nil { lastTick = lastBusy }
+            if out.ownStream == nil { lastTick = lastBusy }
             monitorAwake = true
         }
         lock.unlock()
-        out.stream?.prime()
-        if let stream = out.stream {
+        out.ownStream?.prime()
+        if let stream = out.ownStream {
             let b = stream.granted
             logger.info("audio output \(out.name): own PulseAudio stream, \(stream.rate) Hz, tlength \(b?.tlength ?? 0) / minreq \(b?.minreq ?? 0) / prebuf \(b?.prebuf ?? 0) frames, \(sources.count) voices")
         } else {
@@ -182,7 +182,7 @@ public final class AudioEngine: @unchecked Sendable {
     ) throws(AudioError) -> VoiceID {
         // The voice starts first and the device resumes after, off this
         // thread: the mixer's first period after the resume holds the voice.
-        var resume: ALOutput?
+        var resume: (any AudioOutputDevice)?
         var wake = false
         let lock = ALLock.condition
         lock.lock()
@@ -210,14 +210,14 @@ public final class AudioEngine: @unchecked Sendable {
         if outputPaused {
             // The stream's kick uncorks it (after writing); a cork still in
             // flight is undone by its worker once it returns.
-            if out.stream != nil { outputPaused = false } else { resume = resumeOutput(out) }
+            if out.ownStream != nil { outputPaused = false } else { resume = resumeOutput(out) }
         }
         lock.unlock()
         // None waits: the kick is an eventfd write (the stream's thread mixes
         // and writes the voice now), the resume goes to a worker (which wakes
         // the monitor once the device runs: one thread woken from here, not
         // two), the wake to the loop.
-        out.stream?.kick()
+        out.ownStream?.kick()
         if let resume {
             resumeLater(resume)
         } else if wake {
@@ -331,7 +331,7 @@ public final class AudioEngine: @unchecked Sendable {
                 }
             }
             ALLock.condition.broadcast()
-            return output?.stream
+            return output?.ownStream
         }
         // Resumed voices are written from now on.
         if resumable { stream?.kick() }
@@ -399,12 +399,12 @@ public final class AudioEngine: @unchecked Sendable {
     /// (`buffers`, made beforehand off the lock by `uploadClips(into:)`; a
     /// clip it lacks — loaded meanwhile — is decoded again here, a clip whose
     /// upload failed there (buffer 0) stays unloaded, and leaves the cache).
-    func attach(_ out: ALOutput, buffers: [(Clip, ALuint)] = []) {
+    func attach(_ out: any AudioOutputDevice, buffers: [(Clip, ALuint)] = []) {
         output = out
         outputPaused = false
         latencyNs = 0
         // A stream's clock is what it has rendered (AudioEngine+Render.swift).
-        if out.stream != nil { lastTick = renderedSeconds }
+        if out.ownStream != nil { lastTick = renderedSeconds }
         out.makeCurrent()
         openedDeviceName = out.name
         let wanted = max(1, min(settings.voices, out.maxSources > 0 ? out.maxSources : settings.voices))
@@ -438,7 +438,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// clips without a long hold of the lock the render takes. `out` is not
     /// attached yet, so nothing else uses its context. A clip that cannot be
     /// loaded again gets buffer 0.
-    func uploadClips(into out: ALOutput) -> [(Clip, ALuint)] {
+    func uploadClips(into out: any AudioOutputDevice) -> [(Clip, ALuint)] {
         locked { store.allClips }.map { clip in
             do {
                 return (clip, try ALThreadContext.with(out.context) { () throws(AudioError) -> ALuint in try reupload(clip) })
@@ -452,7 +452,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// Ends every voice and deletes the sources and buffers, keeping what
     /// is needed to load the clips again; returns the output for the caller to `close()` after
     /// releasing the lock (closing waits for the sound server).
-    func detach() -> ALOutput? {
+    func detach() -> (any AudioOutputDevice)? {
         guard let out = output else { return nil }
         out.makeCurrent()
         for i in 0..<pool.count where pool[i].isActive { finish(slot: i) }

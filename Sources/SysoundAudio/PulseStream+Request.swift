@@ -27,6 +27,15 @@ extension PulseStream {
             prebuf = minreq
         }
 
+        /// What a corked, idle stream asks for: the longest buffer the
+        /// server's default maxlength holds, so its latency request never
+        /// lowers the sink's (`PulseStream.relax`).
+        static func idle(after playing: Request, rate: Int) -> Request {
+            Request(tlength: rate * idleBufferSeconds, minreq: playing.minreq, prebuf: playing.prebuf)
+        }
+
+        static let idleBufferSeconds = 4
+
         init(tlength: Int, minreq: Int, prebuf: Int) {
             self.tlength = tlength
             self.minreq = minreq
@@ -34,10 +43,10 @@ extension PulseStream {
         }
     }
 
-    /// The stream's flags: timing interpolated and updated by libpulse (for
-    /// `latencyNanoseconds`), and `ADJUST_LATENCY`, so that `tlength` is the
-    /// whole latency (buffer and sink) and the sink is set to
-    /// `(tlength − 2 × minreq) / 2`, as for OpenAL Soft's stream.
-    static let flags = pa_stream_flags_t(
-        PA_STREAM_INTERPOLATE_TIMING.rawValue | PA_STREAM_AUTO_TIMING_UPDATE.rawValue | PA_STREAM_ADJUST_LATENCY.rawValue)
+    /// The stream's flags: timing interpolated (for `latencyNanoseconds`;
+    /// updated while a sound is written, `askTiming`, not by libpulse's
+    /// automatic updates, which run idle too), and `ADJUST_LATENCY`, so that
+    /// `tlength` is the whole latency (buffer and sink) and the sink is set
+    /// to `(tlength − 2 × minreq) / 2`, as for OpenAL Soft's stream.
+    static let flags = pa_stream_flags_t(PA_STREAM_INTERPOLATE_TIMING.rawValue | PA_STREAM_ADJUST_LATENCY.rawValue)
 }

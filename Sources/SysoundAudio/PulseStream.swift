@@ -56,10 +56,18 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
     private let shared = Locked(Shared())
     // Mainloop thread only (mainloop lock held):
     private var renderer: Renderer?
+    /// Told once when the context or the stream fails (on the mainloop thread).
+    private var failureHandler: (@Sendable () -> Void)?
     private var writing = false {
         didSet { if writing != oldValue { shared.withLock { [writing] in $0.writing = writing } } }
     }
     private var corked = false
+    /// Whether the stream asks for the idle buffer (`Request.idle`) now.
+    private var relaxed = false
+    /// A timing update was asked for and has not come back yet.
+    private var timingAsked = false
+    /// When the last one was asked for (CLOCK_MONOTONIC µs).
+    private var timingAskedAt: UInt64 = 0
     private var closed = false
 
     private init(settings: AudioSettings, clientName: String) throws(AudioError) {
@@ -152,6 +160,14 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
         }
     }
 
+    /// Sets what is told, once, when the stream fails (the server went
+    /// away): on the mainloop thread, under its lock, so it must only post.
+    func setFailureHandler(_ h: @escaping @Sendable () -> Void) {
+        lock()
+        failureHandler = h
+        unlock()
+    }
+
     // MARK: From any thread
 
     /// A voice started: the mainloop thread renders and writes now, and
@@ -203,13 +219,32 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
         // A kick written after this check is handled after the cork, and uncorks.
         guard !writing, shared.withLock({ $0.kicksPending == 0 }) else { return }
         corkLocked(true)
+        relax(true)
     }
 
     /// Uncorks it again (a play's kick does this by itself).
     func uncork() {
         lock()
         defer { unlock() }
+        relax(false)
         corkLocked(false)
+    }
+
+    /// Asks for the idle buffer (`on`) or the playing one. PulseAudio sets a
+    /// sink's latency from the requests of all its streams, corked ones too:
+    /// an idle sysound holding its 2 ms request kept the sink of a music
+    /// player (1.5 s) at 0.75 ms and the server at 150× its wake-ups. Idle,
+    /// the stream asks for the longest buffer, so the others decide; the
+    /// kick asks for the playing buffer again before its first write (the
+    /// server takes the two in order). Fire and forget, as the cork.
+    private func relax(_ on: Bool) {
+        guard let stream, !closed, relaxed != on else { return }
+        relaxed = on
+        let r = on ? Request.idle(after: request, rate: rate) : request
+        let b = UInt32(Self.frameBytes)
+        var attr = pa_buffer_attr(maxlength: UInt32.max, tlength: UInt32(r.tlength) * b, prebuf: UInt32(r.prebuf) * b,
+                                  minreq: UInt32(r.minreq) * b, fragsize: UInt32.max)
+        if let op = pa_stream_set_buffer_attr(stream, &attr, nil, nil) { pa_operation_unref(op) }
     }
 
     private func corkLocked(_ on: Bool) {
@@ -229,6 +264,7 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
         if closed { unlock(); return }
         closed = true
         renderer = nil
+        failureHandler = nil
         if let kickEvent { loop.api.pointee.io_free(kickEvent) }
         kickEvent = nil
         if let s = stream {
@@ -308,11 +344,14 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
         if contextState == PA_CONTEXT_FAILED || contextState == PA_CONTEXT_TERMINATED
             || streamState == PA_STREAM_FAILED || streamState == PA_STREAM_TERMINATED {
             let reason = loop.lastError
-            shared.withLock {
-                $0.failed = true
-                $0.failure = $0.failure ?? reason
+            let first = shared.withLock { shared -> Bool in
+                let first = !shared.failed
+                shared.failed = true
+                shared.failure = shared.failure ?? reason
+                return first
             }
             writing = false
+            if first, !closed { failureHandler?() }
         }
         signal()
     }
@@ -332,6 +371,8 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
         // only the room the server has asked for (the new voice is mixed
         // from the next frame rendered; what is written stays ahead).
         let frames = wasWriting ? roomFrames : min(max(roomFrames, request.minreq), request.tlength)
+        // The playing buffer again before the write (a relaxed stream's room is the idle buffer's: capped above).
+        relax(false)
         if frames > 0 { fill(stream, frames: frames) }
         // Written before the uncork, so the data is there when it plays.
         corkLocked(false)
@@ -363,7 +404,39 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
             left -= n
             if !more { writing = false }
         }
-        if written > 0 { shared.withLock { $0.bytesWritten += UInt64(written) } }
+        if written > 0 {
+            shared.withLock { $0.bytesWritten += UInt64(written) }
+            askTiming(s)
+        }
+    }
+
+    /// Asks the server for the stream's timing (its latency, for
+    /// `latencyNanoseconds`) while a sound is written: at its first write,
+    /// then at most every `timingIntervalMicros`, one request at a time.
+    /// libpulse's automatic updates would wake the mainloop all day, idle too.
+    private func askTiming(_ s: OpaquePointer) {
+        let now = Self.monotonicMicros()
+        guard !timingAsked, timingAskedAt == 0 || now - timingAskedAt >= Self.timingIntervalMicros else { return }
+        timingAsked = true
+        timingAskedAt = now
+        if let op = pa_stream_update_timing_info(s, { _, _, me in PulseStream.from(me).timingAnswered() }, selfPointer) {
+            pa_operation_unref(op)
+        } else {
+            timingAsked = false
+        }
+    }
+
+    static let timingIntervalMicros: UInt64 = 250_000
+
+    private func timingAnswered() {
+        timingAsked = false
+        latencyUpdated()
+    }
+
+    private static func monotonicMicros() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1_000
     }
 
     private func latencyUpdated() {

@@ -1,5 +1,6 @@
-import Glibc
 import CSystemd
+import Glibc
+import SysoundEventLoop
 
 /// One connection to a message bus (sd_bus). Not thread-safe, as sd-bus is
 /// not: a bus belongs to the thread that runs the sd-event loop it is
@@ -50,10 +51,12 @@ public final class Bus: @unchecked Sendable {
 
     // MARK: Event loop
 
-    /// Lets the sd-event loop `event` (an sd_event*) dispatch this bus
-    /// (sd_bus_attach_event); callbacks then run on the loop's thread.
-    public func attach(event: OpaquePointer, priority: Int32 = 0) throws(BusError) {
-        try check(sd_bus_attach_event(pointer, event, priority), "sd_bus_attach_event")
+    /// Lets `loop` dispatch this bus (sd_bus_attach_event); callbacks then
+    /// run on the loop's thread. The one place outside the loop's own module
+    /// that needs its sd_event*: sd-bus registers its descriptor and timeouts
+    /// there itself.
+    public func attach(to loop: EventLoop, priority: Int32 = 0) throws(BusError) {
+        try check(sd_bus_attach_event(pointer, loop.event, priority), "sd_bus_attach_event")
     }
 
     public func detachEvent() { sd_bus_detach_event(pointer) }

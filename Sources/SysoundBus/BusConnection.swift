@@ -1,7 +1,6 @@
-import CSystemd
-import Glibc
+import SysoundEventLoop
 
-/// A bus connection that comes back: opened on the sd-event loop `event`,
+/// A bus connection that comes back: opened on the event loop `loop`,
 /// and when it is lost (the bus daemon stopped, or was not there yet)
 /// opened again with back-off (0.1 s doubling to 5 s). Each user (`addUser`)
 /// has `connected` run for every new connection (export objects, request
@@ -21,29 +20,29 @@ public final class BusConnection: @unchecked Sendable {
         var disconnected: (BusError?) -> Void
     }
 
-    private let event: OpaquePointer
+    private let loop: EventLoop
     private let open: () throws(BusError) -> Bus
     private var users: [Int: User] = [:]
     private var nextUser = 0
     private var disconnectSlot: BusSlot?
-    private var timer: OpaquePointer?  // sd_event_source*
+    private var timer: EventSource?
     private var delay: UInt64 = BusConnection.firstDelay
     private var stopped = true
 
     static let firstDelay: UInt64 = 100_000  // µs
     static let maximumDelay: UInt64 = 5_000_000
 
-    public init(event: OpaquePointer, open: @escaping () throws(BusError) -> Bus) {
-        self.event = event
+    public init(loop: EventLoop, open: @escaping () throws(BusError) -> Bus) {
+        self.loop = loop
         self.open = open
     }
 
     /// A connection with its one user.
     public convenience init(
-        event: OpaquePointer, open: @escaping () throws(BusError) -> Bus,
+        loop: EventLoop, open: @escaping () throws(BusError) -> Bus,
         connected: @escaping (Bus) -> Void, disconnected: @escaping (BusError?) -> Void = { _ in }
     ) {
-        self.init(event: event, open: open)
+        self.init(loop: loop, open: open)
         addUser(connected: connected, disconnected: disconnected)
     }
 
@@ -85,7 +84,7 @@ public final class BusConnection: @unchecked Sendable {
         guard !stopped, bus == nil else { return }
         do throws(BusError) {
             let bus = try open()
-            try bus.attach(event: event)
+            try bus.attach(to: loop)
             disconnectSlot = try bus.onDisconnect { [weak self] in self?.lost() }
             self.bus = bus
             lastError = nil
@@ -110,25 +109,20 @@ public final class BusConnection: @unchecked Sendable {
 
     private func retry() {
         guard !stopped, timer == nil else { return }
-        var source: OpaquePointer? = nil
-        let userdata = Unmanaged.passUnretained(self).toOpaque()
-        let r = sd_event_add_time_relative(event, &source, clockid_t(CLOCK_MONOTONIC), delay, 10_000, { _, _, userdata in
-            guard let userdata else { return 0 }
-            let connection = Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue()
-            connection.cancelTimer()
-            connection.disconnectSlot = nil
-            connection.bus?.close()
-            connection.bus = nil
-            connection.connect()
-            return 0
-        }, userdata)
-        if r >= 0 { timer = source }
+        // Coarse: a reconnect only has to happen eventually, and may share a wake-up.
+        timer = try? loop.addTimer(after: delay, accuracy: .coarse(every: delay)) { [weak self] _ in
+            guard let self else { return }
+            cancelTimer()
+            disconnectSlot = nil
+            bus?.close()
+            bus = nil
+            connect()
+        }
         delay = min(delay * 2, Self.maximumDelay)
     }
 
     private func cancelTimer() {
-        guard let timer else { return }
-        self.timer = nil
-        sd_event_source_disable_unref(timer)
+        timer?.cancel()
+        timer = nil
     }
 }

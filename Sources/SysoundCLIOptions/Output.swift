@@ -18,7 +18,12 @@ public func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
     }
 }
 
-/// Prints one line to standard error.
+/// Prints one line to standard error; under journald with the error
+/// priority (`<3>`, sd-daemon(3)), which the journal would otherwise not
+/// tell from the stream's informational lines.
 public func printError(_ text: String) {
-    writeAll(2, Array((text + "\n").utf8))
+    let line = JournalStream.isStandardError
+        ? text.split(separator: "\n", omittingEmptySubsequences: false).map { "<3>" + $0 }.joined(separator: "\n")
+        : text
+    writeAll(2, Array((line + "\n").utf8))
 }

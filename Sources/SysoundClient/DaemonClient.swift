@@ -65,12 +65,19 @@ public final class DaemonConnection: @unchecked Sendable {
             UnixSocket.close(fd)
             switch result {
             case ENOENT, ECONNREFUSED, ENOTDIR: throw .noDaemon(path: socketPath, errno: result)
-            case EAGAIN, EINPROGRESS: throw .timedOut(path: socketPath)
+            // A unix socket's connect fails this way when the daemon's queue
+            // of connections it has not accepted yet is full: nothing was sent.
+            case EAGAIN, EINPROGRESS:
+                throw .notSent(path: socketPath, connected: false, waitedMilliseconds: timeoutMilliseconds)
             default: throw .system(call: "connect", path: socketPath, errno: result)
             }
         }
         self.fd = fd
+        self.timeoutMilliseconds = timeoutMilliseconds
     }
+
+    /// How long connect, send and recv wait, for the messages that say so.
+    private let timeoutMilliseconds: Int?
 
     deinit { UnixSocket.close(fd) }
 
@@ -93,7 +100,11 @@ public final class DaemonConnection: @unchecked Sendable {
         // A refused peer finds the daemon's `error denied` waiting even though
         // its own send failed (EPIPE): read it before reporting the send.
         if sendError != 0 && sendError != EPIPE && sendError != ECONNRESET {
-            if sendError == EAGAIN { throw .timedOut(path: socketPath) }
+            // The daemon's queue of requests on this connection stayed full
+            // for the whole timeout: the datagram was never queued.
+            if sendError == EAGAIN {
+                throw .notSent(path: socketPath, connected: true, waitedMilliseconds: timeoutMilliseconds)
+            }
             throw .system(call: "send", path: socketPath, errno: sendError)
         }
         var received = UnixSocket.receivePacket(fd, capacity: WireProtocol.maximumReplySize + 1)
@@ -162,8 +173,13 @@ public enum ClientError: Error, Equatable, Sendable, CustomStringConvertible {
     case noDaemon(path: String, errno: Int32)
     /// The socket path is empty or longer than a unix socket address allows.
     case badPath(String)
-    /// No connection, or no reply, within the timeout.
+    /// The request was sent and no reply came within the timeout.
     case timedOut(path: String)
+    /// The daemon took neither the connection (`connected` false: its queue
+    /// of connections not yet accepted is full) nor, on an open connection,
+    /// the request within the timeout: it is overloaded or stuck, and the
+    /// request was never sent.
+    case notSent(path: String, connected: Bool, waitedMilliseconds: Int?)
     /// The daemon closed the connection without replying (it is stopping, or crashed).
     case closed(path: String)
     case replyTooLarge(size: Int)
@@ -173,10 +189,12 @@ public enum ClientError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Whether no daemon runs, so the embedded engine should be used instead.
     public var isNoDaemon: Bool { if case .noDaemon = self { true } else { false } }
 
-    /// Whether the request never reached a daemon, so another way (the
-    /// embedded engine) may carry it out without doing it twice: nobody
-    /// listens, or the socket path cannot be used at all.
-    public var requestNotSent: Bool {
+    /// Whether no daemon could be reached, so another way (the embedded
+    /// engine) may carry the request out without doing it twice: nobody
+    /// listens, or the socket path cannot be used at all. A daemon that is
+    /// there but overloaded (`notSent`) is not replaced by a second engine
+    /// fighting it for the device: the caller is told to retry.
+    public var reachedNoDaemon: Bool {
         switch self {
         case .noDaemon, .badPath: true
         default: false
@@ -184,11 +202,12 @@ public enum ClientError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The exit status (sysexits.h) of a command that failed this way: a
-    /// daemon that did not answer in time is a temporary failure (75), a lost
+    /// daemon that did not answer in time, or was too busy to take the
+    /// request, is a temporary failure (75), a lost
     /// connection or garbage is the software's (70).
     public var exitStatus: Int32 {
         switch self {
-        case .timedOut: EX_TEMPFAIL
+        case .timedOut, .notSent: EX_TEMPFAIL
         case .noDaemon: EX_UNAVAILABLE
         case .badPath: EX_USAGE
         default: EX_SOFTWARE
@@ -204,6 +223,13 @@ public enum ClientError: Error, Equatable, Sendable, CustomStringConvertible {
         case .timedOut(let path):
             return "the daemon at \(path) did not answer in time; the request was sent and may still be carried out "
                 + "(not sent again); check `sysound status` or restart it"
+        case .notSent(let path, let connected, let waited):
+            let within = waited.map { " within \($0) ms" } ?? ""
+            let what = connected
+                ? "took no request\(within) on an open connection"
+                : "accepted no connection\(within): its queue of waiting connections is full"
+            return "the daemon at \(path) \(what), so the request was not sent; the daemon is overloaded: "
+                + "retry in a moment, and if this persists check `sysound status` or restart the daemon"
         case .closed(let path):
             return "the daemon at \(path) closed the connection without replying; the request may have been "
                 + "carried out (not sent again); it may be stopping"

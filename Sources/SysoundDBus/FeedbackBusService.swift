@@ -23,7 +23,7 @@ public final class FeedbackBusService: @unchecked Sendable {
             manager.setStatus("dbus", "disabled")
             return nil
         }
-        let service = FeedbackBusService(face: FeedbackFace(manager: manager, event: loop.event, logger: logger))
+        let service = FeedbackBusService(face: FeedbackFace(manager: manager, loop: loop, logger: logger))
         // The watcher reports on the loop thread: the property follows the control files.
         watcher?.onChange { [weak service] _, _ in service?.face.stateChanged() }
         service.face.start(on: sessionBus)

@@ -1,6 +1,7 @@
 import SysoundAudio
 import SysoundBus
 import SysoundCore
+import SysoundEventLoop
 import SysoundFeedback
 import SysoundServer
 
@@ -22,9 +23,9 @@ struct RunningEvent {
     var voice: VoiceID?
     var sender: String?
     /// Checks for the natural end (the voice stopped, the vibration done).
-    var poll: EventTimer?
+    var poll: EventSource?
     /// The timeout of a looping event (> 0 s).
-    var expiry: EventTimer?
+    var expiry: EventSource?
 }
 
 /// The events of the D-Bus face, by id. Lives on the loop's thread.

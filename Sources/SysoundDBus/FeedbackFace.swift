@@ -2,6 +2,7 @@ import Logging
 import SysoundBus
 import SysoundConfig
 import SysoundCore
+import SysoundEventLoop
 import SysoundFeedback
 import SysoundServer
 import SysoundState
@@ -18,7 +19,7 @@ public final class FeedbackFace: @unchecked Sendable {
 
     let manager: FeedbackManager
     let logger: Logger
-    let event: OpaquePointer
+    let loop: EventLoop
     private var connection: BusConnection?
     private var user: Int?
     private var bus: Bus?
@@ -30,10 +31,10 @@ public final class FeedbackFace: @unchecked Sendable {
     /// Set while the Profile setter writes its two control files: one PropertiesChanged, not two.
     private var settingProfile = false
 
-    /// - Parameter event: the sd_event* whose thread runs the face.
-    init(manager: FeedbackManager, event: OpaquePointer, logger: Logger) {
+    /// - Parameter loop: the loop whose thread runs the face.
+    init(manager: FeedbackManager, loop: EventLoop, logger: Logger) {
         self.manager = manager
-        self.event = event
+        self.loop = loop
         self.logger = logger
         profile = FeedbackProfile(state: manager.state)
     }
@@ -194,7 +195,7 @@ public final class FeedbackFace: @unchecked Sendable {
     /// Checks whether an event's voice has stopped, first after `after` µs
     /// and then every 20 ms; ends it naturally then.
     func pollNaturalEnd(_ id: UInt32, after: UInt64) {
-        events[id]?.poll = try? EventTimer(event: event, after: after) { [unowned self] in
+        events[id]?.poll = try? loop.addTimer(after: after, accuracy: .millisecond) { [unowned self] _ in
             guard let running = events[id] else { return }
             if let voice = running.voice, manager.audio?.isPlaying(voice) == true {
                 pollNaturalEnd(id, after: 20_000)
@@ -205,7 +206,7 @@ public final class FeedbackFace: @unchecked Sendable {
     }
 
     func expire(_ id: UInt32, afterSeconds seconds: Int32) {
-        events[id]?.expiry = try? EventTimer(event: event, after: UInt64(seconds) * 1_000_000) { [unowned self] in
+        events[id]?.expiry = try? loop.addTimer(after: UInt64(seconds) * 1_000_000, accuracy: .millisecond) { [unowned self] _ in
             end(id, reason: .expired)
         }
     }

@@ -42,10 +42,6 @@ let inotifyTrampoline: sd_event_inotify_handler_t = { _, event, userdata in
     return Handler<InotifyEvent>.call(userdata, InotifyEvent(event))
 }
 
-let plainTrampoline: sd_event_handler_t = { _, userdata in
-    Handler<Void>.call(userdata, ())
-}
-
 /// One event from inotify(7), decoded from the kernel's record: the
 /// project's only place that knows its layout, whether sd-event read it
 /// (`addInotify`) or a caller read an inotify descriptor itself (`parse`).

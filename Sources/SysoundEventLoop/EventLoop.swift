@@ -20,8 +20,11 @@ public final class EventLoop: @unchecked Sendable {
     // @unchecked: `event` and the sources are used by the loop thread only
     // (the type's contract); `posted` is locked; `wakeFD` is written by any thread.
 
-    /// The `sd_event*`, for libraries that attach to it (`sd_bus_attach_event`).
-    public let event: OpaquePointer
+    /// The `sd_event*`. Inside the package only, and there for one use:
+    /// attaching an sd-bus connection (`Bus.attach(to:)`, which calls
+    /// `sd_bus_attach_event`) and the bus tests that run the loop in steps.
+    /// Timers and every other source go through the methods below.
+    package let event: OpaquePointer
     private let wakeFD: Int32
     private var wakeSource: EventSource?
     private let posted = Locked<Posted>(Posted())
@@ -152,20 +155,31 @@ public final class EventLoop: @unchecked Sendable {
         return try adopt("sd_event_add_io", handler) { s, u in sd_event_add_io(event, &s, fd, events.rawValue, ioTrampoline, u) }
     }
 
-    /// Calls `body` once at `deadline` (CLOCK_MONOTONIC, µs); `EventSource.schedule` arms it again.
-    public func addTimer(at deadline: UInt64, _ body: @escaping (_ now: UInt64) -> Void) throws(EventLoopError) -> EventSource {
+    /// Calls `body` once at `deadline` (CLOCK_MONOTONIC, µs), or up to
+    /// `accuracy` later (`sd_event_add_time`); `EventSource.schedule` arms it again.
+    public func addTimer(
+        at deadline: UInt64, accuracy: TimerAccuracy, _ body: @escaping (_ now: UInt64) -> Void
+    ) throws(EventLoopError) -> EventSource {
         let handler = Handler<UInt64>(body)
-        // Accuracy 1 µs: sd-event reads 0 as "the default", 250 ms of slack,
-        // and a haptic pattern step must land on its millisecond.
         return try adopt("sd_event_add_time", handler) { s, u in
-            sd_event_add_time(event, &s, CLOCK_MONOTONIC, deadline, 1, timeTrampoline, u)
+            sd_event_add_time(event, &s, CLOCK_MONOTONIC, deadline, accuracy.microseconds, timeTrampoline, u)
         }
     }
 
-    /// Calls `body` every `interval` µs, the first time one interval from now.
-    public func addRepeatingTimer(every interval: UInt64, _ body: @escaping (_ now: UInt64) -> Void) throws(EventLoopError) -> EventSource {
+    /// Calls `body` once, `delay` µs after this loop iteration (`now`), or up to `accuracy` later.
+    public func addTimer(
+        after delay: UInt64, accuracy: TimerAccuracy, _ body: @escaping (_ now: UInt64) -> Void
+    ) throws(EventLoopError) -> EventSource {
+        try addTimer(at: now + delay, accuracy: accuracy, body)
+    }
+
+    /// Calls `body` every `interval` µs, the first time one interval from
+    /// now; each time up to `accuracy` late, counted from when it ran.
+    public func addRepeatingTimer(
+        every interval: UInt64, accuracy: TimerAccuracy, _ body: @escaping (_ now: UInt64) -> Void
+    ) throws(EventLoopError) -> EventSource {
         let holder = SourceHolder()
-        let source = try addTimer(at: now + interval) { now in
+        let source = try addTimer(at: now + interval, accuracy: accuracy) { now in
             holder.source?.schedule(at: now + interval)
             body(now)
         }
@@ -186,20 +200,6 @@ public final class EventLoop: @unchecked Sendable {
     public func addInotify(path: String, mask: UInt32, _ body: @escaping (InotifyEvent) -> Void) throws(EventLoopError) -> EventSource {
         let handler = Handler<InotifyEvent>(body)
         return try adopt("sd_event_add_inotify", handler) { s, u in sd_event_add_inotify(event, &s, path, mask, inotifyTrampoline, u) }
-    }
-
-    /// Calls `body` once, on the next iteration (`sd_event_add_defer`).
-    public func addDefer(_ body: @escaping () -> Void) throws(EventLoopError) -> EventSource {
-        let handler = Handler<Void>(body)
-        let source = try adopt("sd_event_add_defer", handler) { s, u in sd_event_add_defer(event, &s, plainTrampoline, u) }
-        sd_event_source_set_enabled(source.pointer, Int32(SD_EVENT_ONESHOT))
-        return source
-    }
-
-    /// Calls `body` when the loop exits, before `run` returns (`sd_event_add_exit`).
-    public func addExit(_ body: @escaping () -> Void) throws(EventLoopError) -> EventSource {
-        let handler = Handler<Void>(body)
-        return try adopt("sd_event_add_exit", handler) { s, u in sd_event_add_exit(event, &s, plainTrampoline, u) }
     }
 
     /// Adds a source with `add`, handing the handler's ownership to it.
@@ -236,60 +236,4 @@ public final class EventLoop: @unchecked Sendable {
         for signal in signals { sigaddset(&set, signal) }
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
-}
-
-/// Lets a source's own handler reach the source (a repeating timer re-arms itself).
-private final class SourceHolder {
-    weak var source: EventSource?
-}
-
-/// One sd-event source; removed from its loop by `cancel` or when released.
-/// Loop thread only.
-public final class EventSource {
-    let pointer: OpaquePointer
-    private var cancelled = false
-
-    init(_ pointer: OpaquePointer) { self.pointer = pointer }
-
-    deinit { cancel() }
-
-    /// Disables and frees the source (`sd_event_source_disable_unref`); its
-    /// handler is released. Idempotent.
-    public func cancel() {
-        guard !cancelled else { return }
-        cancelled = true
-        sd_event_source_disable_unref(pointer)
-    }
-
-    /// Arms a timer source to fire once at `deadline` (CLOCK_MONOTONIC µs).
-    public func schedule(at deadline: UInt64) {
-        guard !cancelled else { return }
-        sd_event_source_set_time(pointer, deadline)
-        sd_event_source_set_enabled(pointer, Int32(SD_EVENT_ONESHOT))
-    }
-
-    /// Turns the source on (or, for a timer, one-shot again) or off.
-    public func setEnabled(_ on: Bool) {
-        guard !cancelled else { return }
-        sd_event_source_set_enabled(pointer, on ? Int32(SD_EVENT_ON) : Int32(SD_EVENT_OFF))
-    }
-
-    /// Changes the events an io source waits for.
-    public func setIOEvents(_ events: IOEvents) {
-        guard !cancelled else { return }
-        sd_event_source_set_io_events(pointer, events.rawValue)
-    }
-}
-
-/// What an io source waits for and reports (epoll(7) bits).
-public struct IOEvents: OptionSet, Sendable {
-    public let rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
-
-    public static let readable = IOEvents(rawValue: UInt32(EPOLLIN.rawValue))
-    public static let writable = IOEvents(rawValue: UInt32(EPOLLOUT.rawValue))
-    public static let error = IOEvents(rawValue: UInt32(EPOLLERR.rawValue))
-    public static let hangUp = IOEvents(rawValue: UInt32(EPOLLHUP.rawValue))
-    /// The peer shut its writing side (EPOLLRDHUP).
-    public static let readHangUp = IOEvents(rawValue: UInt32(EPOLLRDHUP.rawValue))
 }

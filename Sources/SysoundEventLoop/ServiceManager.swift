@@ -60,6 +60,8 @@ extension EventLoop {
     public func startWatchdogPings() throws(EventLoopError) -> EventSource? {
         guard let interval = ServiceManager.watchdogInterval() else { return nil }
         ServiceManager.notify(.watchdog)
-        return try addRepeatingTimer(every: interval / 2) { _ in ServiceManager.notify(.watchdog) }
+        // Coarse: a ping only has to land within the half interval left.
+        let every = interval / 2
+        return try addRepeatingTimer(every: every, accuracy: .coarse(every: every)) { _ in ServiceManager.notify(.watchdog) }
     }
 }

@@ -66,7 +66,7 @@ final class BackgroundAudioOpen: @unchecked Sendable {
             if let retry {
                 retry.schedule(at: deadline)
             } else {
-                retry = try? host.loop.addTimer(at: deadline) { [self] _ in attempt() }
+                retry = try? host.loop.addTimer(at: deadline, accuracy: .millisecond) { [self] _ in attempt() }
             }
         }
     }

@@ -72,7 +72,8 @@ public enum DeviceError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// The small set of operations the engine needs from a force-feedback device.
 /// Devices only execute; all decisions are the engine's. Implemented by
-/// `EvdevDevice` (the kernel) and `FakeForceFeedbackDevice` (tests).
+/// `EvdevDevice` (the kernel) and, for tests and the bench, SysoundTesting's
+/// `FakeForceFeedbackDevice`.
 ///
 /// The engine calls a device from one thread at a time; implementations must
 /// still be safe to share because the engine hands them between threads.

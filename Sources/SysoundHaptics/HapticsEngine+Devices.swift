@@ -79,7 +79,7 @@ extension HapticsEngine {
         }
         guard o.retryTimer == nil else { return }
         do {
-            o.retryTimer = try host.loop.addRepeatingTimer(every: Self.retryInterval) { [weak self] _ in self?.retry() }
+            o.retryTimer = try host.loop.addRepeatingTimer(every: Self.retryInterval, accuracy: .coarse(every: Self.retryInterval)) { [weak self] _ in self?.retry() }
         } catch {
             logger.error("haptic device retry timer: \(error)")
         }

@@ -78,7 +78,7 @@ extension HapticsEngine {
         let usec = (deadline + 999) / 1000
         if let timer = o.stepTimer { return timer.schedule(at: usec) }
         do {
-            o.stepTimer = try host.loop.addTimer(at: usec) { [weak self] _ in self?.step() }
+            o.stepTimer = try host.loop.addTimer(at: usec, accuracy: .exact) { [weak self] _ in self?.step() }
         } catch {
             logger.error("haptic step timer: \(error)")
         }

@@ -52,7 +52,7 @@ extension HapticsEngine {
         let deadline = EventLoop.monotonicNow() + Self.goneUploadDelay
         if let timer = owned.uploadRetryTimers[path] { return timer.schedule(at: deadline) }
         do {
-            owned.uploadRetryTimers[path] = try host.loop.addTimer(at: deadline) { [weak self] _ in self?.pump(path) }
+            owned.uploadRetryTimers[path] = try host.loop.addTimer(at: deadline, accuracy: .millisecond) { [weak self] _ in self?.pump(path) }
         } catch {
             logger.error("haptic upload retry timer: \(error)")
         }

@@ -14,8 +14,11 @@ public struct DaemonOptions: Sendable {
     public var allowedGroup: String?
     /// Connections served at once; more are refused with `error busy`.
     public var maximumConnections = 256
-    /// How often the socket file is checked for deletion.
-    public var socketCheckIntervalMilliseconds = 1000
+    /// How often the socket and lock files are checked for deletion; nil:
+    /// never by a timer, only when `checkFiles()` is called (the daemon's
+    /// state-directory watch calls it on every change there, so an idle
+    /// daemon wakes for nothing).
+    public var socketCheckIntervalMilliseconds: Int? = 1000
     /// How long `stop` waits for requests in flight.
     public var shutdownGraceMilliseconds = 3000
     /// Use a socket passed by systemd (LISTEN_FDS) instead of binding one.
@@ -64,6 +67,8 @@ public final class Daemon: @unchecked Sendable {
     // Loop thread only:
     private var reloading = false
     private var stopping = false
+    /// The lock file was found missing and could not be made again yet (logged once).
+    private var lockMissing = false
     private var sources: [EventSource] = []
 
     private static let handledSignals: [Int32] = [SIGTERM, SIGINT, SIGHUP]
@@ -167,12 +172,10 @@ public final class Daemon: @unchecked Sendable {
                 sources.append(try loop.addSignal(signal) { [unowned self] signal in received(signal) })
             }
         }
-        let interval = UInt64(max(options.socketCheckIntervalMilliseconds, 10)) * 1000
-        var lockMissing = false
-        sources.append(try loop.addRepeatingTimer(every: interval) { [unowned self] _ in
-            guard checkLockFile(&lockMissing) else { return beginStopping() }
-            server.checkSocketFile()
-        })
+        if let ms = options.socketCheckIntervalMilliseconds {
+            let interval = UInt64(max(ms, 10)) * 1000
+            sources.append(try loop.addRepeatingTimer(every: interval, accuracy: .coarse(every: interval)) { [unowned self] _ in checkFiles() })
+        }
         if let watchdog = try loop.startWatchdogPings() { sources.append(watchdog) }
     }
 
@@ -197,7 +200,7 @@ public final class Daemon: @unchecked Sendable {
         logger.info("stopping: finishing requests in flight")
         server.shutdown { [unowned self] in loop.exit() }
         let grace = UInt64(options.shutdownGraceMilliseconds) * 1000
-        if let timer = try? loop.addTimer(at: loop.now + grace, { [unowned self] _ in
+        if let timer = try? loop.addTimer(after: grace, accuracy: .millisecond, { [unowned self] _ in
             let left = server.connectionCount
             if left > 0 { logger.warning("stopping with \(left) request(s) still waiting (e.g. wait=1 for a long sound)") }
             server.abandonConnections()
@@ -205,6 +208,15 @@ public final class Daemon: @unchecked Sendable {
         }) {
             sources.append(timer)
         }
+    }
+
+    /// Makes the lock and socket files whole again if someone removed or
+    /// replaced them (stopping if another daemon took the lock meanwhile).
+    /// On the loop thread: from the timer, or from a watch of the state directory.
+    public func checkFiles() {
+        guard !stopping else { return }
+        guard checkLockFile(&lockMissing) else { return beginStopping() }
+        server.checkSocketFile()
     }
 
     /// Takes the instance lock again if its file was removed (say, with the

@@ -106,7 +106,7 @@ final class SocketServer: @unchecked Sendable {
     /// Stops accepting for 50 ms (out of descriptors or memory).
     private func pauseAccepting() {
         listenerSource?.setEnabled(false)
-        acceptPause = try? loop.addTimer(at: loop.now + 50_000) { [unowned self] _ in
+        acceptPause = try? loop.addTimer(after: 50_000, accuracy: .millisecond) { [unowned self] _ in
             acceptPause = nil
             listenerSource?.setEnabled(true)
         }
@@ -143,7 +143,7 @@ final class SocketServer: @unchecked Sendable {
             if connection.refusal != nil {
                 // A simple client such as socat writes before it reads: answer
                 // its first request, or after a second without one.
-                connection.refusalTimer = try loop.addTimer(at: loop.now + 1_000_000) { [unowned self, unowned connection] _ in
+                connection.refusalTimer = try loop.addTimer(after: 1_000_000, accuracy: .millisecond) { [unowned self, unowned connection] _ in
                     refuse(connection)
                 }
             }

@@ -1,5 +1,6 @@
 import Logging
 import SysoundBus
+import SysoundEventLoop
 
 /// What each lock source does with its bus, in one place: subscribe on
 /// every connection (again after a loss), let go on a loss, and say in one
@@ -33,10 +34,10 @@ final class BusFollower {
     ///   - connected: subscribes and reads, on every new connection.
     ///   - lost: forgets what the lost connection held.
     init(
-        shared: BusConnection?, address: Bus.Address, event: OpaquePointer, busName: String, wording: Wording, logger: Logger,
+        shared: BusConnection?, address: Bus.Address, loop: EventLoop, busName: String, wording: Wording, logger: Logger,
         connected: @escaping (Bus) -> Void, lost: @escaping () -> Void
     ) {
-        connection = shared ?? BusConnection(event: event, open: { () throws(BusError) in try Bus.open(address) })
+        connection = shared ?? BusConnection(loop: loop, open: { () throws(BusError) in try Bus.open(address) })
         ownsConnection = shared == nil
         self.busName = busName
         self.wording = wording

@@ -1,5 +1,6 @@
 import Logging
 import SysoundBus
+import SysoundEventLoop
 
 /// The `LockedHint` of the user's login session, from logind on the system
 /// bus (set by GNOME Shell, Phosh, KDE's screen locker, swaylock and others
@@ -31,10 +32,9 @@ public final class LogindLockSource {
     private var lastNone: String?
 
     /// Follows the session of process `pid` (else user `uid`'s display
-    /// session) on the bus at `address` (the system bus), dispatched by
-    /// the sd-event loop `event`.
+    /// session) on the bus at `address` (the system bus), dispatched by `loop`.
     public init(
-        event: OpaquePointer, pid: UInt32, uid: UInt32,
+        loop: EventLoop, pid: UInt32, uid: UInt32,
         bus address: Bus.Address = .system,
         follower: LockFollower, logger: Logger
     ) {
@@ -43,7 +43,7 @@ public final class LogindLockSource {
         self.follower = follower
         self.logger = logger
         bus = BusFollower(
-            shared: nil, address: address, event: event, busName: "system bus",
+            shared: nil, address: address, loop: loop, busName: "system bus",
             wording: .init(
                 meanwhile: "the lock stays as it is",
                 untilItAppears: "logind's lock is followed once it appears, the locked file works meanwhile",

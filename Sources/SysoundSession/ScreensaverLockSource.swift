@@ -1,5 +1,6 @@
 import Logging
 import SysoundBus
+import SysoundEventLoop
 
 /// The screensaver interfaces on the session bus, for desktops whose locker
 /// does not set logind's `LockedHint`: `ActiveChanged(b)` and `GetActive` of
@@ -25,11 +26,11 @@ public final class ScreensaverLockSource {
     private var slots: [BusSlot] = []
     private var present: Set<String> = []
 
-    /// Follows `services` on the session bus, dispatched by the sd-event
-    /// loop `event`: on `sessionBus` if the daemon shares its connection,
+    /// Follows `services` on the session bus, dispatched by `loop`: on
+    /// `sessionBus` if the daemon shares its connection,
     /// else on a connection of its own to `address`.
     public init(
-        event: OpaquePointer, services: [Service] = [.freedesktop, .gnome],
+        loop: EventLoop, services: [Service] = [.freedesktop, .gnome],
         sessionBus: BusConnection? = nil, bus address: Bus.Address = .user,
         follower: LockFollower, logger: Logger
     ) {
@@ -37,7 +38,7 @@ public final class ScreensaverLockSource {
         self.follower = follower
         self.logger = logger
         bus = BusFollower(
-            shared: sessionBus, address: address, event: event, busName: "session bus",
+            shared: sessionBus, address: address, loop: loop, busName: "session bus",
             wording: .init(
                 meanwhile: "the screensaver lock is not followed", untilItAppears: "the screensaver lock is not followed until one appears",
                 again: "following the screensavers again"),

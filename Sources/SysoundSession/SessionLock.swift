@@ -2,30 +2,31 @@ import Glibc
 import Logging
 import SysoundBus
 import SysoundCore
+import SysoundEventLoop
 import SysoundState
 
 /// The desktop's screen lock, followed by the daemon: the sources named in
-/// `[session] lock_sources`, on one sd-event loop, sharing one `LockFollower`.
+/// `[session] lock_sources`, on one event loop, sharing one `LockFollower`.
 public final class SessionLock {
     public let logind: LogindLockSource?
     public let screensaver: ScreensaverLockSource?
 
     /// - Parameters:
-    ///   - event: the sd_event* the buses are attached to; every call and
+    ///   - loop: the loop the buses are attached to; every call and
     ///     callback happens on its thread.
     ///   - sessionBus: the daemon's session-bus connection, shared with its
     ///     D-Bus face; nil: the screensaver source opens its own.
     ///   - write: changes the `locked` control file (as the CLI does: the
     ///     daemon's manager) and records the origin.
     public init(
-        sources: [LockSource], event: OpaquePointer, sessionBus: BusConnection? = nil, logger: Logger,
+        sources: [LockSource], loop: EventLoop, sessionBus: BusConnection? = nil, logger: Logger,
         write: @escaping LockFollower.Write
     ) {
         let follower = LockFollower(logger: logger, write: write)
         logind = sources.contains(.logind)
-            ? LogindLockSource(event: event, pid: UInt32(getpid()), uid: getuid(), follower: follower, logger: logger) : nil
+            ? LogindLockSource(loop: loop, pid: UInt32(getpid()), uid: getuid(), follower: follower, logger: logger) : nil
         screensaver = sources.contains(.screensaver)
-            ? ScreensaverLockSource(event: event, sessionBus: sessionBus, follower: follower, logger: logger) : nil
+            ? ScreensaverLockSource(loop: loop, sessionBus: sessionBus, follower: follower, logger: logger) : nil
     }
 
     /// Call on the loop's thread.

@@ -29,6 +29,7 @@ public final class StateWatcher: @unchecked Sendable {
     private let logger: Logger
     private let current: Locked<SystemState>
     private let handlers = Locked<[ChangeHandler]>([])
+    private let directoryHandlers = Locked<[@Sendable () -> Void]>([])
     private let loop: EventLoop
     /// Whether `loop` is this watcher's own (embedded), run by `start()`.
     private let ownsLoop: Bool
@@ -89,6 +90,18 @@ public final class StateWatcher: @unchecked Sendable {
         handlers.withLock { $0.append(handler) }
     }
 
+    /// Calls `handler` on the loop thread after any change in the state
+    /// directory (a file created, written, renamed or removed; the directory
+    /// removed or back): the daemon keeps its socket and lock files whole
+    /// from here instead of a timer.
+    public func onDirectoryChange(_ handler: @escaping @Sendable () -> Void) {
+        directoryHandlers.withLock { $0.append(handler) }
+    }
+
+    private func directoryChanged() {
+        for handler in directoryHandlers.withLock({ $0 }) { handler() }
+    }
+
     /// Starts following changes: runs the watcher's own loop on a thread of
     /// its own (embedded). A watcher on the daemon's loop follows them as soon
     /// as that loop runs.
@@ -147,6 +160,7 @@ public final class StateWatcher: @unchecked Sendable {
     private static let removalGraceUs: UInt64 = 30_000
 
     private func directoryChanged(_ event: InotifyEvent) {
+        defer { directoryChanged() }
         if event.has(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) {
             guard watches.directory != nil else { return }
             logger.warning("state directory \(directoryPath) was removed; keeping the current settings until it returns")
@@ -161,7 +175,7 @@ public final class StateWatcher: @unchecked Sendable {
             if let grace = watches.grace {
                 grace.schedule(at: loop.now + Self.removalGraceUs)
             } else {
-                watches.grace = try? loop.addTimer(at: loop.now + Self.removalGraceUs) { [weak self] _ in
+                watches.grace = try? loop.addTimer(after: Self.removalGraceUs, accuracy: .millisecond) { [weak self] _ in
                     // The grace period passed and the directory is still there.
                     guard let self else { return }
                     let removed = watches.removed
@@ -187,6 +201,7 @@ public final class StateWatcher: @unchecked Sendable {
         watches.removed = []
         addWatches()
         reload(Set(ControlFile.allCases))
+        directoryChanged()
     }
 
     /// Re-reads control files now, without waiting for inotify: a writer in

@@ -1,3 +1,4 @@
+import Glibc
 import SysoundCLIOptions
 import SysoundClient
 import SysoundCore
@@ -29,7 +30,19 @@ struct Backend {
 
     private func send(_ request: Request) throws(CLIFailure) -> (Reply, Route) {
         if let answered = try daemonReply(request) { return answered }
+        if case .play(let play, _) = request, play.loop { throw Self.loopNeedsDaemon(socket: stateDirectory.socketPath) }
         return (try Engine.run(["request", request.text] + engineOptions), .engine)
+    }
+
+    /// A loop on the one-shot engine would play in that process until its
+    /// limit, where `sysound stop` (which asks the daemon) cannot reach it:
+    /// refused, with the way to a daemon that can stop it. EX_UNAVAILABLE,
+    /// as for any command that needs the daemon and finds none.
+    static func loopNeedsDaemon(socket: String) -> CLIFailure {
+        CLIFailure(
+            exitStatus: EX_UNAVAILABLE,
+            message: "a loop needs the daemon, and none answers at \(socket): only the daemon can stop it later "
+                + "(`sysound stop`); start it with `systemctl --user start sysound` or `sysound serve`, then play again")
     }
 
     /// The daemon's reply, or nil when it is not to be asked (`--embedded`) or none runs.
@@ -41,7 +54,7 @@ struct Backend {
         } catch {
             // Only a request that never reached a daemon goes elsewhere: one
             // that was sent may have been carried out, and is not sent twice.
-            guard error.requestNotSent else { throw CLIFailure(exitStatus: error.exitStatus, message: error.description) }
+            guard error.reachedNoDaemon else { throw CLIFailure(exitStatus: error.exitStatus, message: error.description) }
             return nil
         }
     }

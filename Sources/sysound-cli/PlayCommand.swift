@@ -29,7 +29,7 @@ struct PlayCommand: ParsableCommand {
     @Flag(name: .long, help: "Lower other sounds while this one plays (playback category).")
     var duck = false
 
-    @Flag(name: .long, help: "Loop a loopable sound (alarm, ringtone) until `sysound stop`.")
+    @Flag(name: .long, help: "Loop a loopable sound (alarm, ringtone) until `sysound stop`; needs the daemon.")
     var loop = false
 
     @Flag(name: .long, help: "Return when the sound has ended (the embedded engine always waits).")
@@ -58,6 +58,11 @@ struct PlayCommand: ParsableCommand {
         }
         guard rate.isFinite, PlayRequest.rateRange.contains(rate) else {
             throw ValidationError("--rate \(rate) is outside 0.5–2")
+        }
+        // The embedded engine lives in a one-shot process that `sysound stop`
+        // cannot reach: a loop there could only end at its time limit.
+        if loop && common.embedded && to == nil {
+            throw ValidationError("--loop cannot be used with --embedded: only the daemon can stop a loop later; drop --embedded and start the daemon (`systemctl --user start sysound` or `sysound serve`)")
         }
         if let app, !PlayRequest.isValidApp(app) {
             throw ValidationError("--app \(ControlValue.quoted(app)) is not an app id: use 1 to \(PlayRequest.maximumAppLength) printable bytes, e.g. org.example.App")

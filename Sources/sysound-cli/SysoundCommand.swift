@@ -11,11 +11,12 @@ struct SysoundCommand: ParsableCommand {
         abstract: "Short UI sounds and haptics that respect silent mode, the screen lock and the volume.",
         discussion: """
             With a daemon running (`sysound serve`) requests go over its socket; without \
-            one, sounds play from an engine embedded in this process.
+            one, sounds play from an engine embedded in this process (a loop needs the daemon).
 
             Exit codes: 0 played or correctly silenced; 64 bad argument; 65 unknown sound \
-            or preset; 66 unreadable sound file; 69 no audio or haptic device; 70 daemon or \
-            internal error; 75 daemon busy; 77 permission denied; 78 bad configuration.
+            or preset; 66 unreadable sound file; 69 no audio or haptic device, or no daemon \
+            for a loop; 70 daemon or internal error; 75 daemon busy or slow to answer; \
+            77 permission denied; 78 bad configuration.
             """,
         subcommands: [
             PlayCommand.self, VibrateCommand.self, StopCommand.self,

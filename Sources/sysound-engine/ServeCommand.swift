@@ -87,6 +87,8 @@ struct ServeCommand: ParsableCommand {
 
         var options = DaemonOptions(stateDirectory: directory.path, allowedGroup: configuration.socketGroup)
         options.handleSignals = true
+        // The socket and lock files are kept whole from the state directory's watch, not a timer.
+        options.socketCheckIntervalMilliseconds = nil
         let daemon: Daemon
         do {
             daemon = try Daemon(
@@ -96,6 +98,7 @@ struct ServeCommand: ParsableCommand {
             printError("sysound serve: \(error)")
             throw ExitCode(Exit.busy)
         }
+        watcher.onDirectoryChange { [weak daemon] in daemon?.checkFiles() }
         // The theme loads on a worker while the daemon serves: a play of a
         // sound loaded already is answered at once, one not yet loaded is
         // loaded for it (FeedbackManager.clip(for:)), so a big theme never
@@ -105,7 +108,7 @@ struct ServeCommand: ParsableCommand {
         })
         // One session-bus connection for the D-Bus face and the screensaver
         // lock source; opened by the first of them that starts, closed last.
-        let sessionBus = BusConnection(event: loop.event, open: { () throws(BusError) in try Bus.open(.user) })
+        let sessionBus = BusConnection(loop: loop, open: { () throws(BusError) in try Bus.open(.user) })
         defer { sessionBus.stop() }
         let sessionLock = followSessionLock(
             configuration.lockSources, manager: manager, files: ControlFiles(directory: directory), loop: loop, sessionBus: sessionBus)
@@ -136,7 +139,7 @@ struct ServeCommand: ParsableCommand {
             }
         }
         // Made before the loop runs, on the thread that will run it.
-        let lock = SessionLock(sources: sources, event: loop.event, sessionBus: sessionBus, logger: logger, write: write)
+        let lock = SessionLock(sources: sources, loop: loop, sessionBus: sessionBus, logger: logger, write: write)
         lock.start()
         return lock
     }

@@ -35,7 +35,7 @@ enum FastPath {
         do {
             reply = try DaemonClient(socketPath: socket).send(.play(PlayRequest(.name(name), app: app)))
         } catch {
-            guard !error.requestNotSent else { return nil }
+            guard !error.reachedNoDaemon else { return nil }
             standardError("sysound: cannot play \(name): \(error)")
             return error.exitStatus
         }

@@ -94,6 +94,25 @@ final class CLIRenderTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("no-such-sound"), result.stderr)
     }
 
+    /// Without a daemon the sound would loop in a one-shot process that
+    /// `sysound stop` cannot reach: refused at once, saying how to start one.
+    func testALoopWithoutADaemonIsRefusedWithTheWayToStartOne() throws {
+        let cli = try CLI()
+        defer { cli.cleanUp() }
+        let result = try cli.run(["play", "alarm", "--loop"], timeout: 10)
+        XCTAssertFalse(result.timedOut, "the loop played on in the CLI's own process")
+        XCTAssertEqual(result.status, 69, "EX_UNAVAILABLE, as for a daemon that is needed and absent: \(result.stderr)")
+        XCTAssertTrue(result.stderr.contains("alarm"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("systemctl --user start sysound"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("sysound serve"), result.stderr)
+        // Asking for the embedded engine by name is a usage error of its own.
+        let embedded = try cli.run(["play", "alarm", "--loop", "--embedded"], timeout: 10)
+        XCTAssertEqual(embedded.status, 64, embedded.stderr)
+        XCTAssertTrue(embedded.stderr.contains("--embedded"), embedded.stderr)
+        // A sound played once still plays on the embedded engine.
+        XCTAssertEqual(try cli.run(["play", "tap"]).status, 0)
+    }
+
     func testBadArgumentsExit64() throws {
         let cli = try CLI()
         defer { cli.cleanUp() }

@@ -92,7 +92,7 @@ final class ClipMemoryTests: XCTestCase {
 
         let old = engine.locked { engine.detach() }
         old?.close()
-        let out = try ALOutput.openLoopback(engine.settings)
+        let out = try LoopbackOutput.open(engine.settings)
         let buffers = engine.uploadClips(into: out)
         XCTAssertEqual(buffers.filter { $0.1 != 0 }.map { $0.0.name }, ["kept"])
         engine.locked { engine.attach(out, buffers: buffers) }
@@ -118,7 +118,7 @@ final class ClipMemoryTests: XCTestCase {
         _ = try write16(Fixture.tone(frequency: 500, seconds: 0.2), to: dir, name: "a.wav")
         let old = engine.locked { engine.detach() }
         old?.close()
-        let out = try ALOutput.openLoopback(engine.settings)
+        let out = try LoopbackOutput.open(engine.settings)
         let buffers = engine.uploadClips(into: out)
         XCTAssertEqual(buffers.map(\.1), [0])
         engine.locked { engine.attach(out, buffers: buffers) }

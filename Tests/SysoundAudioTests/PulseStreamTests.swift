@@ -226,7 +226,7 @@ final class OutputSelectionTests: XCTestCase {
         let saved = getenv("PULSE_SERVER").map { String(cString: $0) }
         setenv("PULSE_SERVER", "unix:/nonexistent/sysound-test/native", 1)
         defer { if let saved { setenv("PULSE_SERVER", saved, 1) } else { unsetenv("PULSE_SERVER") } }
-        XCTAssertThrowsError(try ALOutput.openDevice(s, realtime: nil)) { error in
+        XCTAssertThrowsError(try AudioOutputs.openDevice(s, realtime: nil)) { error in
             guard case .pulse(let op, _) = error as? AudioError else { return XCTFail("\(error)") }
             XCTAssertTrue(op.contains("connection") || op.contains("pa_context_connect"), op)
             XCTAssertTrue((error as! AudioError).description.contains("output = \"openal\""), "the message says what to do")

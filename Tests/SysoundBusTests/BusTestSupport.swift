@@ -1,20 +1,18 @@
 import CSystemd
 import Foundation
 import SysoundBus
+import SysoundEventLoop
 import SysoundTestSupport
 import XCTest
 
-/// An sd-event loop of the test's own, run in small steps from the test thread.
+/// An event loop of the test's own, run in small steps from the test thread
+/// (`sd_event_run` on its sd_event*) instead of on a thread of its own.
 final class TestLoop {
-    let event: OpaquePointer
+    let loop: EventLoop
 
     init() {
-        var e: OpaquePointer? = nil
-        precondition(sd_event_new(&e) >= 0)
-        event = e!
+        do { loop = try EventLoop() } catch { preconditionFailure("EventLoop: \(error)") }
     }
-
-    deinit { sd_event_unref(event) }
 
     /// Runs the loop until `condition` holds; false after `timeout` seconds.
     @discardableResult
@@ -22,7 +20,7 @@ final class TestLoop {
         let deadline = Date().addingTimeInterval(timeout)
         while !condition() {
             if Date() > deadline { return false }
-            _ = sd_event_run(event, 20_000)
+            _ = sd_event_run(loop.event, 20_000)
         }
         return true
     }

@@ -1,6 +1,7 @@
 import CSystemd
 import Foundation
 import SysoundBus
+import SysoundEventLoop
 import XCTest
 
 /// The sd-bus wrapper against a real dbus-daemon and real clients (busctl, gdbus).
@@ -15,7 +16,7 @@ final class BusTests: XCTestCase {
         try requirePrivateBus()
         loop = TestLoop()
         bus = try Bus.open(.user)
-        try bus.attach(event: loop.event)
+        try bus.attach(to: loop.loop)
     }
 
     override func tearDown() {
@@ -96,7 +97,7 @@ final class BusTests: XCTestCase {
     func testPropertiesBothWaysAndPropertiesChanged() throws {
         try exportTestInterface("org.sysound.T3")
         let client = try Bus.open(.user)
-        try client.attach(event: loop.event)
+        try client.attach(to: loop.loop)
         var seen: [String: BusValue] = [:]
         let watch = try client.watchPropertiesChanged(path: "/org/sysound/Test") { interface, changed, _ in
             if interface == "org.sysound.Test" { seen.merge(changed) { $1 } }
@@ -134,7 +135,7 @@ final class BusTests: XCTestCase {
     func testValuesRoundTripThroughAVariant() throws {
         try exportTestInterface("org.sysound.T4")
         let client = try Bus.open(.user)
-        try client.attach(event: loop.event)
+        try client.attach(to: loop.loop)
         let values: [BusValue] = [
             .string(""), .string(String(repeating: "ü", count: 1000)), .bool(true), .byte(255), .int16(-3), .uint16(65535),
             .int32(.min), .uint32(.max), .int64(.min), .uint64(.max), .double(-0.25), .objectPath("/a/b"), .signature("a{sv}"),
@@ -158,7 +159,7 @@ final class BusTests: XCTestCase {
     func testErrorRepliesAndMissingPeersAreTypedErrors() throws {
         try exportTestInterface("org.sysound.T5")
         let client = try Bus.open(.user)
-        try client.attach(event: loop.event)
+        try client.attach(to: loop.loop)
         var reply: Result<BusMessage, BusError>?
         try client.callAsync(try client.newMethodCall(destination: "org.sysound.T5", path: "/org/sysound/Test", interface: "org.sysound.Test", member: "Fail")) { reply = $0 }
         XCTAssertTrue(loop.run(until: { reply != nil }))
@@ -176,7 +177,7 @@ final class BusTests: XCTestCase {
     func testSignalsReachMatchesAndOwnerChangesAreSeen() throws {
         try exportTestInterface("org.sysound.T6")
         let client = try Bus.open(.user)
-        try client.attach(event: loop.event)
+        try client.attach(to: loop.loop)
         var pings: [UInt32] = []
         let match = try client.matchSignal(interface: "org.sysound.Test", member: "Ping") { m in
             if let n = try? m.readUInt32() { pings.append(n) }
@@ -191,7 +192,7 @@ final class BusTests: XCTestCase {
 
         // A client leaving the bus: NameOwnerChanged with an empty new owner.
         let leaver = try Bus.open(.user)
-        try leaver.attach(event: loop.event)
+        try leaver.attach(to: loop.loop)
         XCTAssertTrue(loop.run(until: { leaver.uniqueName != nil }))
         let unique = leaver.uniqueName!
         var gone = false
@@ -206,11 +207,11 @@ final class BusTests: XCTestCase {
     func testNameQueueHandsTheNameOverWhenTheOwnerLeaves() throws {
         var firstState: BusName.State = .requesting, secondState: BusName.State = .requesting
         var first: Bus? = try Bus.open(.user)
-        try first!.attach(event: loop.event)
+        try first!.attach(to: loop.loop)
         var owner: BusName? = try BusName("org.sysound.Queue", on: first!, flags: [.allowReplacement]) { firstState = $0 }
         XCTAssertTrue(loop.run(until: { firstState == .owner }))
         let second = try Bus.open(.user)
-        try second.attach(event: loop.event)
+        try second.attach(to: loop.loop)
         let waiting = try BusName("org.sysound.Queue", on: second, flags: [.queue]) { secondState = $0 }
         XCTAssertTrue(loop.run(until: { secondState == .queued }), "\(secondState)")
         XCTAssertNotNil(waiting.owner ?? first!.uniqueName)
@@ -228,7 +229,7 @@ final class BusTests: XCTestCase {
         // replaceExisting takes it from an owner that allows replacement; the old owner sees NameLost.
         var fourthState: BusName.State = .requesting
         let fourth = try Bus.open(.user)
-        try fourth.attach(event: loop.event)
+        try fourth.attach(to: loop.loop)
         secondState = .requesting
         let again = try BusName("org.sysound.Replace", on: second, flags: [.allowReplacement]) { secondState = $0 }
         XCTAssertTrue(loop.run(until: { secondState == .owner }))
@@ -241,7 +242,7 @@ final class BusTests: XCTestCase {
         guard let ctl = ProcessInfo.processInfo.environment["SYSOUND_DBUS_CTL"] else { throw XCTSkip("no SYSOUND_DBUS_CTL") }
         var lost = 0
         var names: [BusName] = []
-        let connection = BusConnection(event: loop.event, open: { () throws(BusError) -> Bus in try Bus.open(.user) }, connected: { bus in
+        let connection = BusConnection(loop: loop.loop, open: { () throws(BusError) -> Bus in try Bus.open(.user) }, connected: { bus in
             names = [try! BusName("org.sysound.Back", on: bus, flags: [])]
         }, disconnected: { _ in lost += 1; names = [] })
         connection.start()

@@ -65,11 +65,11 @@ final class EventLoopTests: XCTestCase {
         var fired: [UInt64] = []
         var ticks = 0
         var once: EventSource?
-        once = try loop.addTimer(at: start + 20_000) { _ in
+        once = try loop.addTimer(at: start + 20_000, accuracy: .exact) { _ in
             fired.append(EventLoop.monotonicNow())
             if fired.count == 1 { once?.schedule(at: EventLoop.monotonicNow() + 10_000) } else { loop.exit() }
         }
-        let repeating = try loop.addRepeatingTimer(every: 5_000) { _ in ticks += 1 }
+        let repeating = try loop.addRepeatingTimer(every: 5_000, accuracy: .exact) { _ in ticks += 1 }
         try loop.run()
         repeating.cancel()
         XCTAssertEqual(fired.count, 2, "a one-shot timer arms again with schedule(at:)")
@@ -112,7 +112,7 @@ final class EventLoopTests: XCTestCase {
             let start = EventLoop.monotonicNow()
             // A one-shot timer 20 ms out, kept until its completion comes back.
             let holder = SourceBox()
-            holder.source = try? host.loop.addTimer(at: start + 20_000) { now in
+            holder.source = try? host.loop.addTimer(at: start + 20_000, accuracy: .exact) { now in
                 seen.withLock { $0.append(host.loop.isLoopThread && now >= start + 20_000 ? "timer" : "timer off the loop or early") }
                 host.workers.submit({ host.loop.isLoopThread }, then: { onLoop in
                     seen.withLock { $0.append(onLoop ? "job on the loop" : "job on a worker") }
@@ -185,7 +185,7 @@ final class EventLoopTests: XCTestCase {
         let pings = try loop.startWatchdogPings()
         XCTAssertNotNil(pings)
         let start = EventLoop.monotonicNow()
-        let stopTimer = try loop.addTimer(at: start + 550_000) { _ in loop.exit() }
+        let stopTimer = try loop.addTimer(at: start + 550_000, accuracy: .exact) { _ in loop.exit() }
         try loop.run()
         pings?.cancel()
         stopTimer.cancel()

@@ -1,4 +1,5 @@
 import SysoundCore
+import SysoundTesting
 import XCTest
 @testable import SysoundHaptics
 

@@ -1,5 +1,6 @@
 import SysoundCore
 import SysoundEventLoop
+import SysoundTesting
 import XCTest
 @testable import SysoundHaptics
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Logging
 import SysoundCore
+import SysoundTesting
 import XCTest
 @testable import SysoundHaptics
 #if canImport(Glibc)

@@ -9,6 +9,7 @@ import SysoundHaptics
 import SysoundFeedback
 import SysoundServer
 import SysoundState
+import SysoundTesting
 import XCTest
 
 /// The `Sysound` library against a real daemon (in this process, on a temp
@@ -232,5 +233,25 @@ final class LibraryTests: XCTestCase {
             guard case .daemon(let client)? = error as? SoundServiceError else { return XCTFail("\(error)") }
             XCTAssertTrue(client.isNoDaemon)
         }
+    }
+
+    /// A loop that fell back to this process would outlive any `sysound
+    /// stop`: refused, naming the way to a daemon; `.embedded` may still loop.
+    func testWithoutADaemonALoopIsRefusedUnlessEmbeddedWasChosen() throws {
+        let other = StateDirectory(path: makeTemporaryDirectory())
+        defer { try? FileManager.default.removeItem(atPath: other.path) }
+        let automatic = SoundService(stateDirectory: other.path)
+        XCTAssertThrowsError(try automatic.play("alarm", loop: true)) { error in
+            guard case .needsDaemon(let message)? = error as? SoundServiceError else { return XCTFail("\(error)") }
+            XCTAssertTrue(message.contains("systemctl --user start sysound"), message)
+            XCTAssertTrue(message.contains(other.socketPath), message)
+        }
+        XCTAssertThrowsError(try automatic.perform(.play(PlayRequest(.name("alarm"), loop: true), wait: false))) { error in
+            XCTAssertEqual((error as? SoundServiceError)?.code.rawValue, "no-daemon", "\(error)")
+        }
+        // Silenced, so decided without an audio device: the loop was not refused.
+        try ControlFiles(directory: other).write(.volume, "0")
+        let embedded = SoundService(stateDirectory: other.path, mode: .embedded)
+        XCTAssertEqual(try embedded.play("alarm", loop: true).reason, .volumeZero)
     }
 }

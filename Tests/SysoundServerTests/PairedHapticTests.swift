@@ -7,6 +7,7 @@ import SysoundFeedback
 import SysoundHaptics
 import SysoundState
 import SysoundTestSupport
+import SysoundTesting
 import XCTest
 
 /// A sound's paired haptic is felt when the sound is heard: the manager

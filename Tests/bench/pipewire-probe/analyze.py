@@ -5,7 +5,7 @@ envelope mapping reads, and what the null sink's own cycle times say.
 
     analyze.py OUTDIR CLIP.f32
 
-The envelope is SinkOnsets.envelope (Sources/sysound-bench/SinkOnsets.swift)
+The envelope is SinkOnsets.envelope (Tests/bench/sysound-bench/SinkOnsets.swift)
 written again here: the lower convex hull of the record stream's step bounds
 (first reply reading a new write_index) within ±50 ms."""
 import csv, sys

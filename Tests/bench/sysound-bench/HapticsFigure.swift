@@ -6,6 +6,7 @@ import SysoundEventLoop
 import SysoundHaptics
 import SysoundFeedback
 import SysoundState
+import SysoundTesting
 
 /// Figure 4: haptic request → the EV_FF play write, on FakeForceFeedbackDevice
 /// (its records carry CLOCK_MONOTONIC times), through the engine and through

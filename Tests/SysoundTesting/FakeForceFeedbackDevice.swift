@@ -2,10 +2,13 @@
 import Glibc
 #endif
 import SysoundCore
+import SysoundHaptics
 
 /// A force-feedback device in memory, with the kernel's rules for slots and
 /// ids, that records every operation with its monotonic time. For logic tests
-/// of the engine, the daemon and benchmarks.
+/// of the engine, the daemon and benchmarks; it stands behind the public
+/// `ForceFeedbackDevice` protocol only, like `EvdevDevice`, so the product
+/// needs nothing opened up for it.
 public final class FakeForceFeedbackDevice: ForceFeedbackDevice {
     /// One recorded operation.
     public enum Operation: Sendable, Equatable {

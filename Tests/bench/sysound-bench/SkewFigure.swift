@@ -9,6 +9,7 @@ import SysoundFeedback
 import SysoundHaptics
 import SysoundServer
 import SysoundState
+import SysoundTesting
 
 /// Figure 12: sound–haptic skew. `play tap` (a sound with a paired haptic)
 /// through a daemon's socket, loop and manager — `sysound serve`'s parts,

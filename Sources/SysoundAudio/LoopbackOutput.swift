@@ -1,0 +1,56 @@
+import COpenAL
+import Glibc
+import SysoundCore
+
+/// A loopback device (ALC_SOFT_loopback): nothing plays by itself; whoever
+/// holds it renders the mix (`render`). The engine renders it for `--to FILE`
+/// and the tests; `StreamOutput` feeds sysound's own PulseAudio stream from one.
+/// @unchecked Sendable: it moves to workers to be closed; everything else
+/// about it is used under `ALLock`.
+final class LoopbackOutput: AudioOutputDevice, @unchecked Sendable {
+    let al: ALDeviceContext
+    private let functions: LoopbackFunctions
+
+    private init(_ al: ALDeviceContext, functions: LoopbackFunctions) {
+        self.al = al
+        self.functions = functions
+    }
+
+    /// Opens a loopback device rendering stereo float32 at the settings' rate
+    /// (alcLoopbackOpenDeviceSOFT, alcIsRenderFormatSupportedSOFT).
+    static func open(_ s: AudioSettings) throws(AudioError) -> LoopbackOutput {
+        let fns = try LoopbackFunctions.load()
+        guard let dev = fns.open(nil) else {
+            throw .openAL(operation: "alcLoopbackOpenDeviceSOFT", code: alcGetError(nil))
+        }
+        guard fns.isFormatSupported(dev, ALCsizei(s.sampleRate), ALC_STEREO_SOFT, ALC_FLOAT_SOFT) != 0 else {
+            alcCloseDevice(dev)
+            throw .missingExtension("loopback rendering of stereo float32 at \(s.sampleRate) Hz")
+        }
+        var attrs = ALDeviceContext.attributes(s)
+        attrs += [ALC_FORMAT_CHANNELS_SOFT, ALC_STEREO_SOFT, ALC_FORMAT_TYPE_SOFT, ALC_FLOAT_SOFT, 0]
+        guard let ctx = alcCreateContext(dev, attrs) else {
+            let code = alcGetError(dev)
+            alcCloseDevice(dev)
+            throw .openAL(operation: "alcCreateContext on the loopback device", code: code)
+        }
+        return LoopbackOutput(ALDeviceContext(device: dev, context: ctx), functions: fns)
+    }
+
+    /// Mixes `frames` stereo float frames into `out` (alcRenderSamplesSOFT).
+    func render(into out: UnsafeMutablePointer<Float>, frames: Int) {
+        functions.render(al.device, out, ALCsizei(frames))
+    }
+
+    var name: String { al.name }
+    var isConnected: Bool { al.isConnected }
+    /// Nothing is played, so nothing is late.
+    func latencyNanoseconds() -> UInt64 { 0 }
+    /// Nothing mixes unless rendered: there is nothing to pause.
+    var canPause: Bool { false }
+    func pause() {}
+    func resume() -> [pid_t] { [] }
+    func promoteResumed(_ threads: [pid_t]) {}
+    var ownStream: PulseStream? { nil }
+    func close() { al.close() }
+}

@@ -1,0 +1,93 @@
+import COpenAL
+import Glibc
+import SysoundCore
+import SysoundRealtime
+
+/// OpenAL Soft's own output device (`alcOpenDevice(NULL)`): OpenAL Soft's
+/// backend mixes and writes to the sound server or ALSA itself.
+/// @unchecked Sendable: it moves to workers for its device calls; everything
+/// else about it is used under `ALLock`.
+final class OpenALDeviceOutput: AudioOutputDevice, @unchecked Sendable {
+    let al: ALDeviceContext
+    /// Present when OpenAL has ALC_SOFT_pause_device.
+    let pauseFunctions: PauseFunctions?
+    /// Present when OpenAL has ALC_SOFT_device_clock.
+    let clockFunctions: DeviceClockFunctions?
+    /// Makes the device's audio threads real-time as they start (nil: they stay as they are).
+    let realtime: RealtimeThreads?
+
+    private init(_ al: ALDeviceContext, realtime: RealtimeThreads?) {
+        self.al = al
+        self.realtime = realtime
+        pauseFunctions = PauseFunctions.load(for: al.device)
+        clockFunctions = DeviceClockFunctions.load(for: al.device)
+    }
+
+    /// Opens the default output device (`alcOpenDevice(NULL)`) and creates
+    /// its context; `realtime` makes the audio threads that started
+    /// meanwhile real-time (`AudioThreads`).
+    static func open(_ s: AudioSettings, realtime: RealtimeThreads?) throws(AudioError) -> OpenALDeviceOutput {
+        // alcCreateContext restarts the mixer and starts the event thread: both calls are watched.
+        let (opened, threads) = try AudioThreads.started { () throws(AudioError) -> (OpaquePointer, OpaquePointer) in
+            // What it prints of failed probes is quieted once, at its source
+            // (AudioProcess), not by redirecting file descriptor 2 meanwhile.
+            guard let dev = alcOpenDevice(nil) else {
+                throw .noOutputDevice(detail: "alcOpenDevice found no default device")
+            }
+            var attrs = ALDeviceContext.attributes(s)
+            attrs.append(0)
+            guard let ctx = alcCreateContext(dev, attrs) else {
+                let code = alcGetError(dev)
+                alcCloseDevice(dev)
+                throw .openAL(operation: "alcCreateContext on the default device", code: code)
+            }
+            return (dev, ctx)
+        }
+        realtime?.promote(threads, purpose: AudioThreads.openPurpose)
+        return OpenALDeviceOutput(ALDeviceContext(device: opened.0, context: opened.1), realtime: realtime)
+    }
+
+    var name: String { al.name }
+
+    /// ALC_CONNECTED (ALC_EXT_disconnect).
+    var isConnected: Bool { al.isConnected }
+
+    /// alcGetInteger64vSOFT ALC_DEVICE_LATENCY_SOFT; 0 without the extension
+    /// or before the server sent timing. OpenAL Soft 1.19's PulseAudio
+    /// backend answers with `pa_stream_get_latency` (interpolated: what is
+    /// written and not yet played, plus the sink's own latency) under the
+    /// device's backend lock and the PulseAudio mainloop lock, which a pause
+    /// holds while the server corks: not during a pause or resume.
+    func latencyNanoseconds() -> UInt64 {
+        guard let clockFunctions else { return 0 }
+        var ns: ALCint64SOFT = 0
+        clockFunctions.getInteger64(al.device, ALC_DEVICE_LATENCY_SOFT, 1, &ns)
+        return UInt64(max(ns, 0))
+    }
+
+    var canPause: Bool { pauseFunctions != nil }
+
+    /// alcDevicePauseSOFT: OpenAL Soft 1.19's PulseAudio backend joins its
+    /// mixer thread and waits for the server to cork the stream. Nothing is
+    /// mixed until `resume()`.
+    func pause() {
+        pauseFunctions?.pause(al.device)
+    }
+
+    /// alcDeviceResumeSOFT: in 1.19 it starts a new mixer thread, which
+    /// uncorks the stream and mixes as soon as the server asks for data. It
+    /// waits on the device's backend lock, which a pause holds while the
+    /// server corks: without `ALLock`.
+    func resume() -> [pid_t] {
+        guard let pauseFunctions else { return [] }
+        return AudioThreads.started { pauseFunctions.resume(al.device) }.threads
+    }
+
+    func promoteResumed(_ threads: [pid_t]) {
+        realtime?.promote(threads, purpose: AudioThreads.resumePurpose)
+    }
+
+    var ownStream: PulseStream? { nil }
+
+    func close() { al.close() }
+}

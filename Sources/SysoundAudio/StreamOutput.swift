@@ -1,0 +1,58 @@
+import Foundation
+import Glibc
+import SysoundCore
+import SysoundRealtime
+
+/// A loopback device whose mix sysound's own PulseAudio stream renders and
+/// writes, only while something plays (docs/architecture.md, "Audio"): the
+/// device operations (pause, resume, connected, latency, close) act on the
+/// stream. @unchecked Sendable: it moves to workers for its device calls;
+/// everything else about it is used under `ALLock`.
+final class StreamOutput: AudioOutputDevice, @unchecked Sendable {
+    /// The loopback device OpenAL Soft mixes into; the stream renders it.
+    let mixer: LoopbackOutput
+    let stream: PulseStream
+
+    private init(mixer: LoopbackOutput, stream: PulseStream) {
+        self.mixer = mixer
+        self.stream = stream
+    }
+
+    /// Opens the loopback device, then the stream. `realtime` makes the
+    /// stream's one mainloop thread real-time.
+    static func open(_ s: AudioSettings, realtime: RealtimeThreads?) throws(AudioError) -> StreamOutput {
+        let mixer = try LoopbackOutput.open(s)
+        let stream: PulseStream
+        do { stream = try PulseStream.connect(s, clientName: ProcessInfo.processInfo.processName) } catch {
+            mixer.close()
+            throw error
+        }
+        let tid = stream.threadID
+        if tid > 0 { realtime?.promote([tid], purpose: "sysound's PulseAudio stream thread (sysound-audio), which mixes and writes") }
+        return StreamOutput(mixer: mixer, stream: stream)
+    }
+
+    var al: ALDeviceContext { mixer.al }
+    /// The sink the stream plays on now (the server may move it).
+    var name: String { stream.sinkName }
+    /// False once the stream's context or the stream failed.
+    var isConnected: Bool { stream.isConnected }
+    /// The stream's last timing update (`pa_stream_get_latency`), kept by
+    /// the stream: asking takes no PulseAudio lock.
+    func latencyNanoseconds() -> UInt64 { stream.latencyNanoseconds }
+    var canPause: Bool { true }
+    /// Corks the stream (it writes nothing while idle already).
+    func pause() { stream.cork() }
+    /// Uncorks the stream (a play's kick also does); starts no thread.
+    func resume() -> [pid_t] {
+        stream.uncork()
+        return []
+    }
+    func promoteResumed(_ threads: [pid_t]) {}
+    var ownStream: PulseStream? { stream }
+
+    func close() {
+        stream.close()
+        mixer.close()
+    }
+}
