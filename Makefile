@@ -6,7 +6,7 @@ SHELL := /bin/bash
 .ONESHELL:
 .SHELLFLAGS := -euo pipefail -c
 
-RUN_PACKAGES := pkg-config libopenal-dev libopenal1 libsndfile1-dev libevdev-dev libsystemd-dev libpulse-dev libpulse0
+RUN_PACKAGES := pkg-config libopenal-dev libopenal1 libsndfile1-dev libevdev-dev libsystemd-dev libpulse-dev libpulse0 libglib2.0-dev
 # `make deb`: dpkg-shlibdeps, dpkg-gencontrol, strip, readelf, lintian.
 DEB_PACKAGES := dpkg-dev binutils lintian
 TEST_PACKAGES := $(RUN_PACKAGES) pulseaudio pulseaudio-utils pipewire pipewire-bin wireplumber pipewire-pulse dbus-daemon \
@@ -19,6 +19,9 @@ TEST_PACKAGES += dbus-daemon feedbackd gir1.2-lfb-0.0 python3-gi libglib2.0-bin
 # The session-lock tests: python-dbusmock's logind and screensavers (gdbus waits for their names);
 # the real-time tests' rtkit stand-in (Tests/fixture/rtkit-mock.py: dbus-python on GLib).
 TEST_PACKAGES += python3-dbusmock python3-dbus
+# The desktop-settings tests: GNOME's schemas, dconf's writer and GSettings
+# backend, the gsettings tool (feedbackd above brings its schema).
+TEST_PACKAGES += gsettings-desktop-schemas dconf-service dconf-gsettings-backend libglib2.0-bin
 
 .DEFAULT_GOAL := all
 .PHONY: all run test bench deps test-deps build release install uninstall install-manifest deb deb-deps deb-manifest

@@ -38,6 +38,12 @@ let package = Package(
         .systemLibrary(
             name: "CPulse", pkgConfig: "libpulse",
             providers: [.apt(["libpulse-dev"])]),
+        // GSettings, to follow the desktop's own settings (GNOME's sound and
+        // notification keys, feedbackd's panel) as dconf, keyfile or memory
+        // backends store them, with the schemas' defaults: Sources/SysoundDesktop.
+        .systemLibrary(
+            name: "CGio", pkgConfig: "gio-2.0",
+            providers: [.apt(["libglib2.0-dev"])]),
         // What Swift cannot import: ioctl request macros, variadic ioctl, ucred.
         // sd-bus vtables, built at run time: the SD_BUS_* macros do not import.
         .target(name: "CSysoundBus", dependencies: ["CSystemd"]),
@@ -83,6 +89,15 @@ let package = Package(
             name: "SysoundSession",
             dependencies: [
                 "SysoundCore", "SysoundState", "SysoundBus", "SysoundEventLoop",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // The desktop's own switches (GSettings on a GLib context the daemon's
+        // loop drives, Plasma's notification inhibition on the session bus),
+        // fed to the manager as the policy's `DesktopState`.
+        .target(
+            name: "SysoundDesktop",
+            dependencies: [
+                "SysoundCore", "SysoundFeedback", "SysoundState", "SysoundBus", "SysoundEventLoop", "CGio",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // sd-bus for Swift: connections, messages, exported interfaces, names, matches, reconnection;
@@ -147,7 +162,7 @@ let package = Package(
             dependencies: [
                 "Sysound", "SysoundServer", "SysoundFeedback", "SysoundEventLoop", "SysoundClient", "SysoundConfig", "SysoundState",
                 "SysoundCore", "SysoundAudio", "SysoundHaptics", "SysoundCLIOptions", "SysoundDBus", "SysoundSession", "SysoundBus",
-                "SysoundRealtime", "SysoundRealtimeKit",
+                "SysoundRealtime", "SysoundRealtimeKit", "SysoundDesktop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -176,7 +191,7 @@ let package = Package(
             dependencies: [
                 "Sysound", "SysoundFeedback", "SysoundAudio", "SysoundHaptics", "SysoundState", "SysoundClient",
                 "SysoundConfig", "SysoundCore", "CBenchMalloc", "CPulse", "SysoundBus", "SysoundEventLoop", "SysoundServer",
-                "SysoundTesting",
+                "SysoundTesting", "CGio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -202,6 +217,7 @@ let package = Package(
                 "SysoundTestSupport", .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "SysoundSessionTests", dependencies: ["SysoundSession", "SysoundCore"]),
+        .testTarget(name: "SysoundDesktopTests", dependencies: ["SysoundDesktop", "SysoundCore"]),
         .testTarget(
             name: "SysoundCLIOptionsTests",
             dependencies: ["SysoundCLIOptions", .product(name: "Logging", package: "swift-log")]),

@@ -4,10 +4,10 @@ import SysoundCore
 import SysoundRealtime
 
 /// A loopback device whose mix sysound's own PulseAudio stream renders and
-/// writes, only while something plays (docs/architecture.md, "Audio"): the
-/// device operations (pause, resume, connected, latency, close) act on the
-/// stream. @unchecked Sendable: it moves to workers for its device calls;
-/// everything else about it is used under `ALLock`.
+/// writes, only while something plays (docs/architecture.md, "The audio
+/// engine"): the device operations (pause, resume, connected, latency,
+/// close) act on the stream. @unchecked Sendable: it moves to workers for
+/// its device calls; everything else about it is used under `ALLock`.
 final class StreamOutput: AudioOutputDevice, @unchecked Sendable {
     /// The loopback device OpenAL Soft mixes into; the stream renders it.
     let mixer: LoopbackOutput

@@ -60,8 +60,12 @@ public struct BusInterface {
 /// An incoming method call. The handler reads the arguments from `message`
 /// and answers with `reply`; throwing a BusError answers with that error
 /// instead (any other error becomes org.freedesktop.DBus.Error.Failed).
-public struct BusMethodCall {
+public struct BusMethodCall: Sendable {
     public let message: BusMessage
+
+    /// The call `message` is, for a reply sent later (after the handler
+    /// returned: sd-bus keeps the call pending until it is answered).
+    public static func replying(to message: BusMessage) -> BusMethodCall { BusMethodCall(message: message) }
 
     /// Sends the method return, its values appended by `build`
     /// (sd_bus_message_new_method_return, sd_bus_message_send).

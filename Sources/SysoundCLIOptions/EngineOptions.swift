@@ -20,7 +20,7 @@ public struct ServeOptions: ParsableArguments {
 
 /// Options of `sysound check`.
 public struct CheckOptions: ParsableArguments {
-    @Argument(help: ArgumentHelp("The configuration file (default: the one the service would use).", valueName: "file"))
+    @Argument(help: ArgumentHelp("The configuration file (default: the one the service would use), or a feedbackd theme (FILE.json) with its parents.", valueName: "file"))
     public var file: String?
 
     @Flag(name: .shortAndLong, help: "Also say which file was checked when all is well.")
@@ -37,7 +37,7 @@ public enum EngineCommandText {
         SIGHUP reloads configuration and theme (a broken one is reported and the old one kept). \
         Accepts a socket from systemd (config/sysound.socket).
         """
-    public static let checkAbstract = "Validate a configuration and its theme; report every problem with file, line and key."
+    public static let checkAbstract = "Validate a configuration and its theme, or a feedbackd theme (FILE.json); report every problem with file, line and key."
     public static let checkDiscussion = "Exits 78 if there is any error (warnings alone exit 0)."
 }
 

@@ -157,11 +157,17 @@ enum ConfigurationParser {
     }
 
     private static func parseHaptics(_ haptics: TableReader, into settings: inout HapticSettings) {
-        settings.devices = haptics.strings("devices", default: [], expected: "an array of device paths")
-        for path in settings.devices where !path.hasPrefix("/") {
-            haptics.document.report(.invalidValue, key: "haptics.devices", "\"\(path)\" is not an absolute path; expected e.g. \"/dev/input/event3\"")
-        }
+        // Paths, names or name patterns, or "all"; `device_names` (name
+        // patterns) is the older spelling and chooses the same way.
+        settings.devices = haptics.strings("devices", default: [], expected: "an array of device paths, names or \"all\"")
         settings.deviceNames = haptics.strings("device_names", default: [], expected: "an array of name patterns")
+        if let (entry, why) = HapticDeviceEntries.problem(settings.devices + settings.deviceNames) {
+            haptics.document.report(.invalidValue, key: "haptics.devices", "\"\(entry)\": \(why)")
+        }
+        settings.profile = haptics.string("profile", default: nil, expected: "a profile name such as \"pine64-pinephone\"")
+        if let name = settings.profile, HapticProfile.named(name) == nil {
+            haptics.document.report(.unknownReference, key: "haptics.profile", ProfileError(name: name, known: HapticProfile.shipped.map(\.name)).description)
+        }
         if let presets = haptics.table("presets") {
             for name in presets.keys {
                 guard let text = presets.string(name, default: nil, expected: "a pattern string such as \"1.0:20,0:40,0.6:30\"") else { continue }
@@ -172,6 +178,6 @@ enum ConfigurationParser {
                 }
             }
         }
-        haptics.reportUnknownKeys(known: ConfigurationKeys.haptics.map(\.name) + ["devices", "device_names", "presets"])
+        haptics.reportUnknownKeys(known: ConfigurationKeys.haptics.map(\.name) + ["devices", "device_names", "profile", "presets"])
     }
 }

@@ -48,6 +48,21 @@ public struct SettingKey: Sendable {
         }
     }
 
+    /// A string in quotes; `check` says what the value must be, or nil when it is fine.
+    static func string(
+        _ name: String, _ path: WritableKeyPath<SysoundConfiguration, String> & Sendable, expected: String,
+        check: @escaping @Sendable (String) -> String? = { _ in nil }
+    ) -> SettingKey {
+        SettingKey(name: name, text: { "\"\($0[keyPath: path])\"" }) { table, c in
+            guard let text = table.string(name, default: nil, expected: expected) else { return }
+            if let problem = check(text) {
+                table.document.report(.invalidValue, key: table.keyPath(name), "\"\(text)\" \(problem); expected \(expected)")
+                return
+            }
+            c[keyPath: path] = text
+        }
+    }
+
     /// One of an enumeration's names, in quotes; `noun` names a value in messages ("an audio output").
     static func choice<Value: RawRepresentable & CaseIterable & Sendable>(
         _ name: String, _ path: WritableKeyPath<SysoundConfiguration, Value> & Sendable, noun: String
@@ -102,6 +117,9 @@ public enum ConfigurationKeys {
     public static let dbus: [SettingKey] = [
         .bool("enabled", \.dbus.enabled),
         .bool("replace", \.dbus.replace),
+        .string("feedback_theme", \.dbus.feedbackTheme, expected: "a feedbackd theme name in quotes, such as \"default\" or \"$device\"") { name in
+            name.isEmpty || name.contains("/") ? "is not a theme name (NAME.json is looked up, no paths)" : nil
+        },
     ]
 
     /// Every table's scalar keys, by table name.

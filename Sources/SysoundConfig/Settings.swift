@@ -7,10 +7,16 @@ public struct HapticSettings: Sendable, Equatable {
     public var presets: [String: HapticPattern]
     /// Every magnitude is multiplied by this, 0–1.
     public var strengthCap = 1.0
-    /// Device paths to use; empty means every force-feedback device.
+    /// Which force-feedback devices vibrate: device paths, names or
+    /// shell-style name patterns, or "all"; empty means the built-in
+    /// vibrators only (udev's FEEDBACKD_TYPE=vibra, else not USB or
+    /// Bluetooth and not a game controller).
     public var devices: [String] = []
-    /// Device name patterns (shell-style) to use.
+    /// The older `device_names` key: name patterns, folded into `devices`.
     public var deviceNames: [String] = []
+    /// The device profile when the machine's device tree or DMI name does
+    /// not choose one (`HapticProfile.shipped`); nil: none.
+    public var profile: String?
 
     /// Starts from the core's built-in presets (`HapticPresets.defaults`), the
     /// same as the shipped file's (a test keeps them equal), so a file that
@@ -37,6 +43,11 @@ public struct DBusSettings: Sendable, Equatable {
     public var enabled = true
     /// Take the name from a running feedbackd (true), or queue behind it (false).
     public var replace = false
+    /// The feedbackd theme D-Bus events resolve through first (NAME.json in
+    /// feedbackd's theme directories); `$device` is the device's own theme by
+    /// device-tree compatible, else `default`. The one place the name is read
+    /// from until feedbackd's own `theme` setting is followed.
+    public var feedbackTheme = FeedbackdTheme.deviceName
 
     public init() {}
 

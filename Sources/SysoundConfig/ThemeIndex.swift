@@ -12,7 +12,7 @@ struct Origin: Sendable, Equatable {
 /// absolute) and its `[aliases]` table.
 struct ThemeIndex {
     static let fileName = "index.toml"
-    static let soundKeys = ["file", "gain", "category", "priority", "haptic", "aliases", "loopable"]
+    static let soundKeys = ["file", "gain", "category", "priority", "haptic", "aliases", "loopable", "input"]
 
     var directory: String
     var name: String?
@@ -132,6 +132,7 @@ struct ThemeIndex {
         }
         entry.aliases = sound.strings("aliases", default: [], expected: "an array of names")
         entry.loopable = sound.bool("loopable", default: false)
+        entry.input = sound.bool("input", default: false)
         sound.reportUnknownKeys(known: soundKeys)
         guard file != nil else {
             if !sound.table.keys.contains("file") {

@@ -6,6 +6,12 @@ public enum SkipReason: String, Sendable, Equatable, CaseIterable, CustomStringC
     case interrupted
     case volumeZero = "volume-zero"
     case hapticsOff = "haptics-off"
+    /// The desktop's do not disturb (GNOME, Plasma).
+    case doNotDisturb = "do-not-disturb"
+    /// GNOME's event sounds are switched off.
+    case eventSoundsOff = "event-sounds-off"
+    /// GNOME's input feedback sounds are switched off (a sound marked `input`).
+    case inputFeedbackOff = "input-feedback-off"
 
     public var description: String { rawValue }
 
@@ -17,6 +23,9 @@ public enum SkipReason: String, Sendable, Equatable, CaseIterable, CustomStringC
         case .interrupted: "an interruption is in progress"
         case .volumeZero: "the system volume is 0"
         case .hapticsOff: "haptics are switched off"
+        case .doNotDisturb: "do not disturb is on"
+        case .eventSoundsOff: "the desktop's event sounds are switched off"
+        case .inputFeedbackOff: "the desktop's input feedback sounds are switched off"
         }
     }
 }
@@ -149,17 +158,32 @@ public struct PolicySettings: Sendable, Equatable {
 
     /// The settings a request is decided under: its app's level and its own
     /// profile hint can only lower them. An `important` request of an allowed
-    /// app pierces silent mode and is held only by its own hint (as in feedbackd).
+    /// app replaces only the user's level (as feedbackd 0.8.5): silent mode,
+    /// and the silent profile's haptics off, are lifted; the app's level and
+    /// the hint still hold it.
     public func limits(for request: PlayRequest, state: SystemState) -> (state: SystemState, gain: Double) {
+        let l = limits(for: request, state: state, desktop: .defaults)
+        return (l.state, l.gain)
+    }
+
+    /// `limits(for:state:)` with the desktop's settings: feedbackd's per-app
+    /// profile is a second level (the lower of it and `[apps]` holds), its
+    /// `allow-important` a second allow-list. `pierces`: the request is an
+    /// allowed `important` one, which do not disturb lets through too.
+    public func limits(
+        for request: PlayRequest, state: SystemState, desktop: DesktopState
+    ) -> (state: SystemState, gain: Double, pierces: Bool) {
         let app = request.app.flatMap { apps[$0] }
         let gain = min(max(app?.gain ?? 1, 0), 1)
-        if request.important, let id = request.app, allowImportant.contains(id) {
+        // The app's level: the lower of `[apps]` and feedbackd's per-app profile.
+        let appLevel = min(app?.profile ?? .full, request.app.flatMap { desktop.appProfiles[$0] } ?? .full)
+        if request.important, let id = request.app, allowImportant.contains(id) || desktop.allowImportant.contains(id) {
             var pierced = state
+            if FeedbackProfile(state: state) == .silent { pierced.haptics = true }
             pierced.silent = false
-            return ((request.profile ?? .full).limiting(pierced), gain)
+            return (min(appLevel, request.profile ?? .full).limiting(pierced), gain, true)
         }
-        let profile = min(app?.profile ?? .full, request.profile ?? .full)
-        return (profile.limiting(state), gain)
+        return (min(appLevel, request.profile ?? .full).limiting(state), gain, false)
     }
 
     public static let defaults = PolicySettings()
@@ -171,27 +195,37 @@ public struct PolicySettings: Sendable, Equatable {
 
 /// The behaviour model of DESIGN.md as one pure function.
 public enum Policy {
-    /// Decides what a play request does, given the sound's theme entry and the
-    /// user's settings.
+    /// Decides what a play request does, given the sound's theme entry, the
+    /// user's settings (control files) and the desktop's switches.
     ///
-    /// Order of reasons, most fundamental first: silent mode, screen lock,
-    /// interruption, volume. A silenced alert vibrates instead; with
-    /// vibrate-on-alert it sounds and vibrates. A sound's paired haptic follows
-    /// the sound, except that silent mode and volume 0 silence only the sound:
-    /// haptics obey their own switch. Lock and interruption stop both.
+    /// Order of reasons, most fundamental first: do not disturb (alerts only,
+    /// not for an allowed `important` request), silent mode, screen lock,
+    /// event sounds off (everything but playback), input feedback off (sounds
+    /// marked `input`, unless played as playback), interruption, volume.
+    /// A silenced alert vibrates instead; with vibrate-on-alert it sounds and
+    /// vibrates. A sound's paired haptic follows the sound, except that silent
+    /// mode, the desktop's sound switches and volume 0 silence only the sound:
+    /// haptics obey their own switch. Lock, interruption and do not disturb
+    /// stop both (do not disturb means no buzzing either).
     public static func decide(
         _ request: PlayRequest, entry: SoundEntry, state: SystemState,
-        settings: PolicySettings = .defaults
+        settings: PolicySettings = .defaults, desktop: DesktopState = .defaults
     ) -> Decision {
-        let (state, appGain) = settings.limits(for: request, state: state)
+        let (state, appGain, pierces) = settings.limits(for: request, state: state, desktop: desktop)
         let category = request.category ?? entry.category
         let gain = clamp(entry.gain) * clamp(request.gain) * appGain * settings.gain(for: category) * clamp(state.volume)
 
         let sound: SoundOutcome
-        if state.silent && category.silencedBySilentMode {
+        if desktop.doNotDisturb && category.silencedByDoNotDisturb && !pierces {
+            sound = .skip(.doNotDisturb)
+        } else if state.silent && category.silencedBySilentMode {
             sound = .skip(.silent)
         } else if state.locked && category.silencedByLock {
             sound = .skip(.locked)
+        } else if !desktop.eventSounds && category.isEventSound {
+            sound = .skip(.eventSoundsOff)
+        } else if !desktop.inputFeedbackSounds && entry.input && category.isEventSound {
+            sound = .skip(.inputFeedbackOff)
         } else if state.interrupted {
             sound = category.interruptionRule == .notStarted ? .skip(.interrupted) : .deferred(gain: gain)
         } else if state.volume <= 0 {
@@ -209,6 +243,7 @@ public enum Policy {
         switch (due, sound) {
         case (nil, _): haptic = .none
         case (_, .skip(.locked)): haptic = .skip(.locked)
+        case (_, .skip(.doNotDisturb)): haptic = .skip(.doNotDisturb)
         case (_, .skip(.interrupted)), (_, .deferred): haptic = .skip(.interrupted)
         case (let preset?, _): haptic = state.haptics ? .vibrate(preset: preset) : .skip(.hapticsOff)
         }
@@ -217,8 +252,11 @@ public enum Policy {
 
     /// Decides whether a vibration request (preset or pattern) may happen;
     /// an app whose level is `silent` vibrates nothing.
-    public static func decideVibration(state: SystemState, app: String? = nil, settings: PolicySettings = .defaults) -> SkipReason? {
-        let level = app.flatMap { settings.apps[$0] }?.profile ?? .full
+    /// feedbackd's per-app profile (`desktop`) lowers it as `[apps]` does.
+    public static func decideVibration(
+        state: SystemState, app: String? = nil, settings: PolicySettings = .defaults, desktop: DesktopState = .defaults
+    ) -> SkipReason? {
+        let level = min(app.flatMap { settings.apps[$0] }?.profile ?? .full, app.flatMap { desktop.appProfiles[$0] } ?? .full)
         return level.limiting(state).haptics ? nil : .hapticsOff
     }
 

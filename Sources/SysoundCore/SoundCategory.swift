@@ -22,6 +22,14 @@ public enum SoundCategory: String, CaseIterable, Sendable, Codable, CustomString
     /// alerts still sound so the user notices them.
     public var silencedByLock: Bool { self == .ambient || self == .soloAmbient }
 
+    /// Do not disturb silences notifications and alerts; alarms and
+    /// ringtones the user set (`playback`) and UI taps are not affected.
+    public var silencedByDoNotDisturb: Bool { self == .alert }
+
+    /// The desktop's "event sounds" are every sound but the ones the user
+    /// asked for: GNOME's `event-sounds` false leaves only `playback`.
+    public var isEventSound: Bool { self != .playback }
+
     /// Whether other ambient voices keep their level while this one plays.
     public var mixesWithOthers: Bool { self != .soloAmbient }
 

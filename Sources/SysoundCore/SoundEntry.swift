@@ -16,10 +16,14 @@ public struct SoundEntry: Sendable, Equatable, Hashable {
     public var aliases: [String]
     /// Whether the clip loops seamlessly when a request asks it to loop.
     public var loopable: Bool
+    /// Input feedback (a tap, a key press): the desktop's "input feedback
+    /// sounds" switch governs it (the theme's `input = true`).
+    public var input: Bool
 
     public init(
         name: String, file: String, gain: Double = 1, category: SoundCategory = .ambient,
-        priority: Int = 0, haptic: String? = nil, aliases: [String] = [], loopable: Bool = false
+        priority: Int = 0, haptic: String? = nil, aliases: [String] = [], loopable: Bool = false,
+        input: Bool = false
     ) {
         self.name = name
         self.file = file
@@ -29,5 +33,6 @@ public struct SoundEntry: Sendable, Equatable, Hashable {
         self.haptic = haptic
         self.aliases = aliases
         self.loopable = loopable
+        self.input = input
     }
 }

@@ -23,6 +23,8 @@ public final class FeedbackBusService: @unchecked Sendable {
             manager.setStatus("dbus", "disabled")
             return nil
         }
+        // Events resolve through feedbackd's theme first; SIGHUP reloads it with the configuration.
+        manager.loadFeedbackdTheme()
         let service = FeedbackBusService(face: FeedbackFace(manager: manager, loop: loop, logger: logger))
         // The watcher reports on the loop thread: the property follows the control files.
         watcher?.onChange { [weak service] _, _ in service?.face.stateChanged() }

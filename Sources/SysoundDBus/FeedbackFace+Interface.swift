@@ -1,4 +1,5 @@
 import Glibc
+import SysoundAudio
 import SysoundBus
 import SysoundConfig
 import SysoundCore
@@ -36,8 +37,17 @@ extension FeedbackFace {
         interface.method("Vibrate", "sa(du)", arguments: ["app_id", "pattern"], result: "b", results: ["success"]) { [unowned self] call in
             let app = try call.message.readString()
             try Self.checkApp(app)
-            let vibrated = try vibrate(app: app, pattern: try Self.pattern(call.message.readValue()))
-            try call.reply { m in try m.append(vibrated) }
+            let pattern = try Self.pattern(call.message.readValue())
+            // Answered once the vibration started or failed (its first
+            // upload may still be on a worker): true only for one that plays.
+            let message = call.message
+            try vibrate(app: app, pattern: pattern) { [logger] vibrated in
+                do {
+                    try BusMethodCall.replying(to: message).reply { m in try m.append(vibrated) }
+                } catch {
+                    logger.debug("Vibrate: the reply could not be sent: \(error)")
+                }
+            }
         }
         return interface
     }
@@ -48,44 +58,51 @@ extension FeedbackFace {
         }
     }
 
-    /// `a(du)`: magnitude 0–1 and milliseconds per step; steps of 0 ms are dropped.
-    static func pattern(_ value: BusValue?) throws -> HapticPattern {
+    /// The most steps a `Vibrate` pattern may have, and the longest step, as feedbackd 0.8.
+    static let maximumVibrateSteps = 10
+    static let maximumVibrateStepMs = 10_000
+
+    /// `a(du)`: magnitude and milliseconds per step, as feedbackd takes them:
+    /// magnitudes clamped to 0–1, steps to 10 s (the whole to sysound's 30 s),
+    /// steps of 0 ms dropped; nil
+    /// for more than 10 steps (feedbackd would cut the rest off unheard:
+    /// sysound refuses the pattern, and `Vibrate` answers false).
+    static func pattern(_ value: BusValue?) throws -> HapticPattern? {
         guard case .array(_, let items)? = value else { throw BusError.invalidArgs("expected a(du)") }
+        guard items.count <= maximumVibrateSteps else { return nil }
         var steps: [HapticStep] = []
         for (i, item) in items.enumerated() {
             guard case .structure(let fields) = item, fields.count == 2, let magnitude = fields[0].double,
                 let ms = fields[1].uint32
             else { throw BusError.invalidArgs("step \(i + 1) is not (du)") }
-            guard magnitude.isFinite, (0...1).contains(magnitude) else {
-                throw BusError.invalidArgs("step \(i + 1): magnitude \(magnitude) is out of range; expected 0 to 1")
-            }
-            guard ms <= HapticPattern.maximumStepMs else {
-                throw BusError.invalidArgs("step \(i + 1): \(ms) ms is too long; expected at most \(HapticPattern.maximumStepMs) ms")
-            }
-            if ms > 0 { steps.append(HapticStep(magnitude: magnitude, durationMs: Int(ms))) }
+            let clamped = magnitude.isNaN ? 0 : min(max(magnitude, 0), 1)
+            // Ten steps of 10 s are more than the engine's 30 s: the end is cut, as a step's is.
+            let left = HapticPattern.maximumTotalMs - steps.reduce(0) { $0 + $1.durationMs }
+            let length = min(Int(ms), maximumVibrateStepMs, left)
+            if length > 0 { steps.append(HapticStep(magnitude: clamped, durationMs: length)) }
         }
-        guard steps.count <= HapticPattern.maximumSteps else {
-            throw BusError.invalidArgs("\(steps.count) steps; expected at most \(HapticPattern.maximumSteps)")
-        }
-        let pattern = HapticPattern(steps: steps)
-        guard pattern.durationMs <= HapticPattern.maximumTotalMs else {
-            throw BusError.invalidArgs("the pattern lasts \(pattern.durationMs) ms; expected at most \(HapticPattern.maximumTotalMs) ms")
-        }
-        return pattern
+        return HapticPattern(steps: steps)
     }
 
-    /// Vibrate: false when haptics are off (for everyone or this app) or no device is present.
-    func vibrate(app: String, pattern: HapticPattern) throws -> Bool {
+    /// Vibrate: false below the quiet level (the user's, the app's), for a
+    /// pattern refused above (more than 10 steps), without a vibrator, while
+    /// an event's vibration runs, or when the device did not play it
+    /// (refused, too late). `answer` runs on the loop, at once or once the
+    /// outcome is known.
+    func vibrate(app: String, pattern: HapticPattern?, answer: @escaping @Sendable (Bool) -> Void) throws {
+        guard let pattern else {
+            logger.info("Vibrate from \(app): more than \(Self.maximumVibrateSteps) steps; refused")
+            return answer(false)
+        }
         if pattern.steps.isEmpty {
             // An empty pattern stops (the socket's `stop all` would stop sounds too).
             manager.haptics?.stop()
-            return true
+            return answer(true)
         }
-        switch manager.handle(.vibrate(VibrateRequest(.pattern(pattern), app: app))) {
-        case .ok(let fields, _): return fields["outcome"] == FeedbackOutcome.vibrate.rawValue
-        case .error(let code, let message):
-            if code == .noDevice { return false }
-            throw BusError(name: code == .badValue ? BusError.invalidArgs : BusError.failed, message: message)
+        guard manager.level(for: PlayRequest(.name(""), app: app)) >= .quiet else { return answer(false) }
+        // What is left to go wrong is the device, which feedbackd answers with false.
+        manager.vibrate(VibrateRequest(.pattern(pattern), app: app)) { reply in
+            if case .ok(let fields, _) = reply { answer(fields["outcome"] == FeedbackOutcome.vibrate.rawValue) } else { answer(false) }
         }
     }
 
@@ -116,6 +133,14 @@ extension FeedbackFace {
         }
         let request = PlayRequest(source, loop: timeout != -1, app: app, profile: hints.profile, important: hints.important)
         let id = events.nextID()
+        // The feedbackd theme first (unless a sound-file hint names what to
+        // play), then sysound's own name of the event.
+        if hints.soundFile == nil, let event = manager.triggerEvent(eventName, request) {
+            try call.reply { r in try r.append(id) }
+            guard event.found else { return emitEnded(id, .notFound) }
+            let soundMs = event.voice == nil ? 0 : Int((event.duration ?? 0) * 1000)
+            return track(id, voice: event.voice, soundMs: soundMs, hapticMs: event.hapticMs, timeout: timeout, sender: m.sender)
+        }
         let result: PlayResult
         do throws(FeedbackError) {
             result = try manager.play(request)
@@ -138,14 +163,19 @@ extension FeedbackFace {
         } else {
             hapticMs = 0
         }
-        if result.voice == nil && hapticMs == 0 {
+        let soundMs = result.voice == nil ? 0 : Int((result.duration ?? 0) * 1000)
+        track(id, voice: result.voice, soundMs: soundMs, hapticMs: hapticMs, timeout: timeout, sender: m.sender)
+    }
+
+    /// Follows a started event to its end: natural, by its timeout, or when its caller leaves.
+    func track(_ id: UInt32, voice: VoiceID?, soundMs: Int, hapticMs: Int, timeout: Int32, sender: String?) {
+        if voice == nil && hapticMs == 0 {
             emitEnded(id, .natural)  // the policy silenced it all: nothing to wait for
             return
         }
-        events[id] = RunningEvent(voice: result.voice, sender: m.sender)
-        let soundMs = result.voice == nil ? 0 : Int((result.duration ?? 0) * 1000)
+        events[id] = RunningEvent(voice: voice, sender: sender)
         pollNaturalEnd(id, after: UInt64(max(soundMs, hapticMs, 1)) * 1000)
         if timeout > 0 { expire(id, afterSeconds: timeout) }
-        if let sender = m.sender { watch(sender: sender) }
+        if let sender { watch(sender: sender) }
     }
 }

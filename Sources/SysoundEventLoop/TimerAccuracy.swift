@@ -2,7 +2,8 @@
 /// deadline and the deadline plus its accuracy, and wakes once for every
 /// timer whose windows overlap (systemd picks a per-boot spot in the window,
 /// so timers of other programs coalesce too): an idle daemon's upkeep then
-/// costs a wake-up it shares, instead of one of its own.
+/// costs a wake-up it shares, instead of one of its own (docs/architecture.md,
+/// "The one event loop": what wakes the loop at rest).
 ///
 /// Every timer states its accuracy; the loop has no default, because sd-event's
 /// own (0 means 250 ms) is wrong for a haptic step and right for upkeep.

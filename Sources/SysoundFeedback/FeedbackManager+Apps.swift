@@ -9,14 +9,18 @@ struct AppsSeen: Sendable {
     private(set) var requests: [String: Int] = [:]
     private var order: [String] = []  // least recently seen first
 
-    mutating func saw(_ app: String) {
-        if requests[app] != nil {
+    /// Returns whether `app` is new (never seen, or forgotten since).
+    @discardableResult
+    mutating func saw(_ app: String) -> Bool {
+        let new = requests[app] == nil
+        defer { requests[app, default: 0] += 1 }
+        if !new {
             order.removeAll { $0 == app }
         } else if order.count == Self.capacity {
             requests[order.removeFirst()] = nil
         }
         order.append(app)
-        requests[app, default: 0] += 1
+        return new
     }
 
     /// `id:requests` pairs, most requests first.
@@ -28,7 +32,7 @@ struct AppsSeen: Sendable {
 extension FeedbackManager {
     func seen(app: String?) {
         guard let app else { return }
-        appsSeen.withLock { $0.saw(app) }
+        if appsSeen.withLock({ $0.saw(app) }), let handler = newAppHandler.withLock({ $0 }) { handler(app) }
     }
 
     /// Facts another face of the daemon reports in `status` (e.g. the D-Bus

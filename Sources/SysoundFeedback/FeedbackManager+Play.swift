@@ -64,7 +64,7 @@ extension FeedbackManager {
     public func play(_ request: PlayRequest) throws(FeedbackError) -> PlayResult {
         seen(app: request.app)
         let (entry, setup) = try resolve(request.source)
-        let decision = Policy.decide(request, entry: entry, state: state, settings: setup.configuration.policy)
+        let decision = Policy.decide(request, entry: entry, state: state, settings: setup.configuration.policy, desktop: desktop)
         switch decision.sound {
         case .skip:
             return try start(nil, request, entry: entry, decision: decision)
@@ -93,7 +93,8 @@ extension FeedbackManager {
         case .none: break
         case .skip(let reason): result.haptic = .skipped(.policy(reason))
         case .vibrate(let preset):
-            result.haptic = vibrate(preset: preset, priority: decision.category.voicePriority, delayNanoseconds: latency)
+            result.haptic = vibrate(
+                preset: preset, intensity: desktop.hapticScale, priority: decision.category.voicePriority, delayNanoseconds: latency)
         }
         if case .play(let gain) = decision.sound, let clip {
             do {

@@ -67,7 +67,7 @@ extension FeedbackManager {
             case .ping:
                 return .ok()
             case .status:
-                return .ok(status())
+                return .ok(status(), records: hapticDeviceRecords())
             }
         } catch {
             return .error(error.code, error.message)
@@ -77,25 +77,59 @@ extension FeedbackManager {
     /// Vibrates a preset or pattern unless the haptics switch is off.
     func vibrate(_ request: VibrateRequest) throws(FeedbackError) -> Reply {
         seen(app: request.app)
-        if let reason = Policy.decideVibration(state: state, app: request.app, settings: configuration.policy) {
+        let desktop = desktop
+        if let reason = Policy.decideVibration(state: state, app: request.app, settings: configuration.policy, desktop: desktop) {
             return .ok(["outcome": FeedbackOutcome.skip.rawValue, "reason": HapticSkipReason.policy(reason).rawValue])
         }
         guard let haptics else { throw FeedbackError(.noDevice, "no haptic device: haptics are not available in this process") }
         do throws(HapticsError) {
             switch request.source {
-            case .preset(let name): try haptics.vibrate(preset: name, intensity: request.intensity, priority: 1)
-            case .pattern(let pattern): try haptics.vibrate(pattern: pattern, intensity: request.intensity, priority: 1)
+            case .preset(let name): try haptics.vibrate(preset: name, intensity: request.intensity * desktop.hapticScale, priority: 1)
+            case .pattern(let pattern): try haptics.vibrate(pattern: pattern, intensity: request.intensity * desktop.hapticScale, priority: 1)
             }
         } catch {
-            switch error {
-            case .unknownPreset: throw FeedbackError(.unknownPreset, error.description)
-            case .noDevice: throw FeedbackError(.noDevice, error.description)
-            case .invalidLevel, .invalidPattern: throw FeedbackError(.badValue, error.description)
-            case .outranked: return .ok(["outcome": FeedbackOutcome.skip.rawValue, "reason": HapticSkipReason.outranked.rawValue])
-            default: throw FeedbackError(.internal, error.description)
-            }
+            return try Self.vibrateReply(.failure(error))
         }
         return .ok(["outcome": FeedbackOutcome.vibrate.rawValue])
+    }
+
+    /// Vibrates as `handle(.vibrate)` does, but answers once the vibration
+    /// has started or failed, without blocking the caller: the daemon asks
+    /// on its loop, which also lands the uploads a first vibration waits for.
+    public func vibrate(_ request: VibrateRequest, answer: @escaping @Sendable (Reply) -> Void) {
+        seen(app: request.app)
+        if let reason = Policy.decideVibration(state: state, app: request.app, settings: configuration.policy) {
+            return answer(.ok(["outcome": FeedbackOutcome.skip.rawValue, "reason": HapticSkipReason.policy(reason).rawValue]))
+        }
+        guard let haptics else { return answer(.error(.noDevice, "no haptic device: haptics are not available in this process")) }
+        let pattern: HapticPattern
+        switch request.source {
+        case .pattern(let p): pattern = p
+        case .preset(let name):
+            do throws(HapticsError) { pattern = try haptics.pattern(forPreset: name) } catch {
+                return answer(Self.reply(to: .failure(error)))
+            }
+        }
+        haptics.vibrate(pattern: pattern, intensity: request.intensity, priority: 1) { answer(Self.reply(to: $0)) }
+    }
+
+    static func reply(to result: Result<Void, HapticsError>) -> Reply {
+        do throws(FeedbackError) { return try vibrateReply(result) } catch { return .error(error.code, error.message) }
+    }
+
+    /// The reply to a vibration's outcome: a skip is an `ok`; no device, a
+    /// refusal or an upload too late are errors that say so.
+    static func vibrateReply(_ result: Result<Void, HapticsError>) throws(FeedbackError) -> Reply {
+        guard case .failure(let error) = result else { return .ok(["outcome": FeedbackOutcome.vibrate.rawValue]) }
+        switch error {
+        case .unknownPreset: throw FeedbackError(.unknownPreset, error.description)
+        case .noDevice, .refused: throw FeedbackError(.noDevice, error.description)
+        case .notUploaded:
+            throw FeedbackError(.busy, "not vibrated: the device did not take the effect within \(HapticsEngine.uploadWaitLimitMs) ms")
+        case .invalidLevel, .invalidPattern: throw FeedbackError(.badValue, error.description)
+        case .outranked: return .ok(["outcome": FeedbackOutcome.skip.rawValue, "reason": HapticSkipReason.outranked.rawValue])
+        default: throw FeedbackError(.internal, error.description)
+        }
     }
 
     func stop(_ target: StopTarget) throws(FeedbackError) -> Reply {
@@ -157,13 +191,33 @@ extension FeedbackManager {
         fields["voices"] = "\(audio?.voiceCount ?? 0)"
         fields["playing"] = "\(audio?.activeVoiceCount ?? 0)"
         fields["haptic-devices"] = "\(haptics?.devices.count ?? 0)"
+        if let haptics {
+            fields["haptic-profile"] = haptics.profile?.description ?? "none (built-in presets; no profile for this device tree or DMI name)"
+            fields["haptic-choice"] = haptics.deviceChoice.description
+        }
         for field in Self.fields(of: state, only: nil) { fields[field.key] = field.value }
         fields["profile"] = FeedbackProfile(state: state).rawValue
         fields["config"] = configuration.file ?? "built-in defaults"
         let apps = appsSeen.withLock { $0.summary }
         if !apps.isEmpty { fields["apps"] = apps }
-        for (key, value) in faceStatus.withLock({ $0 }) { fields[key] = value }
+        // The desktop's switches as the policy sees them; each source's own
+        // reading is among the face facts (`gnome-…`, `feedbackd-…`, `plasma-…`: SysoundDesktop).
+        let desktop = desktop
+        fields["do-not-disturb"] = desktop.doNotDisturb ? "on" : "off"
+        fields["event-sounds"] = desktop.eventSounds ? "on" : "off"
+        fields["input-feedback-sounds"] = desktop.inputFeedbackSounds ? "on" : "off"
+        if let xdg = xdgTheme { fields["xdg-theme"] = xdg }
+        for (key, value) in faceStatus.withLock({ $0 }).sorted(by: { $0.key < $1.key }) { fields[key] = value }
         return fields
+    }
+
+    /// One record per force-feedback device found: used or why not.
+    func hapticDeviceRecords() -> [WireFields] {
+        (haptics?.settledDeviceReport() ?? []).map { d in
+            var r: WireFields = ["haptic-device": d.path, "name": d.name, "used": d.used ? "1" : "0", "why": d.reason]
+            if let effect = d.effect { r["effect"] = effect.rawValue }
+            return r
+        }
     }
 
     // MARK: - Reply fields

@@ -26,6 +26,15 @@ public final class FeedbackManager: Sendable {
     /// Apps that asked, and facts of other faces, for `status` (FeedbackManager+Apps).
     let appsSeen = Locked(AppsSeen())
     let faceStatus = Locked<[String: String]>([:])
+    /// The desktop's switches as its sources last reported them (FeedbackManager+Desktop).
+    let desktopState = Locked(DesktopState.defaults)
+    /// The XDG theme the desktop picked (GNOME's `theme-name`); nil: the configuration's.
+    let desktopXDGTheme = Locked<String?>(nil)
+    /// Told the first time an app asks (feedbackd's per-app settings are looked up then).
+    let newAppHandler = Locked<(@Sendable (String) -> Void)?>(nil)
+    /// The feedbackd theme D-Bus events resolve through (FeedbackManager+Feedbackd);
+    /// nil until the D-Bus face asks for it, so the library never reads one.
+    let feedbackd = Locked<FeedbackdTheme?>(nil)
 
     /// What SIGHUP replaces as a whole.
     /// Configuration and theme as loaded together; replaced whole on reload.
@@ -131,10 +140,13 @@ public final class FeedbackManager: Sendable {
     /// and so does every voice: the new theme's clips are loaded first (plays
     /// meanwhile are answered from the old theme), then the theme is swapped.
     public func reload(configuration: SysoundConfiguration, theme: Theme) {
+        let theme = Self.theme(theme, withXDGTheme: desktopXDGTheme.withLock { $0 })
         preload(theme)
         setup.withLock { $0 = Setup(configuration: configuration, theme: theme) }
+        if feedbackdTheme != nil { loadFeedbackdTheme() }
         do {
             try haptics?.setPresets(configuration.haptics.presets)
+            try haptics?.setStrengthCap(configuration.haptics.strengthCap)
             haptics?.preload(presets: Self.hapticPresets(usedBy: theme, configuration))
         } catch {
             logger.warning("haptic presets of the new configuration refused, keeping the old ones: \(error)")
@@ -170,7 +182,7 @@ public final class FeedbackManager: Sendable {
         guard resumable else { return }
         let state = state
         for held in held {
-            let decision = Policy.decide(held.request, entry: held.entry, state: state, settings: configuration.policy)
+            let decision = Policy.decide(held.request, entry: held.entry, state: state, settings: configuration.policy, desktop: desktop)
             do {
                 _ = try start(held.clip, held.request, entry: held.entry, decision: decision)
             } catch {

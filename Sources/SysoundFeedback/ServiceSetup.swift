@@ -64,10 +64,24 @@ public enum ServiceSetup {
         _ c: HapticSettings, logger: Logger, directory: String? = "/dev/input", host: LoopHost? = nil
     ) -> HapticsEngine? {
         do {
-            let pins = (c.devices + c.deviceNames).map(DevicePin.init)
+            let choice: DeviceChoice, profile: ProfileChoice?
+            do {
+                choice = try DeviceChoice(entries: c.devices + c.deviceNames)
+            } catch {
+                // The configuration check reported it; vibrate on the built-in devices meanwhile.
+                logger.warning("\(error); using the built-in vibrators")
+                choice = .builtIn
+            }
+            do {
+                profile = try MachineIdentity.profile(configured: c.profile)
+            } catch {
+                logger.warning("\(error)")
+                profile = nil
+            }
+            if let profile { logger.info("haptic profile \(profile)") }
             let engine = try HapticsEngine(
-                presets: c.presets, strengthCap: c.strengthCap, deviceDirectory: directory, pins: pins,
-                host: try host ?? LoopHost.embedded(), logger: logger)
+                presets: c.presets, strengthCap: c.strengthCap, deviceDirectory: directory, choice: choice,
+                profile: profile, host: try host ?? LoopHost.embedded(), logger: logger)
             try engine.start()
             return engine
         } catch {

@@ -26,9 +26,14 @@ public final class EvdevDevice: ForceFeedbackDevice {
 
     deinit { close() }
 
+    /// Where udev keeps each device's properties (`c13:<minor>` for an
+    /// input node); a test passes a directory of its own.
+    public static let udevDataDirectory = "/run/udev/data"
+
     /// Opens `path` read-write (open(2)), reads its capabilities with
-    /// libevdev_new_from_fd and its slot count with EVIOCGEFFECTS.
-    public static func open(path: String) throws(DeviceError) -> EvdevDevice {
+    /// libevdev_new_from_fd, its slot count with EVIOCGEFFECTS, and udev's
+    /// FEEDBACKD_TYPE from `udevData`.
+    public static func open(path: String, udevData: String = udevDataDirectory) throws(DeviceError) -> EvdevDevice {
         let fd = Glibc.open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw classify(errno, path: path, call: "open") }
         var handle: OpaquePointer?
@@ -47,26 +52,64 @@ public final class EvdevDevice: ForceFeedbackDevice {
             _ = Glibc.close(fd)
             throw classify(e, path: path, call: "ioctl(EVIOCGEFFECTS)")
         }
-        let caps = ForceFeedbackCapabilities(
+        var caps = ForceFeedbackCapabilities(
             name: name, rumble: has(FF_RUMBLE), periodic: has(FF_PERIODIC), gain: has(FF_GAIN),
             effectSlots: Int(slots))
+        caps.constant = has(FF_CONSTANT)
+        caps.sine = has(FF_SINE)
+        caps.custom = has(FF_CUSTOM)
+        caps.bus = UInt16(truncatingIfNeeded: libevdev_get_id_bustype(handle))
+        caps.gameController = InputBits.isGameController(
+            hasKey: { libevdev_has_event_code(handle, UInt32(EV_KEY), UInt32($0)) == 1 },
+            hasAbs: { libevdev_has_event_code(handle, UInt32(EV_ABS), UInt32($0)) == 1 },
+            isAccelerometer: libevdev_has_property(handle, UInt32(INPUT_PROP_ACCELEROMETER)) == 1)
+        var st = stat()
+        if fstat(fd, &st) == 0 {
+            caps.feedbackdType = UdevProperties.value(
+                of: "FEEDBACKD_TYPE", directory: udevData, device: UInt64(st.st_rdev))
+        }
         return EvdevDevice(path: path, fd: fd, capabilities: caps)
     }
 
     /// The opener the engine uses by default.
-    public static let opener: DeviceOpener = { (path: String) throws(DeviceError) -> any ForceFeedbackDevice in
-        try EvdevDevice.open(path: path)
+    public static let opener: DeviceOpener = opener()
+
+    /// An opener reading udev's properties from `udevData`.
+    public static func opener(udevData: String = udevDataDirectory) -> DeviceOpener {
+        { (path: String) throws(DeviceError) -> any ForceFeedbackDevice in
+            try EvdevDevice.open(path: path, udevData: udevData)
+        }
     }
 
-    /// Uploads with sysound_ff_upload (ioctl EVIOCSFF).
+    /// Uploads with sysound_ff_upload (ioctl EVIOCSFF), as the effect's kind.
     public func upload(_ effect: RumbleEffect, id: Int?) throws(DeviceError) -> Int {
         var ff = ff_effect()
-        ff.type = UInt16(FF_RUMBLE)
         ff.id = Int16(id ?? -1)
         ff.replay.length = effect.lengthMs
-        ff.replay.delay = 0
-        ff.u.rumble.strong_magnitude = effect.strongMagnitude
-        ff.u.rumble.weak_magnitude = effect.weakMagnitude
+        ff.replay.delay = effect.delayMs
+        switch effect.kind {
+        case .rumble:
+            ff.type = UInt16(FF_RUMBLE)
+            ff.u.rumble.strong_magnitude = effect.strongMagnitude
+            ff.u.rumble.weak_magnitude = effect.weakMagnitude
+        case .constant:
+            // A flat envelope, written out: attack and fade at the level
+            // itself, so the whole length plays at it (ff-memless would only
+            // step a ramp every 50 ms, too coarse for pulses of tens of ms).
+            ff.type = UInt16(FF_CONSTANT)
+            ff.u.constant.level = effect.level
+            ff.u.constant.envelope.attack_level = UInt16(effect.level)
+            ff.u.constant.envelope.fade_level = UInt16(effect.level)
+        case .sine:
+            ff.type = UInt16(FF_PERIODIC)
+            ff.u.periodic.waveform = UInt16(FF_SINE)
+            ff.u.periodic.magnitude = effect.level
+            // 5 ms: about 200 Hz, near a linear actuator's resonance
+            // (ff-memless ignores the period and plays |magnitude|).
+            ff.u.periodic.period = 5
+            ff.u.periodic.envelope.attack_level = UInt16(effect.level)
+            ff.u.periodic.envelope.fade_level = UInt16(effect.level)
+        }
         try call("ioctl(EVIOCSFF)") { sysound_ff_upload($0, &ff) }
         return Int(ff.id)
     }
@@ -76,9 +119,9 @@ public final class EvdevDevice: ForceFeedbackDevice {
         try call("ioctl(EVIOCRMFF)") { sysound_ff_erase($0, Int32(id)) }
     }
 
-    /// Writes {EV_FF, id, 1} with sysound_ff_write_event.
-    public func play(id: Int) throws(DeviceError) {
-        try call("write(EV_FF play)") { sysound_ff_write_event($0, UInt16(EV_FF), UInt16(id), 1) }
+    /// Writes {EV_FF, id, count} with sysound_ff_write_event.
+    public func play(id: Int, count: Int) throws(DeviceError) {
+        try call("write(EV_FF play)") { sysound_ff_write_event($0, UInt16(EV_FF), UInt16(id), Int32(clamping: max(count, 1))) }
     }
 
     /// Writes {EV_FF, id, 0} with sysound_ff_write_event.

@@ -1,36 +1,6 @@
 import Logging
 import SysoundCore
 
-/// A pattern prepared for playing: runs of equal magnitude merged, offsets
-/// from the pattern's start, intensity applied.
-struct PatternPlan: Equatable, Sendable {
-    struct Segment: Equatable, Sendable {
-        var offsetMs: Int
-        var durationMs: Int
-        var magnitude: Double
-    }
-
-    var segments: [Segment]
-    var durationMs: Int
-
-    init(_ pattern: HapticPattern, intensity: Double) {
-        var segments: [Segment] = []
-        var offset = 0
-        for step in pattern.steps {
-            let m = step.magnitude * intensity
-            if var last = segments.last, last.magnitude == m {
-                last.durationMs += step.durationMs
-                segments[segments.count - 1] = last
-            } else {
-                segments.append(Segment(offsetMs: offset, durationMs: step.durationMs, magnitude: m))
-            }
-            offset += step.durationMs
-        }
-        self.segments = segments
-        self.durationMs = offset
-    }
-}
-
 /// The engine's decisions, without threads or I/O of its own: which devices
 /// are in use, which effects each holds and which it still needs uploaded,
 /// what plays now, and when the next step is due. `HapticsEngine` drives it
@@ -75,6 +45,9 @@ struct HapticsCore {
     /// erases each effect, which a uinput driver must answer), so the engine
     /// closes them on a worker.
     private(set) var closing: [any ForceFeedbackDevice] = []
+    /// Devices taken out of use because their driver refused our effect
+    /// (EINVAL and the like): playing on them would only pretend.
+    private(set) var refused: [(device: any ForceFeedbackDevice, error: DeviceError)] = []
     let logger: Logger
 
     init(strengthCap: Double, logger: Logger) {
@@ -107,6 +80,12 @@ struct HapticsCore {
     mutating func takeLost() -> [String] {
         defer { lost = [] }
         return lost
+    }
+
+    /// The devices refused since the last call.
+    mutating func takeRefused() -> [(device: any ForceFeedbackDevice, error: DeviceError)] {
+        defer { refused = [] }
+        return refused
     }
 
     /// The devices to close since the last call.
@@ -154,10 +133,22 @@ struct HapticsCore {
     /// (so that making room spares them), the others queued for the next
     /// upload job unless they are on their way. A pattern longer than the
     /// slots asks for the rest as it plays (`upcoming`).
-    mutating func want(_ effects: [RumbleEffect], on path: String) {
+    ///
+    /// What a request or a running pattern needs goes ahead of the presets
+    /// preloaded on speculation (`ahead: false`): the user waits for it, and
+    /// a slow driver (100 ms an upload) would otherwise make it wait out the
+    /// whole theme.
+    mutating func want(_ effects: [RumbleEffect], on path: String, ahead: Bool = true) {
         guard var managed = devices[path] else { return }
+        var needed: [RumbleEffect] = []
         for effect in effects.prefix(managed.slots.capacity) where managed.slots.id(for: effect) == nil {
-            if !managed.queued.contains(effect) && !managed.inFlight.contains(effect) { managed.queued.append(effect) }
+            if !managed.inFlight.contains(effect) && !needed.contains(effect) { needed.append(effect) }
+        }
+        if ahead {
+            managed.queued.removeAll(where: needed.contains)
+            managed.queued.insert(contentsOf: needed, at: 0)
+        } else {
+            managed.queued += needed.filter { !managed.queued.contains($0) }
         }
         devices[path] = managed
     }
@@ -206,6 +197,16 @@ struct HapticsCore {
                 }
                 managed.slots.lowerCapacityToCount()
                 managed.queued.insert(effect, at: 0)
+            case .failure(let error) where error.refusesEffect:
+                // The driver does not take this kind of effect at all (da7280
+                // answers EINVAL to rumble): the device cannot play what we
+                // have, so it leaves use, and the request learns why.
+                logger.warning("haptic device refused an effect upload; not using it",
+                               metadata: ["path": "\(path)", "name": "\(managed.device.capabilities.name)", "error": "\(error)"])
+                devices[path] = managed
+                refused.append((managed.device, error))
+                detach(path: path)
+                return
             case .failure(let error):
                 logger.warning("haptic effect not uploaded", metadata: ["error": "\(error)"])
             }
@@ -300,15 +301,18 @@ struct HapticsCore {
                 logger.debug("haptic step skipped: its effect is not uploaded", metadata: ["path": "\(path)"])
                 return
             }
-            try m.device.play(id: id)
+            try m.device.play(id: id, count: segment.count)
             m.playing = id
         }
     }
 
     /// The effect a segment plays on a device, nil for silence.
     private func effect(for segment: PatternPlan.Segment, on managed: ManagedDevice) -> RumbleEffect? {
-        let scale = managed.device.capabilities.gain ? 1 : strengthCap
-        let effect = RumbleEffect(magnitude: segment.magnitude * scale, lengthMs: segment.durationMs)
+        let caps = managed.device.capabilities
+        let scale = caps.gain ? 1 : strengthCap
+        let effect = RumbleEffect(
+            magnitude: segment.magnitude * scale, lengthMs: segment.pulseMs, kind: caps.effectKind ?? .rumble,
+            delayMs: segment.gapMs)
         return effect.strongMagnitude > 0 ? effect : nil
     }
 

@@ -40,7 +40,9 @@ extension HapticsEngine {
         defer { settle() }
         switch result {
         case .success(let device):
-            guard o.running, qualifies(device) else {
+            let verdict = verdict(for: device)
+            if o.running { record(device, verdict) }
+            guard o.running, verdict.used else {
                 if o.running { o.ignored.insert(path) }
                 host.workers.submit { device.close() }
                 return
@@ -48,9 +50,12 @@ extension HapticsEngine {
             o.pending[path] = nil
             o.core.attach(device)
             preload(on: path)
-            // It joins a running pattern at its next step.
+            // It joins a running pattern at its next step, and a vibration
+            // waiting for its uploads (one asked for while nodes were opening).
             o.core.want(o.core.upcoming(on: path), on: path)
+            if let w = o.waiting { o.core.want(o.core.effects(of: w.plan, on: path), on: path) }
             pump(path)
+            resolveWaiting()
         case .failure(.permissionDenied), .failure(.gone):
             // Not ready yet: udev sets permissions after the node appears.
             guard o.running else { return }
@@ -67,6 +72,7 @@ extension HapticsEngine {
         o.uploadRetryTimers.removeValue(forKey: path)?.cancel()
         o.ignored.remove(path)
         o.pending[path] = nil
+        if o.report.removeValue(forKey: path) != nil { o.reportChanged = true }
     }
 
     /// A repeating timer while nodes wait to be opened again.

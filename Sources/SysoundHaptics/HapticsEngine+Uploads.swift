@@ -10,11 +10,11 @@ extension HapticsEngine {
         var effects: [RumbleEffect] = []
         for name in o.preload {
             guard let pattern = presets.withLock({ $0[name] }) else { continue }
-            for effect in o.core.effects(of: PatternPlan(pattern, intensity: 1), on: path) where !effects.contains(effect) {
+            for effect in o.core.effects(of: plan(pattern, intensity: 1), on: path) where !effects.contains(effect) {
                 effects.append(effect)
             }
         }
-        o.core.want(Array(effects.prefix(managed.slots.capacity)), on: path)
+        o.core.want(Array(effects.prefix(managed.slots.capacity)), on: path, ahead: false)
         pump(path)
     }
 
@@ -43,6 +43,7 @@ extension HapticsEngine {
         } else {
             pump(path)
         }
+        settle()  // takes in a refusal first: the waiting request names it
         resolveWaiting()
         settle()
     }

@@ -13,6 +13,8 @@ public struct HapticDeviceInfo: Sendable, Equatable {
     public var name: String
     public var effectSlots: Int
     public var gain: Bool
+    /// The effect kind played on it.
+    public var effect: EffectKind = .rumble
 }
 
 /// Decides and schedules vibrations on the force-feedback devices it finds:
@@ -49,13 +51,19 @@ public final class HapticsEngine: Sendable {
     public static let uploadWaitLimitMs = 500
 
     /// What callers read without a trip to the loop, published after each change.
-    private struct Snapshot {
+    struct Snapshot {
         var running = false
         var devices: [HapticDeviceInfo] = []
         /// The priority of what plays (or waits for its upload), and when it ends (monotonic ns).
         var playing: (priority: Int, until: UInt64)?
         var strengthCap: Double
         var uploading = false
+        /// Every force-feedback device found, by path.
+        var report: [HapticDeviceStatus] = []
+        /// Why there is no device to play on when one refused our effects.
+        var refusal: HapticsError?
+        /// Nodes are being opened: a request off the loop waits for them.
+        var opening = false
     }
 
     /// A vibration waiting for its effects to be uploaded.
@@ -63,6 +71,20 @@ public final class HapticsEngine: Sendable {
         var plan: PatternPlan
         var priority: Int
         var requested: UInt64
+        /// Told whether it started, for a caller that waits to answer truthfully.
+        var outcome: WaitOutcome?
+    }
+
+    /// How a waiting vibration ended, set once on the loop, read by its
+    /// caller (or handed to `then`, on the loop).
+    final class WaitOutcome: Sendable {
+        let result = Locked<Result<Void, HapticsError>?>(nil)
+        let then: (@Sendable (Result<Void, HapticsError>) -> Void)?
+        init(then: (@Sendable (Result<Void, HapticsError>) -> Void)? = nil) { self.then = then }
+        func finish(_ r: Result<Void, HapticsError>) {
+            let first = result.withLock { if $0 == nil { $0 = r; return true } else { return false } }
+            if first { then?(r) }
+        }
     }
 
     /// The engine's state, used on the loop thread only.
@@ -82,9 +104,15 @@ public final class HapticsEngine: Sendable {
         var watcher: DirectoryWatcher?
         var stepTimer: EventSource?
         var retryTimer: EventSource?
+        var waitTimer: EventSource?
         var uploadRetryTimers: [String: EventSource] = [:]
         /// The device paths last published to the snapshot.
         var publishedPaths: Set<String> = []
+        /// Every force-feedback device found, used or not, by path.
+        var report: [String: HapticDeviceStatus] = [:]
+        var reportChanged = false
+        /// The last refusal that took a device out of use.
+        var refusal: HapticsError?
 
         init(core: HapticsCore) { self.core = core }
 
@@ -96,6 +124,8 @@ public final class HapticsEngine: Sendable {
             stepTimer = nil
             retryTimer?.cancel()
             retryTimer = nil
+            waitTimer?.cancel()
+            waitTimer = nil
             for timer in uploadRetryTimers.values { timer.cancel() }
             uploadRetryTimers = [:]
         }
@@ -104,9 +134,11 @@ public final class HapticsEngine: Sendable {
     let host: LoopHost
     let owned: Owned
     let presets: Locked<[String: HapticPattern]>
-    private let snapshot: Locked<Snapshot>
+    let snapshot: Locked<Snapshot>
     let directory: String?
-    let pins: [DevicePin]
+    let choice: DeviceChoice
+    /// The device profile tuning presets and pulses to the motor, if one applies.
+    public let profile: ProfileChoice?
     let opener: DeviceOpener
     let logger: Logger
 
@@ -115,23 +147,28 @@ public final class HapticsEngine: Sendable {
     ///   - strengthCap: global strength, 0–1; carried by FF_GAIN where the device has it.
     ///   - deviceDirectory: where evdev nodes appear; nil for no discovery
     ///     (devices only through `attach`).
-    ///   - pins: use only matching devices; empty means every qualifying one.
+    ///   - pins: use only matching devices (`DeviceChoice.chosen`); empty: `choice`.
+    ///   - choice: which devices vibrate; built-in vibrators by default.
+    ///   - profile: the device profile: its minimum pulse lengthens short
+    ///     steps, its presets replace those left at their built-in values.
     ///   - opener: opens a node; tests pass one that makes fake devices.
     ///   - host: the loop and workers the engine runs on.
     public init(
         presets: [String: HapticPattern] = HapticPresets.defaults, strengthCap: Double = 1,
-        deviceDirectory: String? = "/dev/input", pins: [DevicePin] = [],
-        opener: @escaping DeviceOpener = EvdevDevice.opener, host: LoopHost,
+        deviceDirectory: String? = "/dev/input", pins: [DevicePin] = [], choice: DeviceChoice = .builtIn,
+        profile: ProfileChoice? = nil, opener: @escaping DeviceOpener = EvdevDevice.opener, host: LoopHost,
         logger: Logger = Logger(label: "sysound.haptics")
     ) throws(HapticsError) {
         try HapticsError.checkLevel(strengthCap, name: "strength cap")
         for (_, pattern) in presets { try HapticsError.validate(pattern) }
+        let presets = profile?.profile.presets(over: presets) ?? presets
         owned = Owned(core: HapticsCore(strengthCap: strengthCap, logger: logger))
         snapshot = Locked(Snapshot(strengthCap: strengthCap))
         self.presets = Locked(presets)
         self.host = host
         directory = deviceDirectory
-        self.pins = pins
+        self.choice = pins.isEmpty ? choice : .chosen(pins)
+        self.profile = profile
         self.opener = opener
         self.logger = logger
     }
@@ -155,6 +192,7 @@ public final class HapticsEngine: Sendable {
         host.loop.perform { [self] in
             let o = owned
             o.running = false
+            o.waiting?.outcome?.finish(.failure(.notRunning))
             o.waiting = nil
             o.core.stop()
             for path in o.core.devices.keys { o.core.detach(path: path) }
@@ -164,56 +202,10 @@ public final class HapticsEngine: Sendable {
         }
     }
 
-    // MARK: Requests
-
-    /// Vibrates with the preset `name`, magnitudes × `intensity` (0–1).
-    /// Replaces a running vibration of lower or equal `priority`.
-    public func vibrate(
-        preset name: String, intensity: Double = 1, priority: Int = 0, whenNotUploaded: WhenNotUploaded = .startWhenUploaded,
-        delayNanoseconds: UInt64 = 0
-    ) throws(HapticsError) {
-        let pattern: HapticPattern? = presets.withLock { $0[name] }
-        guard let pattern else {
-            throw .unknownPreset(name, known: presetNames)
-        }
-        try vibrate(
-            pattern: pattern, intensity: intensity, priority: priority, whenNotUploaded: whenNotUploaded,
-            delayNanoseconds: delayNanoseconds)
-    }
-
-    /// Vibrates with `pattern`, magnitudes × `intensity` (0–1). Replaces a
-    /// running vibration of lower or equal `priority`; throws `.outranked`
-    /// otherwise, `.noDevice` when there is nothing to vibrate.
-    ///
-    /// `delayNanoseconds` puts the pattern's start that much after the
-    /// request (a haptic paired with a sound starts when the sound is heard,
-    /// the audio output's latency later); its first step is then a timer on
-    /// the loop, not a write now. It replaces what plays at that instant.
-    /// Only for a haptic whose effects are uploaded (`.skip`): one that
-    /// waits for its upload starts as soon as it lands.
-    public func vibrate(
-        pattern: HapticPattern, intensity: Double = 1, priority: Int = 0, whenNotUploaded: WhenNotUploaded = .startWhenUploaded,
-        delayNanoseconds: UInt64 = 0
-    ) throws(HapticsError) {
-        try HapticsError.validate(pattern)
-        try HapticsError.checkLevel(intensity, name: "intensity")
-        // Answered from the snapshot when there is nothing to do, without a
-        // trip to the loop or an allocation (the library's play path on a
-        // machine without a rumble device). The loop decides the rest.
-        try snapshot.withLock { s throws(HapticsError) in
-            guard s.running else { throw .notRunning }
-            guard !s.devices.isEmpty else { throw .noDevice }
-        }
-        let plan = PatternPlan(pattern, intensity: intensity)
-        let requested = MonotonicClock.now()
-        try onLoop { [self] () throws(HapticsError) in
-            try request(plan, priority: priority, whenNotUploaded: whenNotUploaded, requested: requested, delay: delayNanoseconds)
-        }
-    }
-
     /// Ends the running vibration, if any, and forgets one waiting for its upload.
     public func stop() {
         host.loop.perform { [self] in
+            owned.waiting?.outcome?.finish(.failure(.notUploaded))
             owned.waiting = nil
             owned.core.stop()
             armStepTimer()
@@ -232,12 +224,19 @@ public final class HapticsEngine: Sendable {
     /// The devices in use, by path.
     public var devices: [HapticDeviceInfo] { snapshot.withLock { $0.devices } }
 
+    /// Every force-feedback device found, used or not and why, by path.
+    public var deviceReport: [HapticDeviceStatus] { snapshot.withLock { $0.report } }
+
+    /// Which devices vibrate (`[haptics] devices`).
+    public var deviceChoice: DeviceChoice { choice }
+
     /// The preset names, sorted.
     public var presetNames: [String] { presets.withLock { $0.keys.sorted() } }
 
     /// Replaces the presets (config reload).
     public func setPresets(_ presets: [String: HapticPattern]) throws(HapticsError) {
         for (_, pattern) in presets { try HapticsError.validate(pattern) }
+        let presets = profile?.profile.presets(over: presets) ?? presets
         self.presets.withLock { $0 = presets }
         host.loop.perform { [self] in
             preloadEverywhere()
@@ -270,10 +269,15 @@ public final class HapticsEngine: Sendable {
     public var strengthCap: Double { snapshot.withLock { $0.strengthCap } }
 
     /// Takes a device into use directly (no discovery), if it qualifies and
-    /// matches the pins. Returns whether it was taken.
+    /// is chosen (`DeviceChoice`). Returns whether it was taken.
     @discardableResult
     public func attach(_ device: any ForceFeedbackDevice) -> Bool {
-        guard qualifies(device) else { return false }
+        let verdict = verdict(for: device)
+        host.loop.perform { [self] in
+            record(device, verdict)
+            settle()
+        }
+        guard verdict.used else { return false }
         host.loop.perform { [self] in
             owned.core.attach(device)
             if owned.running { preload(on: device.path) }
@@ -293,7 +297,7 @@ public final class HapticsEngine: Sendable {
     // MARK: On the loop
 
     /// Runs `body` on the loop and rethrows its error here.
-    private func onLoop(_ body: @escaping @Sendable () throws(HapticsError) -> Void) throws(HapticsError) {
+    func onLoop(_ body: @escaping @Sendable () throws(HapticsError) -> Void) throws(HapticsError) {
         let result: Result<Void, HapticsError> = host.loop.perform {
             do throws(HapticsError) { return .success(try body()) } catch { return .failure(error) }
         }
@@ -318,6 +322,14 @@ public final class HapticsEngine: Sendable {
     /// and publishes what callers read.
     func settle() {
         let o = owned
+        for (device, error) in o.core.takeRefused() {
+            let reason = "uploads refused: \(Self.plainReason(error))"
+            o.report[device.path] = HapticDeviceStatus(
+                path: device.path, name: device.capabilities.name, used: false, reason: reason, effect: device.capabilities.effectKind)
+            o.reportChanged = true
+            o.ignored.insert(device.path)
+            o.refusal = .refused(device: device.capabilities.name, path: device.path, reason: Self.plainReason(error))
+        }
         for path in o.core.takeLost() where o.pending[path] == nil { o.pending[path] = Self.retries }
         for device in o.core.takeClosing() { host.workers.submit { device.close() } }
         armRetryTimer()
@@ -333,7 +345,8 @@ public final class HapticsEngine: Sendable {
             o.publishedPaths = Set(o.core.devices.keys)
             devices = o.core.devices.values.map {
                 let c = $0.device.capabilities
-                return HapticDeviceInfo(path: $0.device.path, name: c.name, effectSlots: c.effectSlots, gain: c.gain)
+                return HapticDeviceInfo(
+                    path: $0.device.path, name: c.name, effectSlots: c.effectSlots, gain: c.gain, effect: c.effectKind ?? .rumble)
             }.sorted { $0.path < $1.path }
         }
         var playing = o.core.playback.map { (priority: $0.priority, until: $0.start + UInt64($0.plan.durationMs) * 1_000_000) }
@@ -342,18 +355,19 @@ public final class HapticsEngine: Sendable {
         }
         let running = o.running, cap = o.core.strengthCap
         let uploading = o.core.devices.values.contains(where: \.isUploading)
+        let report = o.reportChanged ? o.report.values.sorted { $0.path < $1.path } : nil
+        o.reportChanged = false
+        let refusal = o.core.devices.isEmpty ? o.refusal : nil, opening = !o.opening.isEmpty
         snapshot.withLock { s in
+            if let report { s.report = report }
+            s.refusal = refusal
+            s.opening = opening
             s.uploading = uploading
             s.running = running
             if let devices { s.devices = devices }
             s.playing = playing
             s.strengthCap = cap
         }
-    }
-
-    func qualifies(_ device: any ForceFeedbackDevice) -> Bool {
-        device.capabilities.qualifies
-            && (pins.isEmpty || pins.contains { $0.matches(path: device.path, name: device.capabilities.name) })
     }
 
     /// How often, and how many times, nodes that could not be opened are

@@ -19,13 +19,16 @@ public enum HapticsError: Error, Equatable, Sendable, CustomStringConvertible {
     /// driver answers uploads late); asked not to wait, the engine skipped it
     /// and uploads them for the next request.
     case notUploaded
+    /// The only devices there were refused our effect uploads (EINVAL and
+    /// the like): nothing vibrated, and they are no longer used.
+    case refused(device: String, path: String, reason: String)
     /// The device directory cannot be watched.
     case watchFailed(path: String, call: String, errno: Int32)
 
     public var description: String {
         switch self {
         case .noDevice:
-            return "no haptic device: no force-feedback device with FF_RUMBLE is available (see `sysound status`)"
+            return "no haptic device: no built-in force-feedback vibrator with a usable effect (FF_RUMBLE, FF_CONSTANT or FF_PERIODIC sine) is available; see `sysound status`, or choose devices with [haptics] devices"
         case .unknownPreset(let name, let known):
             return "unknown haptic preset \(ControlValue.quoted(name)); known presets: \(known.sorted().joined(separator: ", "))"
         case .invalidLevel(let name, let value):
@@ -38,6 +41,8 @@ public enum HapticsError: Error, Equatable, Sendable, CustomStringConvertible {
             return "the haptics engine is not running; call start() first"
         case .notUploaded:
             return "the vibration's effects are still being uploaded to the device; skipped so that it does not lag its sound"
+        case .refused(let device, let path, let reason):
+            return "not vibrated: the haptic device \(ControlValue.quoted(device)) (\(path)) refused the effect upload: \(reason); it is no longer used (see `sysound status`)"
         case .watchFailed(let path, let call, let e):
             return "cannot watch \(path) for input devices: \(call) failed with errno \(e)"
         }

@@ -35,6 +35,10 @@ public struct DaemonHandler: RequestHandler {
                 return reply
             }, then: { respond($0) })
         }
+        // A vibration is answered once it has started (its first upload
+        // may still be on a worker), or with why not: never "vibrated" for a
+        // device that refused it.
+        if case .vibrate(let vibrate) = request { return manager.vibrate(vibrate) { respond($0) } }
         let (reply, voice) = manager.answer(request)
         guard let voice else { return respond(reply) }
         // wait=1: the sound plays now; its end is awaited off the loop.

@@ -16,9 +16,14 @@ struct StatusCommand: ParsableCommand {
     func run() throws {
         let backend = common.backend
         var fields = WireFields()
+        var devices: [WireFields] = []
         let daemon = backend.daemonIsRunning
-        if daemon, let status = try? backend.perform(.status).fields {
-            fields = status
+        // Without a daemon the one-shot engine answers: it opens the input
+        // devices as the daemon would, so the haptic devices and the profile
+        // are listed either way.
+        if let status = try? backend.perform(.status) {
+            fields = status.fields
+            devices = status.records.filter { $0["haptic-device"] != nil }
         } else {
             let state = backend.state
             for control in ControlFile.allCases { fields[control.rawValue] = control.content(of: state) }
@@ -28,7 +33,10 @@ struct StatusCommand: ParsableCommand {
         // Read here, with or without a daemon: the record lives beside the file.
         fields[Self.lockedBy] = LockOrigin(files: ControlFiles(directory: backend.stateDirectory)).describe()
         if json {
-            print(JSON.object(fields, value: Self.jsonValue))
+            var object = JSON.object(fields, value: Self.jsonValue)
+            object.removeLast()
+            let list = devices.map { d in JSON.object(d, value: { k, v in k == "used" ? (v == "1" ? "true" : "false") : JSON.string(v) }) }
+            print(object + (fields.isEmpty ? "" : ", ") + "\"haptic-device-list\": [" + list.joined(separator: ", ") + "]}")
         } else {
             let shown = fields.filter { $0.key != Self.lockedBy }
             let width = shown.map(\.key.count).max() ?? 0
@@ -37,6 +45,12 @@ struct StatusCommand: ParsableCommand {
                 var text = Self.human(field.key, field.value)
                 if field.key == ControlFile.locked.rawValue, let by = fields[Self.lockedBy] { text += " (\(by))" }
                 print("\(field.key):\(pad) \(text)")
+            }
+            // Every force-feedback device, used or why not.
+            for d in devices {
+                let used = d["used"] == "1" ? "used" : "not used"
+                print("force-feedback \(d["haptic-device"] ?? "?"): \(d["name"] ?? "") — \(used): \(d["why"] ?? "")"
+                      + (d["effect"].map { ", effect \($0)" } ?? ""))
             }
         }
     }
@@ -54,9 +68,14 @@ struct StatusCommand: ParsableCommand {
             }
         } else if countFields.contains(key), let count = Int(value) {
             return "\(count)"
+        } else if switchFields.contains(key), value == "on" || value == "off" {
+            return value == "on" ? "true" : "false"
         }
         return JSON.string(value)
     }
+
+    /// The desktop's switches as the policy uses them (on/off).
+    static let switchFields: Set<String> = ["do-not-disturb", "event-sounds", "input-feedback-sounds"]
 
     /// The status fields that count something.
     static let countFields: Set<String> = ["voices", "playing", "haptic-devices"]
@@ -70,12 +89,18 @@ struct StatusCommand: ParsableCommand {
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List the theme's sounds (name, duration, category, haptic, aliases) or the haptic presets.")
+        abstract: "List the theme's sounds (name, duration, category, haptic, aliases), the haptic presets, or what each D-Bus event does per profile (--dbus).")
 
-    enum Kind: String, ExpressibleByArgument, CaseIterable { case sounds, presets }
+    enum Kind: String, ExpressibleByArgument, CaseIterable { case sounds, presets, dbus }
 
-    @Argument(help: "sounds or presets.")
+    @Argument(help: "sounds, presets or dbus.")
     var kind: Kind = .sounds
+
+    @Flag(name: .long, help: "List what each D-Bus event does in each profile, through the feedbackd theme (the same as `list dbus`).")
+    var dbus = false
+
+    @Option(name: .long, help: ArgumentHelp("With --dbus: a feedbackd theme file instead of the configured one.", valueName: "file"))
+    var theme: String?
 
     @Flag(name: .long, help: "Print JSON for programs.")
     var json = false
@@ -83,6 +108,14 @@ struct ListCommand: ParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func run() throws {
+        if dbus || kind == .dbus {
+            // The feedbackd theme is read where the configuration is: in the engine.
+            var arguments = ["list-dbus"]
+            if let theme { arguments += ["--theme", theme] }
+            if let config = common.config { arguments += ["--config", config] }
+            if json { arguments.append("--json") }
+            do { try Engine.exec(arguments) } catch { throw fail("cannot list D-Bus events", error) }
+        }
         let records: [WireFields]
         do {
             records = try common.backend.perform(.list(kind == .sounds ? .sounds : .presets)).records

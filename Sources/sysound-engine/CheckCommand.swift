@@ -1,6 +1,7 @@
 import ArgumentParser
 import SysoundCLIOptions
 import SysoundConfig
+import SysoundFeedback
 
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -9,6 +10,7 @@ struct CheckCommand: ParsableCommand {
     @OptionGroup var options: CheckOptions
 
     func run() throws {
+        if let file = options.file, FeedbackdCheck.isThemeFile(file) { return try checkFeedbackdTheme(file) }
         let diagnostics = SysoundCheck.check(configPath: options.file)
         for d in diagnostics { printError(d.description) }
         if diagnostics.containsErrors {
@@ -22,5 +24,17 @@ struct CheckCommand: ParsableCommand {
         if options.verbose || diagnostics.isEmpty {
             print("ok: \(options.file ?? "the configuration") and its theme are valid")
         }
+    }
+}
+
+extension CheckCommand {
+    /// A feedbackd theme (FILE.json): its own problems and its parents', and
+    /// the sounds sysound's theme (of the configuration in use) cannot play.
+    func checkFeedbackdTheme(_ file: String) throws {
+        let sounds = try? ServiceSetup.load(configPath: nil).1
+        let diagnostics = FeedbackdCheck.check(themeFile: file, against: sounds)
+        for d in diagnostics { printError(d.description) }
+        if diagnostics.containsErrors { throw ExitCode(Exit.configuration) }
+        if options.verbose || diagnostics.isEmpty { print("ok: \(file) is a valid feedbackd theme") }
     }
 }

@@ -8,6 +8,7 @@ import SysoundClient
 import SysoundConfig
 import SysoundCore
 import SysoundDBus
+import SysoundDesktop
 import SysoundRealtime
 import SysoundRealtimeKit
 import SysoundEventLoop
@@ -118,6 +119,10 @@ struct ServeCommand: ParsableCommand {
         let bus = FeedbackBusService.start(
             manager: manager, loop: loop, sessionBus: sessionBus, watcher: watcher, logger: Logger(label: "sysound.dbus"))
         defer { bus?.stop() }
+        // The desktop's own switches (GNOME, feedbackd's settings, Plasma): inputs of the policy.
+        let desktop = DesktopSources.start(
+            manager: manager, loop: loop, sessionBus: sessionBus, watcher: watcher, logger: Logger(label: "sysound.desktop"))
+        defer { desktop.stop() }
         daemon.run()
         logger.info("stopped")
     }

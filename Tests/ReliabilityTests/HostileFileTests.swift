@@ -54,6 +54,8 @@ final class HostileFileTests: XCTestCase {
         let start = Date()
         try daemon.start()  // a FIFO or /dev/zero in the theme must not hang the start
         XCTAssertLessThan(Date().timeIntervalSince(start), 10)
+        // The theme loads on a worker once the daemon serves; its report ends with this line.
+        XCTAssertTrue(eventually(10) { daemon.log().contains("preloaded ") }, "the theme's load ended: \(daemon.log(tail: 20))")
         for c in HostileFiles.cases {
             let name = c.name.replacingOccurrences(of: ".wav", with: "")
             let path = dir + "/" + c.name

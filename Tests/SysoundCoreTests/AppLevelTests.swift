@@ -55,9 +55,16 @@ final class AppLevelTests: XCTestCase {
         XCTAssertEqual(Policy.decide(other, entry: message, state: silent, settings: settings).sound, .skip(.silent))
         let anonymous = PlayRequest(.name("n"), important: true)
         XCTAssertEqual(Policy.decide(anonymous, entry: message, state: silent, settings: settings).sound, .skip(.silent))
-        // Allowed and important: its own app level does not hold it (as in feedbackd); the lock still does for ambient.
+        // Allowed and important: it replaces the user's level only; its own app level still caps it (feedbackd 0.8.5).
         let muted = PlayRequest(.name("n"), app: "org.mute", important: true)
-        XCTAssertEqual(Policy.decide(muted, entry: message, state: silent, settings: settings).sound, .play(gain: 1))
+        XCTAssertEqual(Policy.decide(muted, entry: message, state: silent, settings: settings).sound, .skip(.silent))
+        let hinted = PlayRequest(.name("n"), app: "org.clock", profile: .quiet, important: true)
+        XCTAssertEqual(Policy.decide(hinted, entry: message, state: silent, settings: settings).sound, .skip(.silent))
+        // The user's silent profile (haptics off too) is replaced whole: the alarm vibrates as well.
+        let alarm = SoundEntry(name: "alarm", file: "a.wav", category: .alert, haptic: "alarm")
+        let profileSilent = SystemState(silent: true, haptics: false)
+        XCTAssertEqual(Policy.decide(allowed, entry: alarm, state: profileSilent, settings: settings).kind, .playAndVibrate)
+        XCTAssertEqual(Policy.decide(other, entry: alarm, state: profileSilent, settings: settings).haptic, .skip(.hapticsOff))
         let locked = PlayRequest(.name("t"), app: "org.clock", important: true)
         XCTAssertEqual(Policy.decide(locked, entry: tap, state: SystemState(silent: true, locked: true), settings: settings).sound, .skip(.locked))
     }

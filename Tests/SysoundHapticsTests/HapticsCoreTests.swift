@@ -24,6 +24,52 @@ final class HapticsCoreTests: XCTestCase {
         XCTAssertEqual(plan.durationMs, 105)
     }
 
+    /// A pulse repeating after equal gaps is one segment the kernel repeats
+    /// (EV_FF value = count, replay.delay = the gap), not a timer per step.
+    func testRepeatedPulsesAreLeftToTheKernel() throws {
+        let plan = PatternPlan(pattern("1:30,0:40,1:30,0:40,1:30"), intensity: 1)
+        XCTAssertEqual(plan.segments, [
+            .init(offsetMs: 0, durationMs: 30, magnitude: 1),
+            .init(offsetMs: 30, durationMs: 140, magnitude: 1, gapMs: 40, count: 2),
+        ])
+        XCTAssertEqual(plan.segments[1].pulseMs, 30)
+        XCTAssertEqual(PatternPlan(pattern("1:30,0:40,0.5:30,0:40,1:30"), intensity: 1).segments.count, 5, "different pulses: steps")
+        XCTAssertEqual(PatternPlan(pattern("1:20,0:40,1:20"), intensity: 1).segments.count, 3, "one gap: nothing to repeat")
+
+        let d = FakeForceFeedbackDevice(path: "/dev/input/event0")
+        var core = makeCore(d)
+        try core.startUploaded(pattern("1:30,0:40,1:30,0:40,1:30"), intensity: 1, priority: 0, now: t0)
+        XCTAssertEqual(core.nextDeadline, t0 + 30 * ms)
+        core.step(now: t0 + 30 * ms)
+        XCTAssertEqual(core.nextDeadline, t0 + 170 * ms, "no wake-up between the repeats")
+        let repeated = d.records.compactMap { if case .playRepeated(let id, let n) = $0.operation { (id, n) } else { nil } }
+        XCTAssertEqual(repeated.map(\.1), [2])
+        XCTAssertEqual(d.effects[repeated[0].0]?.delayMs, 40)
+        XCTAssertEqual(d.effects[repeated[0].0]?.lengthMs, 30)
+        core.step(now: t0 + 170 * ms)
+        XCTAssertFalse(core.isPlaying)
+    }
+
+    /// A request's effect is uploaded before the presets preloaded on speculation.
+    func testARequestsEffectGoesAheadOfPreloads() {
+        let d = FakeForceFeedbackDevice(path: "/dev/input/event0")
+        var core = makeCore(d)
+        let preloads = [0.1, 0.2, 0.3].map { RumbleEffect(magnitude: $0, lengthMs: 400) }
+        core.want(preloads, on: d.path, ahead: false)
+        let wanted = RumbleEffect(magnitude: 0.9, lengthMs: 15)
+        core.want([preloads[2], wanted], on: d.path)
+        XCTAssertEqual(core.nextUpload(on: d.path)?.upload, [preloads[2]])
+        core.landed(UploadJob(device: d, erase: [], upload: [preloads[2]]).run(), on: d.path)
+        XCTAssertEqual(core.nextUpload(on: d.path)?.upload, [wanted], "then the rest of the request, then the preloads")
+    }
+
+    /// The profile's minimum pulse lengthens what an ERM would not feel.
+    func testMinimumPulseLengthensShortPulses() {
+        let plan = PatternPlan(pattern("0.5:10,0:20,1:60"), intensity: 1, minimumPulseMs: 40)
+        XCTAssertEqual(plan.segments.map(\.durationMs), [40, 20, 60])
+        XCTAssertEqual(plan.durationMs, 120)
+    }
+
     func testStepsFollowTheClock() throws {
         let d = FakeForceFeedbackDevice(path: "/dev/input/event0")
         var core = makeCore(d)

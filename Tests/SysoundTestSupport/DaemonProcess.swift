@@ -23,6 +23,13 @@ public final class DaemonProcess {
     /// A cgroup directory (v1 or v2) the daemon is started in (its shell
     /// writes itself into `cgroup.procs`, then execs the daemon).
     public let cgroup: String?
+    /// Follow the desktop's settings in the fixture's private dconf
+    /// (DesktopSettingsTests). Otherwise the daemon's GSettings are in
+    /// memory: a test that turns silent mode on (which the daemon writes to
+    /// feedbackd's profile) leaves nothing behind for the next one.
+    public let desktopSettings: Bool
+    /// More environment for the daemon (e.g. FEEDBACK_THEME).
+    public let environment: [String: String]
     public private(set) var process: Spawned?
 
     /// - Parameter config: TOML text for `--config`; `@ROOT@` is replaced by
@@ -30,9 +37,11 @@ public final class DaemonProcess {
     /// - Parameter start: start now and wait until it answers (else call `start()`).
     public init(
         config: String? = nil, arguments: [String] = [], start: Bool = true, withoutFileOverride: Bool = false, asPlainUser: Bool = false,
-        cgroup: String? = nil
+        cgroup: String? = nil, desktopSettings: Bool = false, environment: [String: String] = [:]
     ) throws {
         self.arguments = arguments
+        self.desktopSettings = desktopSettings
+        self.environment = environment
         self.cgroup = cgroup
         self.withoutFileOverride = withoutFileOverride
         self.asPlainUser = asPlainUser
@@ -63,6 +72,11 @@ public final class DaemonProcess {
         var command = [try TestPaths.sysound, "serve", "--state-dir", stateDir, "--input-dir", root + "/no-input"]
         if let configPath { command += ["--config", configPath] }
         command += arguments
+        var environment = environment
+        if !desktopSettings { environment["GSETTINGS_BACKEND"] = "memory" }
+        if !environment.isEmpty {
+            command = ["/usr/bin/env"] + environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + command
+        }
         if withoutFileOverride && getuid() == 0 {
             command = ["/usr/bin/setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"] + command
         }

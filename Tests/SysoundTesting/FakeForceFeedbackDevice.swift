@@ -15,6 +15,8 @@ public final class FakeForceFeedbackDevice: ForceFeedbackDevice {
         case upload(id: Int, effect: RumbleEffect, new: Bool)
         case erase(id: Int)
         case play(id: Int)
+        /// A play the kernel repeats `count` times (EV_FF value above 1).
+        case playRepeated(id: Int, count: Int)
         case stop(id: Int)
         case gain(UInt16)
         case close
@@ -36,6 +38,8 @@ public final class FakeForceFeedbackDevice: ForceFeedbackDevice {
         var uploadDelay: UInt64 = 0
         /// Uploads still to answer ENODEV, as a uinput node does until UI_DEV_CREATE returns.
         var uploadsNotReady = 0
+        /// Effect kinds whose upload fails with this errno, as a driver that does not take them.
+        var refused: (kinds: Set<EffectKind>, errno: Int32)?
     }
 
     public let path: String
@@ -77,11 +81,20 @@ public final class FakeForceFeedbackDevice: ForceFeedbackDevice {
         state.withLock { $0.uploadsNotReady = count }
     }
 
+    /// Makes every later upload of an effect of `kinds` fail with `errno`
+    /// (EINVAL: da7280 refuses rumble and sine that way).
+    public func refuseUploads(of kinds: Set<EffectKind> = [.rumble, .constant, .sine], errno: Int32 = EINVAL) {
+        state.withLock { $0.refused = (kinds, errno) }
+    }
+
     public func upload(_ effect: RumbleEffect, id: Int?) throws(DeviceError) -> Int {
         let began = MonotonicClock.now()
         while MonotonicClock.now() - began < state.withLock({ $0.uploadDelay }) { usleep(1000) }
         let result: Result<Int, DeviceError> = state.withLock { s in
             if let failure = usable(s) { return .failure(failure) }
+            if let refused = s.refused, refused.kinds.contains(effect.kind) {
+                return .failure(.failed(path: path, call: "ioctl(EVIOCSFF)", errno: refused.errno))
+            }
             if s.uploadsNotReady > 0 {
                 s.uploadsNotReady -= 1
                 return .failure(.gone(path: path))
@@ -109,7 +122,9 @@ public final class FakeForceFeedbackDevice: ForceFeedbackDevice {
         try perform(.erase(id: id), needs: id) { $0.effects[id] = nil }
     }
 
-    public func play(id: Int) throws(DeviceError) { try perform(.play(id: id), needs: id) { _ in } }
+    public func play(id: Int, count: Int) throws(DeviceError) {
+        try perform(count == 1 ? .play(id: id) : .playRepeated(id: id, count: count), needs: id) { _ in }
+    }
     public func stop(id: Int) throws(DeviceError) { try perform(.stop(id: id), needs: id) { _ in } }
 
     public func setGain(_ gain: UInt16) throws(DeviceError) {

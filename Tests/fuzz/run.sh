@@ -23,7 +23,7 @@ root=$PWD
 seconds=${1:-30}
 shift || true
 out=${SYSOUND_FUZZ_OUT:-$root/.build-rel/fuzz}
-all_targets=(WireRequest WireReply ControlValue HapticPattern Config Theme Decoder)
+all_targets=(WireRequest WireReply ControlValue HapticPattern Config Theme FeedbackdTheme Decoder)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 mkdir -p "$out/obj" "$out/bin" "$out/crashes"
@@ -80,7 +80,7 @@ build() {
     for t in "${targets[@]}"; do
         local srcs=(Tests/fuzz/targets/$t.swift) objs=("$out/obj/SysoundCore.o") flags=()
         case $t in
-            Config|Theme)
+            Config|Theme|FeedbackdTheme)
                 objs+=("$out/obj/TOMLKit.o" "$out/obj/SysoundConfig.o" "$out"/obj/ctoml-*.o)
                 flags=(-I "$inc/CTOML" -I Sources/CSndfile -lsndfile -lstdc++) ;;
             Decoder)

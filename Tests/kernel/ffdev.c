@@ -3,12 +3,22 @@
 // answers the kernel's upload/erase requests and records everything it is
 // asked to do, with the kernel's CLOCK_MONOTONIC event timestamps.
 //
-// usage: ffdev LOG SLOTS
+// usage: ffdev LOG SLOTS [KIND]
+//   KIND is the device it plays (default rumble):
+//     rumble   "sysound-test-rumble", BUS_VIRTUAL: FF_RUMBLE, FF_PERIODIC sine, FF_GAIN
+//     vibra    "gpio-vibrator", BUS_HOST: the same bits, as gpio-vibra (ff-memless) has them
+//     pad      "Microsoft X-Box 360 pad", BUS_USB 045e:028e: gamepad buttons, two
+//              sticks, triggers and hat, FF_RUMBLE + FF_PERIODIC + FF_GAIN (as xpad)
+//     da7280   "da7280-haptic", BUS_I2C: FF_CONSTANT, FF_PERIODIC with FF_CUSTOM only,
+//              FF_GAIN, no FF_RUMBLE; rumble and periodic uploads are refused
+//              with EINVAL, as the driver does
+//     refuser  "refusing-vibrator", BUS_HOST: FF_RUMBLE, every upload refused (EINVAL)
 //   SIGUSR1 destroys the device (an unplug), SIGUSR2 creates it again,
 //   SIGTERM ends the program.
 // Log lines (times in microseconds, CLOCK_MONOTONIC):
 //   T create N | T destroy N | T upload ID STRONG WEAK LENGTH new|update
-//   T erase ID | T play ID COUNT | T stop ID | T gain VALUE
+//   T upload-constant ID LEVEL LENGTH ATTACK_LEVEL FADE_LEVEL new|update
+//   T upload-refused type TYPE | T erase ID | T play ID COUNT | T stop ID | T gain VALUE
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/uinput.h>
@@ -25,6 +35,9 @@
 static FILE *logf;
 static int slots;
 static int instance;
+static const char *kind = "rumble";
+
+static int is(const char *k) { return strcmp(kind, k) == 0; }
 
 static long long now_us(void) {
     struct timespec ts;
@@ -47,17 +60,49 @@ static int create_device(void) {
     int fd = open("/dev/uinput", O_RDWR | O_NONBLOCK | O_CLOEXEC);
     check(fd, "open /dev/uinput");
     check(ioctl(fd, UI_SET_EVBIT, EV_FF), "UI_SET_EVBIT EV_FF");
-    check(ioctl(fd, UI_SET_FFBIT, FF_RUMBLE), "UI_SET_FFBIT FF_RUMBLE");
-    check(ioctl(fd, UI_SET_FFBIT, FF_PERIODIC), "UI_SET_FFBIT FF_PERIODIC");
-    check(ioctl(fd, UI_SET_FFBIT, FF_SINE), "UI_SET_FFBIT FF_SINE");
+    if (is("da7280")) {
+        check(ioctl(fd, UI_SET_FFBIT, FF_CONSTANT), "UI_SET_FFBIT FF_CONSTANT");
+        check(ioctl(fd, UI_SET_FFBIT, FF_PERIODIC), "UI_SET_FFBIT FF_PERIODIC");
+        check(ioctl(fd, UI_SET_FFBIT, FF_CUSTOM), "UI_SET_FFBIT FF_CUSTOM");
+    } else {
+        check(ioctl(fd, UI_SET_FFBIT, FF_RUMBLE), "UI_SET_FFBIT FF_RUMBLE");
+        if (!is("refuser")) {
+            check(ioctl(fd, UI_SET_FFBIT, FF_PERIODIC), "UI_SET_FFBIT FF_PERIODIC");
+            check(ioctl(fd, UI_SET_FFBIT, FF_SINE), "UI_SET_FFBIT FF_SINE");
+        }
+    }
     check(ioctl(fd, UI_SET_FFBIT, FF_GAIN), "UI_SET_FFBIT FF_GAIN");
     struct uinput_setup setup;
     memset(&setup, 0, sizeof setup);
     setup.id.bustype = BUS_VIRTUAL;
     setup.id.vendor = 0x5953;  // "SY"
     setup.id.product = 0x0001;
+    const char *name = "sysound-test-rumble";
+    if (is("vibra")) { name = "gpio-vibrator"; setup.id.bustype = BUS_HOST; }
+    if (is("refuser")) { name = "refusing-vibrator"; setup.id.bustype = BUS_HOST; }
+    if (is("da7280")) { name = "da7280-haptic"; setup.id.bustype = BUS_I2C; }
+    if (is("pad")) {
+        name = "Microsoft X-Box 360 pad";
+        setup.id.bustype = BUS_USB;
+        setup.id.vendor = 0x045e;
+        setup.id.product = 0x028e;
+        check(ioctl(fd, UI_SET_EVBIT, EV_KEY), "UI_SET_EVBIT EV_KEY");
+        int keys[] = {BTN_SOUTH, BTN_EAST, BTN_NORTH, BTN_WEST, BTN_TL, BTN_TR, BTN_SELECT, BTN_START, BTN_MODE, BTN_THUMBL, BTN_THUMBR};
+        for (unsigned i = 0; i < sizeof keys / sizeof keys[0]; i++) check(ioctl(fd, UI_SET_KEYBIT, keys[i]), "UI_SET_KEYBIT");
+        check(ioctl(fd, UI_SET_EVBIT, EV_ABS), "UI_SET_EVBIT EV_ABS");
+        int axes[] = {ABS_X, ABS_Y, ABS_Z, ABS_RX, ABS_RY, ABS_RZ, ABS_HAT0X, ABS_HAT0Y};
+        for (unsigned i = 0; i < sizeof axes / sizeof axes[0]; i++) {
+            struct uinput_abs_setup abs;
+            memset(&abs, 0, sizeof abs);
+            abs.code = axes[i];
+            abs.absinfo.minimum = axes[i] >= ABS_HAT0X ? -1 : -32768;
+            abs.absinfo.maximum = axes[i] >= ABS_HAT0X ? 1 : 32767;
+            check(ioctl(fd, UI_SET_ABSBIT, axes[i]), "UI_SET_ABSBIT");
+            check(ioctl(fd, UI_ABS_SETUP, &abs), "UI_ABS_SETUP");
+        }
+    }
     setup.ff_effects_max = slots;
-    snprintf(setup.name, sizeof setup.name, "sysound-test-rumble");
+    snprintf(setup.name, sizeof setup.name, "%s", name);
     check(ioctl(fd, UI_DEV_SETUP, &setup), "UI_DEV_SETUP");
     check(ioctl(fd, UI_DEV_CREATE), "UI_DEV_CREATE");
     instance++;
@@ -79,7 +124,17 @@ static void service(int fd) {
             memset(&up, 0, sizeof up);
             up.request_id = ev.value;
             check(ioctl(fd, UI_BEGIN_FF_UPLOAD, &up), "UI_BEGIN_FF_UPLOAD");
-            if (up.effect.type == FF_RUMBLE) {
+            int refuse = is("refuser") || (is("da7280") && up.effect.type != FF_CONSTANT);
+            if (refuse) {
+                fprintf(logf, "%lld upload-refused type %u\n", event_us(&ev), up.effect.type);
+                up.retval = -EINVAL;
+            } else if (up.effect.type == FF_CONSTANT) {
+                fprintf(logf, "%lld upload-constant %d %d %u %u %u %s\n", event_us(&ev), up.effect.id,
+                        up.effect.u.constant.level, up.effect.replay.length,
+                        up.effect.u.constant.envelope.attack_level, up.effect.u.constant.envelope.fade_level,
+                        up.old.type == 0 ? "new" : "update");
+                up.retval = 0;
+            } else if (up.effect.type == FF_RUMBLE) {
                 fprintf(logf, "%lld upload %d %u %u %u %s\n", event_us(&ev), up.effect.id,
                         up.effect.u.rumble.strong_magnitude, up.effect.u.rumble.weak_magnitude,
                         up.effect.replay.length, up.old.type == 0 ? "new" : "update");
@@ -108,8 +163,13 @@ static void service(int fd) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3 || (slots = atoi(argv[2])) <= 0) {
-        fprintf(stderr, "usage: ffdev LOG SLOTS\n");
+    if (argc < 3 || argc > 4 || (slots = atoi(argv[2])) <= 0) {
+        fprintf(stderr, "usage: ffdev LOG SLOTS [rumble|vibra|pad|da7280|refuser]\n");
+        return 2;
+    }
+    if (argc == 4) kind = argv[3];
+    if (!is("rumble") && !is("vibra") && !is("pad") && !is("da7280") && !is("refuser")) {
+        fprintf(stderr, "ffdev: unknown kind %s\n", kind);
         return 2;
     }
     logf = fopen(argv[1], "w");

@@ -1,15 +1,19 @@
 #!/bin/sh
 # The real-kernel force-feedback test: boots Debian's 6.1 kernel under qemu
 # (software emulation), with an initramfs holding busybox, evdev.ko,
-# uinput.ko, a uinput rumble device (ffdev.c) and the project's haptics code
-# (sysound-ff-check). Prints the checks and a closing "N passed, N failed";
+# uinput.ko, uinput devices (ffdev.c: a test rumble, a built-in vibrator, a
+# game controller, a da7280-shaped motor, one that refuses uploads), the
+# project's haptics code (sysound-ff-check) and the CLI as installed
+# (cli-checks.sh). Prints the checks and a closing "N passed, N failed";
 # exits non-zero on any failure.
 #
 # Needs: qemu-system-x86, busybox-static, cpio, xz-utils, gcc (apt), swift.
 # Env: SYSOUND_FF_CHECK=path   use this sysound-ff-check instead of building it
+#      SYSOUND_BIN_DIR=dir      take sysound, sysound-cli, sysound-engine from here
+#                               instead of this tree's debug build (swift build --build-tests)
 #      FF_TOLERANCE_MS=25      worst step timing error allowed (the median must be ≤ 2 ms;
 #                              an emulated VM on a shared host jitters)
-#      QEMU_TIMEOUT=150        seconds before the boot counts as hung
+#      QEMU_TIMEOUT=300        seconds before the boot counts as hung
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -61,6 +65,16 @@ if [ -z "$CLIENT" ]; then
     CLIENT="$WORK/swift/release/sysound-ff-check"
 fi
 [ -x "$CLIENT" ] || die "no client at $CLIENT"
+# The CLI: the debug build every test run makes anyway (a release build of
+# the engines would add minutes), with its shared libraries.
+BIN=${SYSOUND_BIN_DIR:-}
+if [ -z "$BIN" ]; then
+    log "building sysound, sysound-cli and sysound-engine (debug)"
+    (cd "$ROOT" && swift build --build-tests >"$WORK/cli-build.log" 2>&1) \
+        || { tail -20 "$WORK/cli-build.log" >&2; die "swift build failed"; }
+    BIN="$ROOT/.build/debug"
+fi
+for exe in sysound sysound-cli sysound-engine; do [ -x "$BIN/$exe" ] || die "no $exe in $BIN"; done
 
 # 3. The initramfs.
 ROOTFS="$WORK/rootfs"
@@ -70,8 +84,19 @@ cp "$BUSYBOX" "$ROOTFS/bin/busybox"
 cp "$WORK/kernel/evdev.ko" "$WORK/kernel/uinput.ko" "$ROOTFS/lib/modules/"
 cp "$WORK/ffdev" "$ROOTFS/bin/ffdev"
 cp "$CLIENT" "$ROOTFS/bin/sysound-ff-check"
-# Whatever the client still links dynamically (glibc, libevdev), at the paths ldd names.
-for lib in $(ldd "$CLIENT" | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}'); do
+cp "$ROOT/Tests/kernel/cli-checks.sh" "$ROOTFS/bin/cli-checks.sh"
+# Installed as `make install` lays it out under /usr (InstallLayout).
+mkdir -p "$ROOTFS/usr/bin" "$ROOTFS/usr/libexec/sysound" "$ROOTFS/usr/share/sysound/config" "$ROOTFS/run"
+cp "$BIN/sysound" "$ROOTFS/usr/bin/"
+cp "$BIN/sysound-cli" "$BIN/sysound-engine" "$ROOTFS/usr/libexec/sysound/"
+# A debug build's symbols are half its size; the guest unpacks every byte.
+strip --strip-debug "$ROOTFS/usr/bin/sysound" "$ROOTFS"/usr/libexec/sysound/* 2>/dev/null || true
+cp -r "$ROOT/Sounds" "$ROOTFS/usr/share/sysound/"
+cp "$ROOT/config/sysound.toml" "$ROOTFS/usr/share/sysound/config/"
+# Whatever the programs link dynamically (glibc, libevdev, the Swift
+# runtime of a debug build), at the paths ldd names.
+for lib in $(for exe in "$CLIENT" "$BIN/sysound" "$BIN/sysound-cli" "$BIN/sysound-engine"; do ldd "$exe"; done \
+        | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' | sort -u); do
     mkdir -p "$ROOTFS$(dirname "$lib")"
     cp -L "$lib" "$ROOTFS$lib"
 done
@@ -92,6 +117,7 @@ sysound-ff-check --emulator \$pid --log /tmp/ffdev.log --slots $SLOTS --toleranc
 rc=\$?
 kill \$pid
 [ \$rc = 0 ] || { echo "--- device log"; cat /tmp/ffdev.log; }
+sh /bin/cli-checks.sh || rc=1
 # isa-debug-exit: qemu exits with (v << 1) | 1.
 printf "\\\\\$(printf %03o \$rc)" | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
 poweroff -f
@@ -102,13 +128,13 @@ chmod +x "$ROOTFS/init"
 # 4. Boot.
 log "booting $(grep -o 'Linux/x86 [^ ]* Kernel' "$WORK/kernel/config" || echo the kernel) under qemu"
 set +e
-timeout "${QEMU_TIMEOUT:-150}" qemu-system-x86_64 -M pc -accel tcg -cpu max -m 256M -nographic -no-reboot \
+timeout "${QEMU_TIMEOUT:-300}" qemu-system-x86_64 -M pc -accel tcg -cpu max -m 1G -nographic -no-reboot \
     -kernel "$WORK/kernel/vmlinux" -initrd "$WORK/initramfs.cpio" \
     -append 'console=ttyS0 panic=-1 quiet' \
     -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null >"$WORK/console.log" 2>&1
 status=$?
 set -e
-tr -d '\r' < "$WORK/console.log" | grep -E '^(PASS|FAIL|kernel |ff-check|sysound-ff-check|ffdev|---|[0-9]+ )' || true
+tr -d '\r' < "$WORK/console.log" | grep -E '^(PASS|FAIL|note|kernel |ff-check|sysound|ffdev|---|[0-9]+ )' || true
 
 passed=$(tr -d '\r' < "$WORK/console.log" | grep -c '^PASS ' || true)
 failed=$(tr -d '\r' < "$WORK/console.log" | grep -c '^FAIL ' || true)

@@ -18,6 +18,9 @@ struct SysoundBench: ParsableCommand {
             release `sysound` binary next to this one: Tests/bench/run.sh builds both.
             """)
 
+    /// The figures there are (each `figure(n, …)` below), all run unless --figures picks some.
+    static let figureNumbers = 1...14
+
     @Flag(help: "A few iterations of every figure, no targets judged (under 60 s): for CI.")
     var smoke = false
 
@@ -30,7 +33,7 @@ struct SysoundBench: ParsableCommand {
     @Option(help: ArgumentHelp("The sysound source tree (config/, Sounds/, Tests/fixture/).", valueName: "dir"))
     var packageRoot: String?
 
-    @Option(help: ArgumentHelp("Only these figures, comma-separated (e.g. 1,5; 11 is the latency levers, 12 the sound–haptic skew).", valueName: "list"))
+    @Option(help: ArgumentHelp("Only these figures, comma-separated (e.g. 1,5; 11 is the latency levers, 12 the sound–haptic skew, 13 gsettings → policy, 14 a tap during a big reload).", valueName: "list"))
     var figures: String?
 
     @Option(help: ArgumentHelp("The sound server to run on: pulseaudio or pipewire (Tests/bench/run.sh runs both).", valueName: "name"))
@@ -52,8 +55,8 @@ struct SysoundBench: ParsableCommand {
         if let levers, levers.split(separator: ",").contains(where: { Int($0).map { !LeverFigure.levers.indices.contains($0) } ?? true }) {
             throw ValidationError("--levers \(levers): give lever indices 0–\(LeverFigure.levers.count - 1) separated by commas")
         }
-        if let figures, figures.split(separator: ",").contains(where: { Int($0).map { !(1...12).contains($0) } ?? true }) {
-            throw ValidationError("--figures \(figures): give numbers 1–12 separated by commas, e.g. --figures 1,5")
+        if let figures, figures.split(separator: ",").contains(where: { Int($0).map { !Self.figureNumbers.contains($0) } ?? true }) {
+            throw ValidationError("--figures \(figures): give numbers \(Self.figureNumbers.lowerBound)–\(Self.figureNumbers.upperBound) separated by commas, e.g. --figures 1,5")
         }
     }
 
@@ -75,7 +78,7 @@ struct SysoundBench: ParsableCommand {
         guard bench_malloc_interposed() != 0 else {
             throw BenchError("the counting allocator is not in use (malloc was not interposed); allocation counts would be wrong")
         }
-        let wanted = Set((figures ?? "1,2,3,4,5,6,7,8,9,10,11,12").split(separator: ",").compactMap { Int($0) })
+        let wanted = figures.map { Set($0.split(separator: ",").compactMap { Int($0) }) } ?? Set(Self.figureNumbers)
         let report = Report(date: Self.today(), machine: Self.machine(), mode: smoke ? "smoke" : "full", server: Self.serverVersion(server))
         let context = try BenchContext(smoke: smoke, root: root, sysound: binary, sink: env["SYSOUND_SINK"] ?? "sysound_test",
                                        server: server, report: report)
@@ -124,6 +127,8 @@ struct SysoundBench: ParsableCommand {
         figure(10, LockedHintFigure.run)
         figure(11, LeverFigure.run)
         figure(12, SkewFigure.run)
+        figure(13, DesktopSettingFigure.run)
+        figure(14, ReloadFigure.run)
         context.report.notes.append("load average (1, 5, 15 min) at the start: \(loadStart); at the end: \(Self.loadAverage()) — the 2 cores may be shared")
         Targets.judge(&context.report)
         context.report.seconds = Clock.seconds(since: started)

@@ -1,0 +1,168 @@
+import Foundation
+import SysoundCore
+
+/// A sound of a feedbackd theme: an XDG sound name, played through
+/// sysound's theme (its names, aliases and the XDG fallback).
+public struct FeedbackdSound: Sendable, Equatable {
+    public var effect: String
+    /// The stream role (`event`, `Notification`, `Alarm`…), kept for the sound server.
+    public var mediaRole: String
+
+    public init(effect: String, mediaRole: String = "event") {
+        self.effect = effect
+        self.mediaRole = mediaRole
+    }
+}
+
+/// `VibraRumble`: `count` pulses of `duration` ms at `magnitude`, `pause` ms apart.
+public struct FeedbackdRumble: Sendable, Equatable {
+    public var durationMs = 1000
+    public var count = 1
+    public var pauseMs = 0
+    public var magnitude = 1.0
+
+    public init(durationMs: Int = 1000, count: Int = 1, pauseMs: Int = 0, magnitude: Double = 1) {
+        self.durationMs = durationMs
+        self.count = count
+        self.pauseMs = pauseMs
+        self.magnitude = magnitude
+    }
+}
+
+/// `VibraPeriodic`: one long vibration whose strength rises from
+/// `fadeInLevel` to `magnitude` over `fadeInMs`.
+public struct FeedbackdPeriodic: Sendable, Equatable {
+    public var durationMs = 1000
+    public var magnitude = 0.5
+    public var fadeInMs = 500
+    public var fadeInLevel = 0.0
+
+    public init(durationMs: Int = 1000, magnitude: Double = 0.5, fadeInMs: Int = 500, fadeInLevel: Double = 0) {
+        self.durationMs = durationMs
+        self.magnitude = magnitude
+        self.fadeInMs = fadeInMs
+        self.fadeInLevel = fadeInLevel
+    }
+}
+
+/// `Led`: parsed so that `sysound list --dbus` shows it; sysound drives no LEDs.
+public struct FeedbackdLed: Sendable, Equatable {
+    public var color: String
+    /// Blinking frequency in mHz; 0 is steady.
+    public var frequency: Int
+
+    public init(color: String, frequency: Int = 0) {
+        self.color = color
+        self.frequency = frequency
+    }
+}
+
+/// One feedback of a theme section, typed.
+public enum FeedbackdFeedback: Sendable, Equatable {
+    case sound(FeedbackdSound)
+    case rumble(FeedbackdRumble)
+    case periodic(FeedbackdPeriodic)
+    /// `VibraPattern`: steps of magnitude and duration, as sysound's own patterns.
+    case pattern(HapticPattern)
+    case led(FeedbackdLed)
+    /// Blanks what a parent theme gives the event in this section.
+    case dummy
+
+    /// What the vibration types feel like as one of sysound's patterns; nil for the others.
+    public var hapticPattern: HapticPattern? {
+        switch self {
+        case .rumble(let r):
+            var steps: [HapticStep] = []
+            for i in 0..<max(r.count, 1) {
+                if i > 0 && r.pauseMs > 0 { steps.append(HapticStep(magnitude: 0, durationMs: r.pauseMs)) }
+                steps.append(HapticStep(magnitude: r.magnitude, durationMs: r.durationMs))
+            }
+            return Self.fitted(steps)
+        case .periodic(let p):
+            // The fade-in as up to ten rising steps (ff-memless itself updates
+            // the envelope only every 50 ms), then the rest at full strength.
+            let fade = min(p.fadeInMs, p.durationMs)
+            let ramp = fade >= 100 ? 10 : (fade > 0 ? 1 : 0)
+            var steps: [HapticStep] = []
+            for i in 0..<ramp {
+                let level = p.fadeInLevel + (p.magnitude - p.fadeInLevel) * Double(i) / Double(ramp)
+                steps.append(HapticStep(magnitude: level, durationMs: fade / ramp))
+            }
+            steps.append(HapticStep(magnitude: p.magnitude, durationMs: p.durationMs - fade / max(ramp, 1) * ramp))
+            return Self.fitted(steps)
+        case .pattern(let pattern):
+            return Self.fitted(pattern.steps)
+        case .sound, .led, .dummy:
+            return nil
+        }
+    }
+
+    /// Steps sysound's engine takes: none of 0 ms, none beyond its limits
+    /// (a 10 s alarm vibration fits; a longer one is cut, not refused).
+    static func fitted(_ steps: [HapticStep]) -> HapticPattern? {
+        var kept: [HapticStep] = []
+        var total = 0
+        for step in steps where step.durationMs > 0 && kept.count < HapticPattern.maximumSteps {
+            let ms = min(step.durationMs, HapticPattern.maximumStepMs, HapticPattern.maximumTotalMs - total)
+            guard ms > 0 else { break }
+            kept.append(HapticStep(magnitude: min(max(step.magnitude, 0), 1), durationMs: ms))
+            total += ms
+        }
+        return kept.isEmpty ? nil : HapticPattern(steps: kept)
+    }
+
+    /// One line for people: `sound bell (event)`, `rumble 150 ms`, `led blue 1000 mHz`.
+    public var summary: String {
+        switch self {
+        case .sound(let s): "sound \(s.effect) (\(s.mediaRole))"
+        case .rumble(let r):
+            "rumble \(r.durationMs) ms" + (r.count > 1 ? " ×\(r.count), \(r.pauseMs) ms apart" : "") + (r.magnitude < 1 ? " at \(Self.show(r.magnitude))" : "")
+        case .periodic(let p):
+            "periodic \(p.durationMs) ms at \(Self.show(p.magnitude)), fade-in \(p.fadeInMs) ms from \(Self.show(p.fadeInLevel))"
+        case .pattern(let p): "pattern \(p)"
+        case .led(let l): "led \(l.color) \(l.frequency) mHz (not played: no LEDs)"
+        case .dummy: "nothing (dummy)"
+        }
+    }
+
+    /// A magnitude to two places (16-bit ones read from older themes are long fractions).
+    static func show(_ m: Double) -> String { String(format: "%.2f", m) }
+
+    /// Whether sysound can carry it out at all (LEDs it cannot, as feedbackd without one).
+    public var isPlayable: Bool {
+        if case .led = self { false } else { true }
+    }
+}
+
+/// One theme file as written: its name, its parent, and per profile section
+/// (full, quiet, silent) the feedback of each event.
+public struct FeedbackdThemeFile: Sendable, Equatable {
+    public var file: String
+    public var name: String?
+    public var parentName: String?
+    public var sections: [FeedbackProfile: [String: FeedbackdFeedback]] = [:]
+
+    /// Files larger than this are refused: feedbackd's own themes are a few KiB.
+    public static let maximumBytes = 1 << 20
+    /// Deeper JSON is refused before it is decoded (no recursion to exhaust).
+    static let maximumDepth = 16
+
+    /// Parses a theme leniently, as feedbackd would use it: a broken entry is
+    /// a warning naming the file and its key, and the rest is still used;
+    /// nil (with an error) only when nothing of the file is usable.
+    public static func parse(_ data: Data, file: String) -> (FeedbackdThemeFile?, [Diagnostic]) {
+        var parser = FeedbackdThemeParser(file: file)
+        let theme = parser.parse(data)
+        return (theme, parser.diagnostics)
+    }
+
+    /// Reads and parses `path`.
+    public static func read(path: String) -> (FeedbackdThemeFile?, [Diagnostic]) {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            return (nil, [Diagnostic(.unreadable, file: path, message: "cannot read the feedbackd theme; expected a readable JSON file")])
+        }
+        defer { try? handle.close() }
+        let data = (try? handle.read(upToCount: maximumBytes + 1)) ?? Data()
+        return parse(data, file: path)
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import SysoundAudio
+import SysoundConfig
+import SysoundCore
+import SysoundHaptics
+
+/// What a D-Bus event did through the feedbackd theme.
+public struct EventResult: Sendable, Equatable {
+    /// The level the event was decided at (the user's, the app's and the hints' together).
+    public var level: FeedbackProfile
+    /// Whether anything of the event could be carried out at this level
+    /// (feedbackd's "found"): false ends the event with reason not-found.
+    public var found = false
+    /// The voice of its sound, if one plays.
+    public var voice: VoiceID?
+    /// The sound's length in seconds, if one plays.
+    public var duration: Double?
+    /// The vibration started, if any.
+    public var vibration: HapticPattern?
+
+    public var hapticMs: Int { vibration?.durationMs ?? 0 }
+}
+
+extension FeedbackManager {
+    /// An event's vibration outranks a `Vibrate` pattern (priority 1) and
+    /// every sound's paired haptic: it ends the one and is never cut by the others.
+    public static let eventHapticPriority = 3
+    /// The priority of the D-Bus face's `Vibrate` patterns.
+    public static let patternHapticPriority = 1
+
+    /// The feedbackd theme in use, once the D-Bus face loaded it.
+    public var feedbackdTheme: FeedbackdTheme? { feedbackd.withLock { $0 } }
+
+    /// Loads the feedbackd theme the configuration names (or `FEEDBACK_THEME`)
+    /// and uses it from now on; its problems are logged, the rest is used.
+    /// Called by the D-Bus face at start and by `reload` (SIGHUP) after that.
+    @discardableResult
+    public func loadFeedbackdTheme(environment: [String: String] = ProcessInfo.processInfo.environment) -> [Diagnostic] {
+        let (theme, problems) = FeedbackdTheme.load(name: configuration.dbus.feedbackTheme, environment: environment)
+        for problem in problems {
+            // No feedbackd theme installed is the common desktop case, not a fault.
+            if problem.kind == .missingFile && problem.key == nil {
+                logger.info("\(problem.message)")
+            } else {
+                logger.warning("feedbackd theme: \(problem)")
+            }
+        }
+        let files = theme.files.joined(separator: " → ")
+        logger.info("feedbackd theme \"\(theme.name)\": \(theme.events.count) events (\(files))")
+        setStatus("feedbackd-theme", "\(theme.name): \(files)")
+        feedbackd.withLock { $0 = theme }
+        return problems
+    }
+
+    /// The feedbackd level a request is decided at: the user's profile (the
+    /// control files), lowered by the app's level and the request's hint; an
+    /// allowed `important` request replaces only the user's.
+    public func level(for request: PlayRequest) -> FeedbackProfile {
+        FeedbackProfile(state: configuration.policy.limits(for: request, state: state).state)
+    }
+
+    /// Carries out a D-Bus event as the feedbackd theme says at the request's
+    /// level: its sound (by sysound's names, under the same policy as any
+    /// play, without the sound's own paired haptic), its first vibration
+    /// (the most feedback's section), no LEDs. Nil when the theme does not
+    /// know the event: then sysound's own name of it is played instead.
+    public func triggerEvent(_ event: String, _ request: PlayRequest) -> EventResult? {
+        guard let theme = feedbackdTheme else { return nil }
+        let limited = configuration.policy.limits(for: request, state: state).state
+        let level = FeedbackProfile(state: limited)
+        guard let feedbacks = theme.feedbacks(for: event, level: level) else { return nil }
+        var result = EventResult(level: level)
+        // `play` counts the app for `status` when a sound is asked for; otherwise it is counted here.
+        var counted = false
+        defer { if !counted { seen(app: request.app) } }
+        for (section, feedback) in feedbacks {
+            switch feedback {
+            case .led:
+                continue
+            case .dummy:
+                result.found = true
+            case .sound(let sound):
+                result.found = true
+                guard result.voice == nil else { continue }
+                var play = request
+                play.source = .name(sound.effect)
+                play.haptic = false
+                counted = true
+                do throws(FeedbackError) {
+                    let played = try self.play(play)
+                    result.voice = played.voice
+                    result.duration = played.voice == nil ? nil : played.duration
+                } catch {
+                    logger.warning("event \(event) (\(section) section of \(theme.name)): sound \"\(sound.effect)\": \(error.message)")
+                }
+            case .rumble, .periodic, .pattern:
+                guard let pattern = feedback.hapticPattern, let haptics, !haptics.devices.isEmpty else { continue }
+                result.found = true
+                // The haptics switch holds, except for the silent section,
+                // which feedbackd plays in every profile (the keyboard's
+                // key-pressed): the silent profile itself is haptics off here.
+                guard result.vibration == nil, !limited.interrupted, limited.haptics || section == .silent else { continue }
+                do throws(HapticsError) {
+                    try haptics.vibrate(pattern: pattern, priority: Self.eventHapticPriority)
+                    result.vibration = pattern
+                } catch {
+                    logger.debug("event \(event): vibration \(pattern) not started: \(error)")
+                }
+            }
+        }
+        return result
+    }
+}

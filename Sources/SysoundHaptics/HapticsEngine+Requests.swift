@@ -1,0 +1,93 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import SysoundCore
+
+extension HapticsEngine {
+    /// Vibrates with the preset `name`, magnitudes × `intensity` (0–1).
+    /// Replaces a running vibration of lower or equal `priority`.
+    public func vibrate(
+        preset name: String, intensity: Double = 1, priority: Int = 0, whenNotUploaded: WhenNotUploaded = .startWhenUploaded,
+        delayNanoseconds: UInt64 = 0
+    ) throws(HapticsError) {
+        let pattern: HapticPattern? = presets.withLock { $0[name] }
+        guard let pattern else {
+            throw .unknownPreset(name, known: presetNames)
+        }
+        try vibrate(
+            pattern: pattern, intensity: intensity, priority: priority, whenNotUploaded: whenNotUploaded,
+            delayNanoseconds: delayNanoseconds)
+    }
+
+    /// Vibrates with `pattern`, magnitudes × `intensity` (0–1). Replaces a
+    /// running vibration of lower or equal `priority`; throws `.outranked`
+    /// otherwise, `.noDevice` when there is nothing to vibrate.
+    ///
+    /// `delayNanoseconds` puts the pattern's start that much after the
+    /// request (a haptic paired with a sound starts when the sound is heard,
+    /// the audio output's latency later); its first step is then a timer on
+    /// the loop, not a write now. It replaces what plays at that instant.
+    /// Only for a haptic whose effects are uploaded (`.skip`): one that
+    /// waits for its upload starts as soon as it lands.
+    public func vibrate(
+        pattern: HapticPattern, intensity: Double = 1, priority: Int = 0, whenNotUploaded: WhenNotUploaded = .startWhenUploaded,
+        delayNanoseconds: UInt64 = 0
+    ) throws(HapticsError) {
+        try HapticsError.validate(pattern)
+        try HapticsError.checkLevel(intensity, name: "intensity")
+        // Answered from the snapshot when there is nothing to do, without a
+        // trip to the loop or an allocation (the library's play path on a
+        // machine without a rumble device). The loop decides the rest.
+        let offLoop = !host.loop.isLoopThread && host.loop.isRunning
+        let requested = MonotonicClock.now()
+        try snapshot.withLock { s throws(HapticsError) in
+            guard s.running else { throw .notRunning }
+            guard s.devices.isEmpty else { return }
+            // Nodes still opening (an embedded engine just started): a caller
+            // that can wait does, so that its answer is about the device.
+            guard offLoop && s.opening && whenNotUploaded == .startWhenUploaded else { throw s.refusal ?? .noDevice }
+        }
+        if offLoop && whenNotUploaded == .startWhenUploaded {
+            let deadline = requested + UInt64(Self.uploadWaitLimitMs) * 1_000_000
+            // Until a node found at start has opened (a one-shot engine has
+            // just started; its workers may be busy opening audio). Nodes
+            // still opening after that join the waiting vibration as they open.
+            while snapshot.withLock({ $0.devices.isEmpty && $0.opening }) && MonotonicClock.now() < deadline { usleep(1000) }
+        }
+        let plan = plan(pattern, intensity: intensity)
+        // Off the loop a request that waits for its upload waits for the
+        // outcome too: "vibrated" only when a device played it. On the loop
+        // (the daemon's own thread) it cannot block; the presets it plays
+        // were uploaded when the device appeared, so a refusal is known by then.
+        let outcome = offLoop && whenNotUploaded == .startWhenUploaded ? WaitOutcome() : nil
+        try onLoop { [self] () throws(HapticsError) in
+            try request(plan, priority: priority, whenNotUploaded: whenNotUploaded, requested: requested, delay: delayNanoseconds, outcome: outcome)
+        }
+        guard let outcome else { return }
+        let deadline = requested + UInt64(Self.uploadWaitLimitMs + 50) * 1_000_000
+        while MonotonicClock.now() < deadline {
+            if let result = outcome.result.withLock({ $0 }) { return try result.get() }
+            usleep(1000)
+        }
+        throw .notUploaded
+    }
+
+    /// `pattern` as played here: the profile's minimum pulse applies to
+    /// requests and preloads alike, so that a preloaded effect is the one played.
+    func plan(_ pattern: HapticPattern, intensity: Double) -> PatternPlan {
+        PatternPlan(pattern, intensity: intensity, minimumPulseMs: profile?.profile.minimumPulseMs ?? 0)
+    }
+
+    /// `deviceReport` once the devices found are open and their first
+    /// uploads answered (a refusal shows), waiting up to `limitMs` when the
+    /// caller is not the loop thread (an engine that has just started).
+    public func settledDeviceReport(limitMs: Int = 1000) -> [HapticDeviceStatus] {
+        if !host.loop.isLoopThread && host.loop.isRunning {
+            let deadline = MonotonicClock.now() + UInt64(limitMs) * 1_000_000
+            while snapshot.withLock({ $0.opening || $0.uploading }) && MonotonicClock.now() < deadline { usleep(1000) }
+        }
+        return deviceReport
+    }
+}

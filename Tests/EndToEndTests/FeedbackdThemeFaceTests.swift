@@ -1,0 +1,167 @@
+import Foundation
+import SysoundCore
+import SysoundTestSupport
+import XCTest
+
+/// feedbackd's themes over the D-Bus face, with feedbackd's own clients on
+/// the private session bus: a custom theme named by FEEDBACK_THEME (parent
+/// `default`) decides what an event plays, heard at the null sink and
+/// matched against the clip it names.
+final class FeedbackdThemeFaceTests: XCTestCase {
+    var daemon: DaemonProcess!
+    var directory = ""
+    var themeFile: String { directory + "/custom.json" }
+
+    /// message-new-instant remapped to `bell` (sysound's own is `notification`),
+    /// an event only this theme knows, and button-pressed blanked.
+    static let theme = """
+        {"name": "custom", "parent-name": "default", "profiles": [
+          {"name": "full", "feedbacks": [
+            {"event-name": "message-new-instant", "type": "Sound", "effect": "bell"},
+            {"event-name": "org.example.only-in-this-theme", "type": "Sound", "effect": "camera-shutter"},
+            {"event-name": "button-pressed", "type": "Dummy"}]}]}
+        """
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try Pulse.require()
+        guard ProcessInfo.processInfo.environment["SYSOUND_DBUS_DIR"] != nil else {
+            if ProcessInfo.processInfo.environment["SYSOUND_REQUIRE_DBUS"] == "1" {
+                throw FixtureError("SYSOUND_REQUIRE_DBUS=1 but no private bus: run under Tests/fixture/with-dbus.sh")
+            }
+            throw XCTSkip("needs the private buses of Tests/fixture/with-dbus.sh")
+        }
+        directory = NSTemporaryDirectory() + "sysound-fbtheme-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try Self.theme.write(toFile: themeFile, atomically: true, encoding: .utf8)
+        daemon = try DaemonProcess(config: "[theme]\npaths = [\"@SOUNDS@\"]\n", environment: ["FEEDBACK_THEME": themeFile])
+        XCTAssertTrue(eventually(10) { self.ownsName() }, "the daemon never took org.sigxcpu.Feedback: \(daemon.log(tail: 20))")
+        XCTAssertTrue(daemon.log().contains("custom.json"), "the theme was not loaded: \(daemon.log(tail: 20))")
+    }
+
+    override func tearDown() {
+        if let daemon { XCTAssertEqual(daemon.stop(), 0, "sysound serve did not exit 0: \(daemon.log(tail: 20))") }
+        try? FileManager.default.removeItem(atPath: directory)
+        super.tearDown()
+    }
+
+    func ownsName() -> Bool {
+        (try? Spawned.run("/usr/bin/env", ["busctl", "--user", "status", "--no-pager", "org.sigxcpu.Feedback"]).status) == 0
+    }
+
+    /// `fbcli -E EVENT`, its input held open as a user would (see DBusFaceTests).
+    func fbcli(_ event: String) throws -> Spawned.Result {
+        try Spawned.run("/usr/bin/env", ["sh", "-c", "sleep 3 | fbcli -E \"$0\"", event], timeout: 20)
+    }
+
+    /// The left channel of what `action` made the sink play (up to `seconds`).
+    func recorded(_ seconds: Double, _ action: () throws -> Void) throws -> [Float] {
+        let recording = try MonitorRecording()
+        try action()
+        return try recording.samples(secondsFromNow: seconds)
+    }
+
+    /// How closely the recording, from its onset, follows the clip `name` of
+    /// sysound's theme: the best correlation within ±10 ms of alignment.
+    func likeness(_ samples: [Float], to name: String) throws -> Double {
+        let clip = try readSamples(TestPaths.packageRoot + "/Sounds/\(name).wav").samples
+        guard let peak = samples.map(abs).max(), peak > 0.01, let onset = Signal.onset(samples, threshold: peak * 0.05),
+            let clipOnset = Signal.onset(clip, threshold: (clip.map(abs).max() ?? 0) * 0.05)
+        else { return 0 }
+        // The alignment from the first 25 ms (a noisy clip's 5 % onset can
+        // move by milliseconds with its level), then the likeness over 100 ms.
+        let length = min(4_800, clip.count - clipOnset), window = min(1_200, length)
+        var best = (lag: 0, r: -1.0)
+        for lag in -480...480 {
+            let start = onset + lag
+            guard start >= 0, start + window <= samples.count else { continue }
+            let r = Signal.correlation(samples[start..<(start + window)], clip[clipOnset..<(clipOnset + window)])
+            if r > best.r { best = (lag, r) }
+        }
+        let start = onset + best.lag
+        guard start >= 0, start + length <= samples.count else { return best.r }
+        return Signal.correlation(samples[start..<(start + length)], clip[clipOnset..<(clipOnset + length)])
+    }
+
+    /// The recording of `event` played through fbcli, and its likeness to
+    /// `clip`: the better of two tries, as one recording on a loaded machine
+    /// can hold a dropout (the sink's, not the daemon's).
+    func heard(_ event: String, as clip: String) throws -> (samples: [Float], likeness: Double) {
+        var best: (samples: [Float], likeness: Double) = ([], -1)
+        for _ in 0..<2 where best.likeness < 0.9 {
+            var result: Spawned.Result!
+            let samples = try recorded(1.5) { result = try fbcli(event) }
+            XCTAssertEqual(result.status, 0, result.output)
+            let likeness = try likeness(samples, to: clip)
+            if likeness > best.likeness { best = (samples, likeness) }
+        }
+        return best
+    }
+
+    func testTheRemappedEventIsHeardAsTheThemesClip() throws {
+        let (samples, bell) = try heard("message-new-instant", as: "bell")
+        let notification = try likeness(samples, to: "notification")
+        XCTAssertGreaterThan(bell, 0.9, "message-new-instant is not heard as the theme's bell (bell \(bell), notification \(notification))")
+        XCTAssertGreaterThan(bell, notification + 0.2, "bell \(bell), notification \(notification)")
+    }
+
+    func testAnEventOnlyTheThemeKnowsIsHeard() throws {
+        let shutter = try heard("org.example.only-in-this-theme", as: "camera-shutter").likeness
+        XCTAssertGreaterThan(shutter, 0.9, "the theme's own event was not heard as camera-shutter")
+    }
+
+    func testADummyEntrySilencesAnInheritedEvent() throws {
+        var result: Spawned.Result!
+        let silent = try recorded(1.0) { result = try fbcli("button-pressed") }
+        XCTAssertEqual(result.status, 0, result.output)
+        XCTAssertLessThan(Signal.peak(silent), 1e-4, "button-pressed sounded through the dummy entry")
+        // The parent's other events still play: button-released (Debian's
+        // default theme, else sysound's own name of it).
+        let heard = try recorded(1.0) { result = try fbcli("button-released") }
+        XCTAssertGreaterThan(Signal.peak(heard), 0.05, "button-released was not heard")
+    }
+
+    func testAnElevenStepVibrateIsRefusedAndMagnitudesAreClamped() throws {
+        func vibrate(_ steps: [String]) throws -> Spawned.Result {
+            try Spawned.run("/usr/bin/env", ["busctl", "--user", "call", "--", "org.sigxcpu.Feedback", "/org/sigxcpu/Feedback",
+                                             "org.sigxcpu.Feedback.Haptic", "Vibrate", "sa(du)", "org.a", "\(steps.count)"] + steps.flatMap { $0.split(separator: " ").map(String.init) })
+        }
+        let eleven = try vibrate(Array(repeating: "0.5 20", count: 11))
+        XCTAssertEqual(eleven.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "b false", eleven.output)
+        XCTAssertTrue(eventually(3) { self.daemon.log().contains("more than 10 steps; refused") }, daemon.log(tail: 5))
+        // Out-of-range magnitudes and long steps are taken as feedbackd takes
+        // them (clamped), not refused; no vibrator here answers false.
+        let clamped = try vibrate(["2.5 100", "-1 20000", "1 10000", "1 10000", "1 10000"])
+        XCTAssertEqual(clamped.status, 0, clamped.output)
+        XCTAssertEqual(clamped.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "b false", clamped.output)
+    }
+
+    func testSIGHUPReloadsTheTheme() throws {
+        let changed = Self.theme.replacingOccurrences(of: #""effect": "camera-shutter""#, with: #""effect": "bell""#)
+        try changed.write(toFile: themeFile, atomically: true, encoding: .utf8)
+        let loads = daemon.log().components(separatedBy: "feedbackd theme \"").count
+        daemon.signal(SIGHUP)
+        XCTAssertTrue(eventually(5) { self.daemon.log().components(separatedBy: "feedbackd theme \"").count > loads }, daemon.log(tail: 10))
+        XCTAssertGreaterThan(try heard("org.example.only-in-this-theme", as: "bell").likeness, 0.9, "the reloaded theme's sound was not heard")
+    }
+
+    func testCheckAndListShowTheTheme() throws {
+        let cli = daemon.cli
+        func check(_ file: String) throws -> Spawned.Result { try Spawned.run(try TestPaths.sysound, ["check", file]) }
+        let ok = try check(themeFile)
+        XCTAssertEqual(ok.status, 0, ok.output)
+        let broken = directory + "/broken.json"
+        try #"{"profiles": [{"name": "full", "feedbacks": [{"event-name": "x", "type": "Smell"}]}]}"#.write(toFile: broken, atomically: true, encoding: .utf8)
+        let warned = try check(broken)
+        XCTAssertEqual(warned.status, 0, "a bad entry is a warning: \(warned.output)")
+        XCTAssertTrue(warned.stderr.contains("broken.json") && warned.stderr.contains("profiles[0].feedbacks[0].type"), warned.output)
+        try "{".write(toFile: broken, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try check(broken).status, 78)
+        let list = try cli.run(["list", "--dbus", "--theme", themeFile])
+        XCTAssertEqual(list.status, 0, list.output)
+        let line = list.stdout.split(separator: "\n").first { $0.hasPrefix("org.example.only-in-this-theme ") }
+        XCTAssertTrue(line?.contains("sound camera-shutter") == true, list.stdout)
+        let dummy = list.stdout.split(separator: "\n").first { $0.hasPrefix("button-pressed ") }
+        XCTAssertTrue(dummy?.contains("nothing (dummy)") == true, list.stdout)
+    }
+}
