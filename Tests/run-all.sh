@@ -9,12 +9,17 @@
 #     Then the suites that touch the sound server again under a private
 #     PipeWire (Tests/fixture/with-pipewire.sh, which brings its own buses),
 #     counted separately.
-#  2. the real-kernel force-feedback test under qemu (Tests/kernel/run.sh).
+#  2. the library as apps meet it (Tests/library/run.sh): the DocC catalog
+#     (make docs) without warnings and every public symbol documented, the
+#     example app under Examples/ and the catalog's examples compiled as an
+#     outside package, and a check that such a package cannot name the wire
+#     protocol's types. Then the real-kernel force-feedback test under qemu
+#     (Tests/kernel/run.sh).
 #  3. the fuzz targets, 30 s each (Tests/fuzz/run.sh 30), crash inputs of
 #     earlier runs replayed first.
 #  4. a smoke run of the benchmark (Tests/bench/run.sh --smoke): a few
 #     iterations of every figure on both servers, no thresholds, so the bench
-#     cannot rot.
+#     cannot rot; then Tests/bench/report.py on its JSON.
 #  5. installing (Tests/install/run.sh): make install and uninstall, the
 #     installed programs, man pages and completions, and as root the Debian
 #     package installed, used and removed.
@@ -99,6 +104,9 @@ run_counted() { # name command...
     fi
 }
 
+echo "== the library as apps meet it: DocC catalog, example app, the wire out of reach"
+run_counted library Tests/library/run.sh
+
 echo "== real-kernel force-feedback test (qemu)"
 run_counted kernel Tests/kernel/run.sh
 
@@ -111,6 +119,17 @@ if Tests/bench/run.sh --smoke --json "$logs/bench.json" 2>&1 | tee "$logs/bench.
 else
     count "bench smoke" 0 1
     grep -E 'INVALID|error|Error' "$logs/bench.log" | tail -5 | sed 's/^/bench smoke: /' >>"$failures"
+fi
+# The generator of docs/benchmarks.md (what `make bench` ends with) on the smoke
+# run's JSON, so it cannot rot either; its page goes to the logs, not to docs/.
+smoke_json=("$logs/bench-pulseaudio.json" "$logs/bench-pipewire.json")
+if [ -s "${smoke_json[0]}" ] && [ -s "${smoke_json[1]}" ]; then
+    if Tests/bench/report.py --output "$logs/benchmarks.md" "${smoke_json[@]}" 2>&1 | tee -a "$logs/bench.log"; then
+        count "bench report" 1 0
+    else
+        count "bench report" 0 1
+        echo "bench report: Tests/bench/report.py failed on the smoke run's JSON" >>"$failures"
+    fi
 fi
 
 # After the bench smoke run, whose release build it reuses.

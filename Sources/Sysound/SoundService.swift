@@ -1,76 +1,97 @@
-@_exported import SysoundCore
+import Dispatch
 import Logging
 import SysoundClient
 import SysoundConfig
+import SysoundCore
 import SysoundFeedback
 import SysoundState
-import SysoundCore
 
 /// The sound and haptics service, as an app uses it.
 ///
 /// ```swift
-/// let sound = try SoundService()
-/// try sound.play("tap")
-/// try sound.play("alarm", category: .playback, duck: true)
-/// try sound.vibrate(.success)
+/// let sound = SoundService()
+/// try await sound.play("tap")
+/// try await sound.vibrate(.success)
 /// ```
 ///
-/// Requests go to the daemon (`sysound serve`) over its socket; when no
+/// Requests go to the daemon (`sysound serve`) over one connection the
+/// service keeps (and makes again after the daemon restarted); when no
 /// daemon runs, an engine embedded in this process takes them, with the same
-/// policy and the same answers. The type is `Sendable`: share one instance.
+/// policy and the same answers. Share one instance: it is safe to use from
+/// any task or thread.
+///
+/// Every call has an `async` form, which does its waiting off Swift's
+/// cooperative threads, and a synchronous one for scripts and tools, on the
+/// same path.
 public final class SoundService: Sendable {
     /// Where requests go.
     public enum Mode: Sendable, Equatable {
-        /// The daemon if one answers, else the embedded engine (but a loop,
-        /// which only the daemon can stop from elsewhere, is refused).
+        /// The daemon if one answers, else the embedded engine (but a looping
+        /// sound, which only the daemon can stop from elsewhere, is refused).
         case automatic
-        /// Only the daemon; fail with `.noDaemon` without one.
+        /// Only the daemon; fail with ``SoundServiceError/Kind/noDaemon`` without one.
         case daemon
         /// Only the embedded engine, even if a daemon runs.
         case embedded
     }
 
-    /// The state directory: control files and the daemon's socket.
-    public let stateDirectory: StateDirectory
-    let configPath: String?
-    let mode: Mode
-    let logger: Logger
-    private let embedded = Locked<FeedbackManager?>(nil)
+    /// The state directory: the user's settings and the daemon's socket.
+    public var stateDirectoryPath: String { stateDirectory.path }
+    /// Where requests go.
+    public let mode: Mode
 
+    package let stateDirectory: StateDirectory
+    let configPath: String?
+    let logger: Logger
+    let link: DaemonLink
+    let embedded = Locked<FeedbackManager?>(nil)
+    let warmth = Locked<Warmth>(Warmth())
+
+    /// A service for this user's session.
+    ///
     /// - Parameters:
-    ///   - stateDirectory: overrides `$XDG_RUNTIME_DIR/sysound`.
+    ///   - stateDirectory: overrides `$XDG_RUNTIME_DIR/sysound` (tests, a second session).
     ///   - configPath: a configuration file for the embedded engine.
-    ///   - mode: daemon, embedded, or the daemon with embedded fallback.
-    public init(stateDirectory: String? = nil, configPath: String? = nil, mode: Mode = .automatic,
-                logger: Logger = Logger(label: "sysound")) {
+    ///   - mode: the daemon with the embedded fallback (the default), only the
+    ///     daemon, or only the embedded engine.
+    ///   - logger: where the embedded engine logs.
+    public init(
+        stateDirectory: String? = nil, configPath: String? = nil, mode: Mode = .automatic,
+        logger: Logger = Logger(label: "sysound")
+    ) {
         self.stateDirectory = StateDirectory.resolve(explicit: stateDirectory)
         self.configPath = configPath
         self.mode = mode
         self.logger = logger
+        link = DaemonLink(socketPath: self.stateDirectory.socketPath)
     }
 
-    // MARK: - Requests
-
-    /// Sends one request and returns the reply, turning an `error` reply into
-    /// a thrown `SoundServiceError`.
-    @discardableResult
-    public func perform(_ request: Request) throws(SoundServiceError) -> WireFields {
-        try Self.unpack(try send(request)).0
+    /// Whether a daemon answers now (always false in mode ``Mode/embedded``).
+    public var isUsingDaemon: Bool {
+        mode != .embedded && ((try? link.send(.ping))?.isOK ?? false)
     }
 
-    /// An `ok` reply's fields and records; an `error` reply thrown.
-    static func unpack(_ reply: Reply) throws(SoundServiceError) -> (WireFields, [WireFields]) {
-        switch reply {
-        case .ok(let fields, let records): return (fields, records)
-        case .error(let code, let message): throw .refused(code: code, message: message)
-        }
-    }
+    // MARK: - The one path every request takes
 
-    /// Sends one request and returns the reply as it came (with list records).
-    public func send(_ request: Request) throws(SoundServiceError) -> Reply {
+    /// Sends one request and returns the reply as it came: for the tools of
+    /// this package that speak the protocol (`sysound-engine request`).
+    package func send(_ request: Request) throws(SoundServiceError) -> Reply {
         switch try route(request) {
         case .daemon(let reply): reply
         case .embedded(let manager): manager.handle(request)
+        }
+    }
+
+    /// Sends one request; an `error` reply is thrown.
+    @discardableResult
+    package func perform(_ request: Request) throws(SoundServiceError) -> WireFields {
+        try Self.unpack(try send(request))
+    }
+
+    static func unpack(_ reply: Reply) throws(SoundServiceError) -> WireFields {
+        switch reply {
+        case .ok(let fields, _): return fields
+        case .error(let code, let message): throw SoundServiceError(code: code, message: message)
         }
     }
 
@@ -85,15 +106,16 @@ public final class SoundService: Sendable {
     func route(_ request: Request) throws(SoundServiceError) -> Route {
         if mode != .embedded {
             do {
-                return .daemon(try DaemonClient(socketPath: stateDirectory.socketPath).send(request))
+                return .daemon(try link.send(request))
             } catch {
-                guard error.isNoDaemon, mode == .automatic else { throw .daemon(error) }
+                guard error.isNoDaemon, mode == .automatic else { throw SoundServiceError(error) }
                 // A loop that falls back here plays on in this process where
                 // `sysound stop` cannot reach it, and a daemon started later
                 // takes this service's own `stop` too: only `.embedded`,
                 // chosen knowingly, loops in the app.
                 if case .play(let play, _) = request, play.loop {
-                    throw .needsDaemon(
+                    throw SoundServiceError(
+                        .needsDaemon,
                         "a loop needs the daemon, and none answers at \(stateDirectory.socketPath): only the daemon "
                             + "can stop it from anywhere; start it with `systemctl --user start sysound` or `sysound serve` "
                             + "(or use mode .embedded to loop in this process)")
@@ -103,10 +125,26 @@ public final class SoundService: Sendable {
         return .embedded(try embeddedManager())
     }
 
-    /// Whether a daemon answers on this state directory's socket.
-    public var isUsingDaemon: Bool {
-        mode != .embedded && DaemonClient(socketPath: stateDirectory.socketPath).isDaemonRunning()
+    /// Runs a blocking exchange away from Swift's cooperative threads (a
+    /// daemon that socket activation is starting may take seconds to answer).
+    static func offThePool<T: Sendable>(
+        _ body: @escaping @Sendable () throws(SoundServiceError) -> T
+    ) async throws(SoundServiceError) -> T {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, SoundServiceError>, Never>) in
+            requests.async {
+                do throws(SoundServiceError) {
+                    continuation.resume(returning: .success(try body()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
     }
+
+    private static let requests = DispatchQueue(label: "sysound.requests", attributes: .concurrent)
+
+    // MARK: - The embedded engine
 
     /// The in-process engine, built on first use: configuration and theme
     /// are loaded then, the audio device opens only when a sound must play.
@@ -127,11 +165,10 @@ public final class SoundService: Sendable {
             (configuration, theme, problems) = try ServiceSetup.load(configPath: configPath)
             problems.forEach { logger.debug("\($0)") }
         } catch {
-            throw .configuration(error.description)
+            throw SoundServiceError(.configuration, error.description)
         }
         // The settings as the daemon has them: followed with inotify, so a
-        // play reads no file (a fresh read of every control file per request
-        // cost file I/O and two dozen allocations).
+        // play reads no file.
         let settings: SettingsSource
         if let watcher = try? StateWatcher(directory: stateDirectory, logger: logger) {
             watcher.start()
@@ -147,37 +184,7 @@ public final class SoundService: Sendable {
                 haptics: ServiceSetup.haptics(configuration.haptics, logger: logger),
                 settings: settings, logger: logger)
         } catch {
-            throw .refused(code: .noDevice, message: error.description)
-        }
-    }
-}
-
-/// Why a request to the service failed.
-public enum SoundServiceError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The service refused or could not carry out the request.
-    case refused(code: WireErrorCode, message: String)
-    /// The daemon could not be reached or answered garbage.
-    case daemon(ClientError)
-    /// The embedded engine's configuration could not be loaded.
-    case configuration(String)
-    /// The request needs the daemon (a loop), and none runs.
-    case needsDaemon(String)
-
-    public var description: String {
-        switch self {
-        case .refused(_, let message): message
-        case .daemon(let error): error.description
-        case .configuration(let message), .needsDaemon(let message): message
-        }
-    }
-
-    /// The wire code, for programs (`configuration` and daemon trouble have their own).
-    public var code: WireErrorCode {
-        switch self {
-        case .refused(let code, _): code
-        case .daemon: .internal
-        case .configuration: WireErrorCode(rawValue: "config")
-        case .needsDaemon: WireErrorCode(rawValue: "no-daemon")
+            throw SoundServiceError(.noDevice, error.description)
         }
     }
 }

@@ -74,8 +74,12 @@ extension AudioEngine {
         // already find it while the rest loads (a big theme at start).
         for start in stride(from: 0, to: changed.count, by: Self.preloadChunk) {
             let chunk = Array(changed[start..<min(start + Self.preloadChunk, changed.count)])
-            // The workers, not Dispatch: the daemon keeps its fixed set of threads.
-            let results = host?.workers.concurrentMap(count: chunk.count, { load(chunk[$0]) }) ?? chunk.map(load)
+            // A whole theme loads on the calling worker alone: it is background
+            // work, and on a 2-core device decoding on every worker starved the
+            // sound server of the other core (a looping tone broke during a
+            // reload on PipeWire). A few sounds for a play use the workers
+            // (the daemon's fixed set of threads, not Dispatch).
+            let results = replacingTheme ? chunk.map(load) : host?.workers.concurrentMap(count: chunk.count, { load(chunk[$0]) }) ?? chunk.map(load)
             locked { swapIn(results, into: &report, uploadedTo: context) }
         }
         locked {

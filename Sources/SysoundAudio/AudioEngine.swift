@@ -57,6 +57,8 @@ public final class AudioEngine: @unchecked Sendable {
     var latencyNs: UInt64 = 0
     /// A worker is opening the device again after a loss (alcOpenDevice).
     var reopening = false
+    /// Who is told when a voice ends (`whenEnded`), by voice.
+    var endObservers: [VoiceID: [@Sendable () -> Void]] = [:]
     /// Preloads whose uploads may be in flight (off the lock, into the
     /// context of `output` as it was): a close waits for them.
     var uploadsInFlight = 0
@@ -358,7 +360,9 @@ public final class AudioEngine: @unchecked Sendable {
     func finish(slot: Int) {
         let clip = pool[slot].clip
         if output != nil { AL.stop(source: sources[slot]) }
+        let voice = VoiceID(slot: slot, serial: UInt32(truncatingIfNeeded: pool[slot].order))
         pool.end(slot: slot)
+        if !endObservers.isEmpty { tellEnded(voice) }
         // The last voice of a clip a reload replaced: its buffer can go now.
         if let clip, clip.retired, !pool.voices.contains(where: { $0.isActive && $0.clip === clip }) {
             store.forget(retired: clip)

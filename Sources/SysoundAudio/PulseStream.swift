@@ -8,8 +8,8 @@ import SysoundCore
 /// only while something plays.
 ///
 /// OpenAL Soft 1.19's own PulseAudio backend keeps its stream's whole buffer
-/// full of mixed silence, so every new sound queues behind it (README,
-/// "Latency and its cost"). This stream writes nothing while idle and lets
+/// full of mixed silence, so every new sound queues behind it (docs/latency.md,
+/// "The own stream"). This stream writes nothing while idle and lets
 /// the stream run dry; a `kick` (after a voice starts) renders and writes at
 /// once, and PulseAudio plays a write onto an underrun stream at once (it
 /// rewinds the sink), whatever its length. While voices play the stream

@@ -5,24 +5,24 @@ import SysoundCore
 ///
 /// Made for the CLI's fast path: no Foundation, a handful of system calls
 /// (socket, setsockopt, connect, send, recv, close) per request.
-public struct DaemonClient: Sendable {
+package struct DaemonClient: Sendable {
     /// The daemon's socket, usually `$STATE/socket`.
-    public let socketPath: String
+    package let socketPath: String
     /// How long to wait for the connection, the send and the reply; nil waits forever
     /// (`play … wait=1` replies only when the sound has ended).
-    public var timeoutMilliseconds: Int?
+    package var timeoutMilliseconds: Int?
 
     /// Long enough for a daemon that socket activation starts on this very
     /// request to load its theme and answer.
-    public static let defaultTimeoutMilliseconds = 5000
+    package static let defaultTimeoutMilliseconds = 5000
 
-    public init(socketPath: String, timeoutMilliseconds: Int? = DaemonClient.defaultTimeoutMilliseconds) {
+    package init(socketPath: String, timeoutMilliseconds: Int? = DaemonClient.defaultTimeoutMilliseconds) {
         self.socketPath = socketPath
         self.timeoutMilliseconds = timeoutMilliseconds
     }
 
     /// A client for the daemon of the state directory `directory` (socket `directory/socket`).
-    public init(stateDirectory directory: String, timeoutMilliseconds: Int? = DaemonClient.defaultTimeoutMilliseconds) {
+    package init(stateDirectory directory: String, timeoutMilliseconds: Int? = DaemonClient.defaultTimeoutMilliseconds) {
         self.init(socketPath: directory + "/socket", timeoutMilliseconds: timeoutMilliseconds)
     }
 
@@ -30,13 +30,13 @@ public struct DaemonClient: Sendable {
     ///
     /// - Throws: `ClientError`; `.noDaemon` means nothing listens at the socket
     ///   (the caller may fall back to the embedded engine).
-    public func send(_ request: Request) throws(ClientError) -> Reply {
+    package func send(_ request: Request) throws(ClientError) -> Reply {
         let connection = try DaemonConnection(socketPath: socketPath, timeoutMilliseconds: timeoutMilliseconds)
         return try connection.send(request)
     }
 
     /// Whether a daemon answers `ping` at the socket.
-    public func isDaemonRunning() -> Bool {
+    package func isDaemonRunning() -> Bool {
         (try? send(.ping))?.isOK ?? false
     }
 }
@@ -44,14 +44,14 @@ public struct DaemonClient: Sendable {
 /// One open connection to the daemon, for several requests in a row (the
 /// library keeps one). Requests on one connection are answered in order;
 /// `send` is serialized, so one connection can be shared between threads.
-public final class DaemonConnection: @unchecked Sendable {
+package final class DaemonConnection: @unchecked Sendable {
     // @unchecked: `fd` is immutable and every use of it holds `lock`.
     private let fd: Int32
     private let lock = PthreadLock()
-    public let socketPath: String
+    package let socketPath: String
 
     /// Connects to the daemon's socket (`socket(2)`, `connect(2)`).
-    public init(socketPath: String, timeoutMilliseconds: Int? = DaemonClient.defaultTimeoutMilliseconds) throws(ClientError) {
+    package init(socketPath: String, timeoutMilliseconds: Int? = DaemonClient.defaultTimeoutMilliseconds) throws(ClientError) {
         self.socketPath = socketPath
         let fd = UnixSocket.seqpacket()
         guard fd >= 0 else { throw .system(call: "socket", path: socketPath, errno: errno) }
@@ -81,8 +81,19 @@ public final class DaemonConnection: @unchecked Sendable {
 
     deinit { UnixSocket.close(fd) }
 
+    /// Whether a connection kept between requests is no use any more: the
+    /// daemon closed it (it stopped or restarted), or something unasked for
+    /// waits in it. Asked before sending, so a stale connection is replaced
+    /// without a request ever being sent on it (and so never sent twice).
+    package var isStale: Bool {
+        // POLLRDHUP (0x2000) is behind _GNU_SOURCE, which Swift's Glibc leaves out.
+        var entry = pollfd(fd: fd, events: Int16(POLLIN) | 0x2000, revents: 0)
+        let ready = lock.withLock { poll(&entry, 1, 0) }
+        return ready != 0
+    }
+
     /// Sends one request and waits for its reply.
-    public func send(_ request: Request) throws(ClientError) -> Reply {
+    package func send(_ request: Request) throws(ClientError) -> Reply {
         let bytes = try send(raw: request.encoded())
         do {
             return try Reply(parsing: bytes)
@@ -93,7 +104,7 @@ public final class DaemonConnection: @unchecked Sendable {
 
     /// Sends one datagram as is and returns the reply datagram: for tests and
     /// tools that speak the protocol's text themselves.
-    public func send(raw bytes: [UInt8]) throws(ClientError) -> [UInt8] {
+    package func send(raw bytes: [UInt8]) throws(ClientError) -> [UInt8] {
         lock.lock()
         defer { lock.unlock() }
         let sendError = UnixSocket.sendPacket(fd, bytes)
@@ -168,7 +179,7 @@ extension DaemonClient {
 }
 
 /// Why a request could not be exchanged with the daemon.
-public enum ClientError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum ClientError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Nothing listens at the socket (missing, stale, or its directory is missing).
     case noDaemon(path: String, errno: Int32)
     /// The socket path is empty or longer than a unix socket address allows.
@@ -187,14 +198,14 @@ public enum ClientError: Error, Equatable, Sendable, CustomStringConvertible {
     case system(call: String, path: String, errno: Int32)
 
     /// Whether no daemon runs, so the embedded engine should be used instead.
-    public var isNoDaemon: Bool { if case .noDaemon = self { true } else { false } }
+    package var isNoDaemon: Bool { if case .noDaemon = self { true } else { false } }
 
     /// Whether no daemon could be reached, so another way (the embedded
     /// engine) may carry the request out without doing it twice: nobody
     /// listens, or the socket path cannot be used at all. A daemon that is
     /// there but overloaded (`notSent`) is not replaced by a second engine
     /// fighting it for the device: the caller is told to retry.
-    public var reachedNoDaemon: Bool {
+    package var reachedNoDaemon: Bool {
         switch self {
         case .noDaemon, .badPath: true
         default: false
@@ -205,7 +216,7 @@ public enum ClientError: Error, Equatable, Sendable, CustomStringConvertible {
     /// daemon that did not answer in time, or was too busy to take the
     /// request, is a temporary failure (75), a lost
     /// connection or garbage is the software's (70).
-    public var exitStatus: Int32 {
+    package var exitStatus: Int32 {
         switch self {
         case .timedOut, .notSent: EX_TEMPFAIL
         case .noDaemon: EX_UNAVAILABLE
@@ -214,7 +225,7 @@ public enum ClientError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .noDaemon(let path, let code):
             return "no sysound daemon at \(path) (\(UnixSocket.errorText(code))); start one with `sysound serve`"

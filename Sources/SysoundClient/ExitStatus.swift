@@ -5,7 +5,7 @@ extension WireErrorCode {
     /// The exit status (sysexits.h) of a command the daemon or the engine
     /// refused with this error: the table `sysound --help` documents. Both
     /// `sysound` and `sysound-cli` exit with it.
-    public var exitStatus: Int32 {
+    package var exitStatus: Int32 {
         switch self {
         case .badRequest, .badValue, .tooLarge, .version: EX_USAGE
         case .unknownSound, .unknownPreset: EX_DATAERR

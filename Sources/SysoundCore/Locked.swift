@@ -15,15 +15,15 @@ import Glibc
 /// threads (the loop, the workers) take too. With a plain mutex a normal
 /// thread preempted while holding one, both cores busy, keeps the real-time
 /// thread waiting for a whole time slice, longer than the stream's buffer
-/// (README, "Latency and its cost"); with inheritance the holder runs at the
+/// (docs/latency.md, "Real-time audio threads"); with inheritance the holder runs at the
 /// waiter's priority until it unlocks. Uncontended it stays in user space.
-public final class PthreadLock: @unchecked Sendable {
+package final class PthreadLock: @unchecked Sendable {
     // @unchecked: the mutex is allocated once and never moves, as pthread requires.
     /// The mutex itself, for a condition variable that waits on it.
     package let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
     /// `pthread_mutex_init`: not recursive, priority-inheriting.
-    public init() {
+    package init() {
         mutex.initialize(to: pthread_mutex_t())
         var attributes = pthread_mutexattr_t()
         pthread_mutexattr_init(&attributes)
@@ -38,13 +38,13 @@ public final class PthreadLock: @unchecked Sendable {
     }
 
     /// `pthread_mutex_lock`.
-    public func lock() { pthread_mutex_lock(mutex) }
+    package func lock() { pthread_mutex_lock(mutex) }
 
     /// `pthread_mutex_unlock`.
-    public func unlock() { pthread_mutex_unlock(mutex) }
+    package func unlock() { pthread_mutex_unlock(mutex) }
 
     /// Runs `body` holding the lock.
-    public func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+    package func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
         lock()
         defer { unlock() }
         return try body()
@@ -53,18 +53,18 @@ public final class PthreadLock: @unchecked Sendable {
 
 /// A value that is only reached while holding its lock: the same shape as
 /// `Synchronization.Mutex<Value>`, over a `PthreadLock` (see there for why).
-public final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     // @unchecked: `value` is only touched inside `withLock`, and what goes in
     // and comes out is `sending`, as with `Mutex`.
     private let lock = PthreadLock()
     private var value: Value
 
-    public init(_ initialValue: consuming sending Value) {
+    package init(_ initialValue: consuming sending Value) {
         value = initialValue
     }
 
     /// Runs `body` on the value while holding the lock.
-    public func withLock<Result, Failure: Error>(
+    package func withLock<Result, Failure: Error>(
         _ body: (inout sending Value) throws(Failure) -> sending Result
     ) throws(Failure) -> sending Result {
         lock.lock()

@@ -40,11 +40,11 @@ public struct PlayResult: Sendable, Equatable {
 /// Why a request could not be carried out at all (as opposed to being
 /// correctly silenced, which is a successful `PlayResult`).
 public struct FeedbackError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var code: WireErrorCode
+    package var code: WireErrorCode
     public var message: String
     public var description: String { message }
 
-    public init(_ code: WireErrorCode, _ message: String) {
+    package init(_ code: WireErrorCode, _ message: String) {
         self.code = code
         self.message = message
     }

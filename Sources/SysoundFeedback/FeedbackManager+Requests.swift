@@ -1,3 +1,5 @@
+import Dispatch
+import Glibc
 import SysoundAudio
 import SysoundConfig
 import SysoundCore
@@ -8,7 +10,7 @@ extension FeedbackManager {
     /// Answers one request of the socket protocol. Never throws and never
     /// traps on bad input: every failure is an `error` reply and the manager's
     /// state is unchanged by a refused request.
-    public func handle(_ request: Request) -> Reply {
+    package func handle(_ request: Request) -> Reply {
         let (reply, voice) = answer(request)
         if let voice { waitForEnd(of: voice) }
         return reply
@@ -17,7 +19,7 @@ extension FeedbackManager {
     /// Answers a request without waiting: for `play … wait=1` the reply is
     /// due once `waitFor` has ended (`waitForEnd(of:)`, which blocks: the
     /// daemon calls it on a worker).
-    public func answer(_ request: Request) -> (reply: Reply, waitFor: VoiceID?) {
+    package func answer(_ request: Request) -> (reply: Reply, waitFor: VoiceID?) {
         if case .play(let play, let wait) = request {
             do throws(FeedbackError) {
                 let result = try self.play(play)
@@ -28,18 +30,49 @@ extension FeedbackManager {
                 return (.error(error.code, error.message), nil)
             }
         }
+        if case .waitForEnd(let text) = request {
+            // Answered by the same wait as `play … wait=1`: the engine's end of the voice.
+            guard let voice = VoiceID(text) else { return (.error(.badValue, Self.notAVoice(text)), nil) }
+            return (.ok(["id": text]), voice)
+        }
         return (reply(to: request), nil)
     }
 
-    /// Blocks until `voice` has ended (or was stopped).
+    static func notAVoice(_ text: String) -> String {
+        "\(ControlValue.quoted(text)) is not a voice id; use the id= of a play reply, such as 3.17"
+    }
+
+    /// Calls `heard` once `voice` has ended (or was stopped) and has been
+    /// heard: the engine's end event, then the output's latency, on a queue
+    /// of its own. Nothing is blocked or polled meanwhile; at once without audio.
+    public func whenHeard(_ voice: VoiceID, _ heard: @escaping @Sendable () -> Void) {
+        guard let audio else { return heard() }
+        audio.whenEnded(voice) {
+            // The engine's lock is held here: the latency is read on the queue.
+            Self.ends.async {
+                let tail = min(audio.outputLatencyNanoseconds, 500_000_000)
+                if tail == 0 { return heard() }
+                Self.ends.asyncAfter(deadline: .now() + .nanoseconds(Int(tail)), execute: heard)
+            }
+        }
+    }
+
+    private static let ends = DispatchQueue(label: "sysound.voice-ends")
+
+    /// Blocks until `voice` has ended (or was stopped) and has been heard:
+    /// the engine's end is when the mixer has taken the last of it, and the
+    /// sound server still holds up to the output's latency of it.
     public func waitForEnd(of voice: VoiceID) {
-        _ = audio?.wait(for: voice)
+        guard let audio else { return }
+        audio.wait(for: voice)
+        let tail = min(audio.outputLatencyNanoseconds, 500_000_000)
+        if tail > 0 { usleep(useconds_t(tail / 1000)) }
     }
 
     private func reply(to request: Request) -> Reply {
         do throws(FeedbackError) {
             switch request {
-            case .play:
+            case .play, .waitForEnd:
                 preconditionFailure("answered by answer(_:)")
             case .vibrate(let vibrate):
                 return try self.vibrate(vibrate)
@@ -96,7 +129,7 @@ extension FeedbackManager {
     /// Vibrates as `handle(.vibrate)` does, but answers once the vibration
     /// has started or failed, without blocking the caller: the daemon asks
     /// on its loop, which also lands the uploads a first vibration waits for.
-    public func vibrate(_ request: VibrateRequest, answer: @escaping @Sendable (Reply) -> Void) {
+    package func vibrate(_ request: VibrateRequest, answer: @escaping @Sendable (Reply) -> Void) {
         seen(app: request.app)
         if let reason = Policy.decideVibration(state: state, app: request.app, settings: configuration.policy) {
             return answer(.ok(["outcome": FeedbackOutcome.skip.rawValue, "reason": HapticSkipReason.policy(reason).rawValue]))
@@ -140,7 +173,7 @@ extension FeedbackManager {
             deferred.withLock { $0 = [] }
         case .voice(let text):
             guard let voice = VoiceID(text) else {
-                throw FeedbackError(.badValue, "\(ControlValue.quoted(text)) is not a voice id; use the id= of a play reply, such as 3.17")
+                throw FeedbackError(.badValue, Self.notAVoice(text))
             }
             audio?.stop(voice)
         }
@@ -223,7 +256,7 @@ extension FeedbackManager {
     // MARK: - Reply fields
 
     /// A play's reply fields: its wire form, built in this one place.
-    public static func fields(of result: PlayResult) -> WireFields {
+    package static func fields(of result: PlayResult) -> WireFields {
         var fields = WireFields()
         if let voice = result.voice { fields["id"] = voice.wireID }
         fields["outcome"] = result.outcome.rawValue

@@ -82,7 +82,7 @@ public final class Daemon: @unchecked Sendable {
     ///   - loop: the loop to serve on (a new one if nil); `run` runs it.
     ///   - workers: the pool blocking work goes to (a new one if nil).
     /// - Throws: `DaemonError`, e.g. `.alreadyRunning` naming the running daemon's PID.
-    public init(
+    package init(
         options: DaemonOptions, handler: any RequestHandler, loop: EventLoop? = nil, workers: WorkerPool? = nil,
         logger: Logger
     ) throws(DaemonError) {

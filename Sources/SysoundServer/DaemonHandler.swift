@@ -1,3 +1,4 @@
+import SysoundAudio
 import SysoundConfig
 import SysoundFeedback
 import SysoundCore
@@ -14,7 +15,7 @@ public struct DaemonHandler: RequestHandler {
         self.configPath = configPath
     }
 
-    public func handle(_ request: Request, from peer: PeerCredentials, workers: WorkerPool, respond: Responder) {
+    package func handle(_ request: Request, from peer: PeerCredentials, workers: WorkerPool, respond: Responder) {
         // Another user's `play file=` may open only what FileAccessPolicy allows.
         if case .play(var play, let wait) = request, case .file(let path) = play.source {
             let configuration = manager.configuration
@@ -29,11 +30,11 @@ public struct DaemonHandler: RequestHandler {
             // worker's job. A file's play changes no setting, so leaving the
             // loop's order costs nothing.
             let (manager, request) = (manager, Request.play(play, wait: wait))
-            return workers.submit({ () -> Reply in
-                let (reply, voice) = manager.answer(request)
-                if let voice { manager.waitForEnd(of: voice) }
-                return reply
-            }, then: { respond($0) })
+            return workers.submit({ () -> Answer in Answer(manager.answer(request)) }, then: { answer in
+                // wait=1: the reply goes out at the sound's end, as for a name; no worker waits for it.
+                guard let voice = answer.waitFor else { return respond(answer.reply) }
+                manager.whenHeard(voice) { respond(answer.reply) }
+            })
         }
         // A vibration is answered once it has started (its first upload
         // may still be on a worker), or with why not: never "vibrated" for a
@@ -41,9 +42,10 @@ public struct DaemonHandler: RequestHandler {
         if case .vibrate(let vibrate) = request { return manager.vibrate(vibrate) { respond($0) } }
         let (reply, voice) = manager.answer(request)
         guard let voice else { return respond(reply) }
-        // wait=1: the sound plays now; its end is awaited off the loop.
-        let manager = manager
-        workers.submit({ manager.waitForEnd(of: voice) }, then: { respond(reply) })
+        // wait=1 and `wait ID`: the sound plays now; the engine tells its
+        // end, and the reply goes out then (by way of the loop), holding no
+        // worker for the sound's length.
+        manager.whenHeard(voice) { respond(reply) }
     }
 
     /// Loads configuration and theme anew; a broken configuration is refused
@@ -62,4 +64,11 @@ public struct DaemonHandler: RequestHandler {
             throw refused
         }
     }
+}
+
+/// A manager's answer, carried from a worker back to the loop.
+private struct Answer: Sendable {
+    var reply: Reply
+    var waitFor: VoiceID?
+    init(_ answer: (reply: Reply, waitFor: VoiceID?)) { (reply, waitFor) = answer }
 }

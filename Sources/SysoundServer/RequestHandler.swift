@@ -26,7 +26,7 @@ public struct PeerCredentials: Sendable, Equatable, Hashable, CustomStringConver
 /// what waits (`play … wait=1`, a device call) goes to `workers`, and its
 /// completion answers through `respond` later. Every request is answered
 /// exactly once; the connection reads its next request only then.
-public protocol RequestHandler: Sendable {
+package protocol RequestHandler: Sendable {
     /// Answers one well-formed request. Malformed ones never get here: the
     /// server replies to them itself.
     func handle(_ request: Request, from peer: PeerCredentials, workers: WorkerPool, respond: Responder)
@@ -38,12 +38,12 @@ public protocol RequestHandler: Sendable {
 
 /// Sends a request's reply on its connection: from the loop thread at once,
 /// from any other thread by way of the loop.
-public struct Responder: Sendable {
+package struct Responder: Sendable {
     private let deliver: @Sendable (Reply) -> Void
 
-    public init(_ deliver: @escaping @Sendable (Reply) -> Void) { self.deliver = deliver }
+    package init(_ deliver: @escaping @Sendable (Reply) -> Void) { self.deliver = deliver }
 
-    public func callAsFunction(_ reply: Reply) { deliver(reply) }
+    package func callAsFunction(_ reply: Reply) { deliver(reply) }
 }
 
 /// Why a reload was refused; the old configuration stays in force.

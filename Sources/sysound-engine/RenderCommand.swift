@@ -26,7 +26,7 @@ struct RenderCommand: ParsableCommand {
         }
         do {
             let outcome = try SoundRenderer.render(play, to: to, configPath: options.config, stateDirectory: options.stateDir)
-            writeReply(.ok(outcome.fields))
+            writeReply(.ok(outcome))
         } catch {
             writeReply(.error(error.code, error.description))
         }

@@ -4,6 +4,7 @@ import Sysound
 import SysoundAudio
 import SysoundClient
 import SysoundConfig
+import SysoundCore
 import SysoundEventLoop
 import SysoundHaptics
 import SysoundFeedback
@@ -134,7 +135,7 @@ final class LibraryTests: XCTestCase {
             let service = SoundService(stateDirectory: path, mode: .daemon)
             for i in 0..<each {
                 do {
-                    try service.set(.volume, to: "\(Double((client * each + i) % 101) / 100)")
+                    try service.setVolume(Double((client * each + i) % 101) / 100)
                 } catch {
                     failures.withLock { $0.append("\(error)") }
                 }
@@ -154,7 +155,7 @@ final class LibraryTests: XCTestCase {
         XCTAssertTrue(sound.isUsingDaemon)
         let tap = try sound.play("tap")
         XCTAssertEqual(tap.outcome, .playAndVibrate, "haptic skipped: \(tap.hapticSkipped?.rawValue ?? "-")")  // tap has a paired haptic
-        XCTAssertNotNil(tap.voiceID)
+        XCTAssertNotNil(tap.id)
         XCTAssertTrue(manager.audio?.hasActiveVoices ?? false)
 
         let before = plays()
@@ -162,25 +163,30 @@ final class LibraryTests: XCTestCase {
         XCTAssertTrue(eventually { self.plays() > before }, "the rumble device was not played")
         try sound.vibrate(try HapticPattern(parsing: "1:10,0:10,0.5:10"), intensity: 0.5)
 
-        try sound.set(.silent, to: "on")
-        XCTAssertTrue(sound.state.silent)
+        try sound.setSilent(true)
+        XCTAssertTrue(sound.settings.silent)
         let silenced = try sound.play("tap")
         XCTAssertEqual(silenced.reason, .silent)
-        XCTAssertNil(silenced.voiceID)
+        XCTAssertNil(silenced.id)
+        XCTAssertTrue(silenced.hasFinished, "a silenced sound has finished at once")
         let alert = try sound.play("notification")
         XCTAssertEqual(alert.outcome, .vibrateInstead)
-        XCTAssertEqual(alert.fields["haptic"], "alert")
+        XCTAssertEqual(alert.haptic, HapticPreset(.alert))
     }
 
     func testErrorsArriveTypedWithTheirCode() throws {
         XCTAssertThrowsError(try sound.play("no-such-sound")) { error in
-            XCTAssertEqual((error as? SoundServiceError)?.code, .unknownSound)
+            XCTAssertEqual((error as? SoundServiceError)?.kind, .unknownSound)
         }
         XCTAssertThrowsError(try sound.vibrate("no-such-preset")) { error in
-            XCTAssertEqual((error as? SoundServiceError)?.code, .unknownPreset)
+            XCTAssertEqual((error as? SoundServiceError)?.kind, .unknownPreset)
         }
-        XCTAssertThrowsError(try sound.set(.volume, to: "loud")) { error in
-            XCTAssertEqual((error as? SoundServiceError)?.code, .badValue)
+        XCTAssertThrowsError(try sound.setVolume(2)) { error in
+            XCTAssertEqual((error as? SoundServiceError)?.kind, .badValue)
+            XCTAssertEqual("\(error)", "volume 2.0 is not between 0 and 1", "a message a person can act on")
+        }
+        XCTAssertThrowsError(try sound.play("tap", gain: 3)) { error in
+            XCTAssertEqual((error as? SoundServiceError)?.kind, .badValue)
         }
     }
 
@@ -194,7 +200,7 @@ final class LibraryTests: XCTestCase {
         try sound.endInterruption(resumable: true)
         XCTAssertTrue(manager.audio?.hasActiveVoices ?? false)
         XCTAssertGreaterThan(Int(try sound.perform(.status)["playing"] ?? "") ?? 0, 0)
-        try sound.stop()
+        try sound.stopAll()
         XCTAssertFalse(manager.audio?.hasActiveVoices ?? true)
         XCTAssertEqual(try sound.perform(.status)["playing"], "0")
     }
@@ -218,13 +224,13 @@ final class LibraryTests: XCTestCase {
         let other = StateDirectory(path: makeTemporaryDirectory())
         defer { try? FileManager.default.removeItem(atPath: other.path) }
         let embedded = SoundService(stateDirectory: other.path, mode: .embedded)
-        XCTAssertNotNil(try embedded.play("ringtone", category: .ambient, loop: true).voiceID)
+        XCTAssertNotNil(try embedded.play("ringtone", category: .ambient, loop: true).id)
         XCTAssertEqual(try embedded.perform(.status)["playing"], "1")
         try ControlFiles(directory: other).write(.silent, "1")
         let deadline = Date().addingTimeInterval(2)
         while try embedded.perform(.status)["playing"] != "0", Date() < deadline { usleep(5_000) }
         XCTAssertEqual(try embedded.perform(.status)["playing"], "0", "the ambient loop kept playing in silent mode")
-        try embedded.stop()
+        try embedded.stopAll()
     }
 
     func testWithoutADaemonTheLibraryFallsBackToTheEmbeddedEngine() throws {
@@ -236,8 +242,7 @@ final class LibraryTests: XCTestCase {
         // Silenced: decided without opening any audio device.
         XCTAssertEqual(try embedded.play("tap").reason, .silent)
         XCTAssertThrowsError(try SoundService(stateDirectory: other.path, mode: .daemon).play("tap")) { error in
-            guard case .daemon(let client)? = error as? SoundServiceError else { return XCTFail("\(error)") }
-            XCTAssertTrue(client.isNoDaemon)
+            XCTAssertEqual((error as? SoundServiceError)?.kind, .noDaemon, "\(error)")
         }
     }
 
@@ -248,7 +253,8 @@ final class LibraryTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: other.path) }
         let automatic = SoundService(stateDirectory: other.path)
         XCTAssertThrowsError(try automatic.play("alarm", loop: true)) { error in
-            guard case .needsDaemon(let message)? = error as? SoundServiceError else { return XCTFail("\(error)") }
+            guard let error = error as? SoundServiceError, error.kind == .needsDaemon else { return XCTFail("\(error)") }
+            let message = error.message
             XCTAssertTrue(message.contains("systemctl --user start sysound"), message)
             XCTAssertTrue(message.contains(other.socketPath), message)
         }

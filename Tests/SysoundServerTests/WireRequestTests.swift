@@ -38,8 +38,9 @@ final class WireRequestTests: XCTestCase {
             ("sysound/1 status\r\n", .status),
             ("  sysound/1\tplay   tap  ", .play(PlayRequest(.name("tap")))),
             ("sysound/1 play tap gain=0.5 rate=1.25", .play(PlayRequest(.name("tap"), gain: 0.5, rate: 1.25))),
-            ("sysound/1 play alarm category=playback duck=on loop=yes haptic=off wait=1",
-             .play(PlayRequest(.name("alarm"), category: .playback, duck: true, loop: true, haptic: false), wait: true)),
+            ("sysound/1 play alarm category=playback duck=on loop=yes haptic=off",
+             .play(PlayRequest(.name("alarm"), category: .playback, duck: true, loop: true, haptic: false))),
+            ("sysound/1 play alarm category=playback wait=1", .play(PlayRequest(.name("alarm"), category: .playback), wait: true)),
             ("sysound/1 play message category=solo_ambient", .play(PlayRequest(.name("message"), category: .soloAmbient))),
             ("sysound/1 play file=/home/me/My%20Sound%25.wav", .play(PlayRequest(.file("/home/me/My Sound%.wav")))),
             ("sysound/1 play gain=2.5e-1 tap", .play(PlayRequest(.name("tap"), gain: 0.25))),
@@ -51,6 +52,7 @@ final class WireRequestTests: XCTestCase {
              .vibrate(VibrateRequest(.pattern(HapticPattern(steps: [.init(magnitude: 1, durationMs: 20), .init(magnitude: 0, durationMs: 40), .init(magnitude: 0.6, durationMs: 30)]))))),
             ("sysound/1 stop all", .stop(.all)),
             ("sysound/1 stop 3.17", .stop(.voice("3.17"))),
+            ("sysound/1 wait 3.17", .waitForEnd("3.17")),
             ("sysound/1 state get", .stateGet(nil)),
             ("sysound/1 state get interrupted", .stateGet(.interrupted)),
             ("sysound/1 state set silent on", .stateSet(try StateChange(.silent, parsing: "1"))),
@@ -84,9 +86,13 @@ final class WireRequestTests: XCTestCase {
         assertRefused("sysound/1 play", .badRequest, mentions: "play: missing a sound name or file=PATH")
         assertRefused("sysound/1 play tap extra", .badRequest, mentions: "unexpected argument \"extra\"")
         assertRefused("sysound/1 play tap file=/x.wav", .badRequest, mentions: "exclude each other")
+        // A loop's end never comes: waiting for it would hold the connection (and its reply) for good.
+        assertRefused("sysound/1 play alarm loop=1 wait=1", .badRequest, mentions: "loop=1 and wait=1 exclude each other")
         assertRefused("sysound/1 play file=", .badValue, mentions: "file")
         assertRefused("sysound/1 vibrate", .badRequest, mentions: "vibrate: missing a preset name")
         assertRefused("sysound/1 stop", .badRequest, mentions: "stop: missing a voice id or all")
+        assertRefused("sysound/1 wait", .badRequest, mentions: "wait: missing a voice id")
+        assertRefused("sysound/1 wait 1.2 3.4", .badRequest, mentions: "3.4")
         assertRefused("sysound/1 state", .badRequest, mentions: "missing get or set")
         assertRefused("sysound/1 state set silent", .badRequest, mentions: "missing a value for silent")
         assertRefused("sysound/1 state set", .badRequest, mentions: "missing a setting")
@@ -146,7 +152,7 @@ final class WireRequestTests: XCTestCase {
         let pattern = try HapticPattern(parsing: "0.25:15,0:40,1:30")
         let requests: [Request] = [
             .ping, .status, .interruptBegin, .interruptEnd(resumable: false), .interruptEnd(resumable: true),
-            .list(.sounds), .list(.presets), .stop(.all), .stop(.voice("12.3")), .stateGet(nil), .stateGet(.volume),
+            .list(.sounds), .list(.presets), .stop(.all), .stop(.voice("12.3")), .waitForEnd("12.3"), .stateGet(nil), .stateGet(.volume),
             .stateSet(try StateChange(.volume, parsing: "0.3333333333333333")),
             .stateSet(try StateChange(.locked, parsing: "on")),
             .play(PlayRequest(.name("tap"))),

@@ -101,7 +101,7 @@ public final class DaemonProcess {
         throw FixtureError("sysound serve did not answer within 15 s: \(tail)")
     }
 
-    public var client: DaemonClient { DaemonClient(stateDirectory: stateDir, timeoutMilliseconds: 5000) }
+    package var client: DaemonClient { DaemonClient(stateDirectory: stateDir, timeoutMilliseconds: 5000) }
     /// The CLI on this daemon's state directory.
     public var cli: CLI { CLI(stateDir: stateDir) }
     public var socketPath: String { stateDir + "/socket" }

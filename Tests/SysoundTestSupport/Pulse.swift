@@ -110,6 +110,12 @@ public struct MonitorRecording {
         markedAt = DispatchTime.now().uptimeNanoseconds
     }
 
+    /// How many frames the recorder has delivered since the mark: where in
+    /// the recording "now" is, as far as the recorder (which may lag) knows.
+    public func framesSoFar() throws -> Int {
+        Int((try Self.size(of: url) - startOffset) / UInt64(MemoryLayout<Float>.size * Self.channels))
+    }
+
     static func size(of url: URL) throws -> UInt64 {
         (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.uint64Value ?? 0
     }

@@ -89,7 +89,7 @@ build() {
         esac
         if newer "$out/bin/$t" "${srcs[@]}" "${objs[@]}"; then
             echo "fuzz: linking $t" >&2
-            swiftc "${swiftflags[@]}" -module-name "Fuzz$t" "${flags[@]}" "${srcs[@]}" "${objs[@]}" \
+            swiftc "${swiftflags[@]}" -module-name "Fuzz$t" -package-name sysound "${flags[@]}" "${srcs[@]}" "${objs[@]}" \
                 -o "$out/bin/$t" >>"$log" 2>&1 || return 1
         fi
     done

@@ -3,74 +3,74 @@
 /// Text form: a status line, `sysound/1 ok key=value…` or
 /// `sysound/1 error CODE message`, then for `ok` zero or more record lines of
 /// `key=value` tokens (one per listed sound or preset).
-public enum Reply: Sendable, Equatable {
+package enum Reply: Sendable, Equatable {
     /// Done (or correctly silenced): fields such as `id=` or `outcome=`, and records for lists.
     case ok(WireFields = [:], records: [WireFields] = [])
     /// Refused or failed: a stable code for programs and a message for people.
     case error(WireErrorCode, String)
 
     /// Whether this is an `ok` reply.
-    public var isOK: Bool { if case .ok = self { true } else { false } }
+    package var isOK: Bool { if case .ok = self { true } else { false } }
 }
 
 /// A stable, machine-readable error code. Codes a newer daemon adds still
 /// parse: a client compares against the ones it knows and shows the message.
-public struct WireErrorCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
-    public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-    public var description: String { rawValue }
+package struct WireErrorCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    package let rawValue: String
+    package init(rawValue: String) { self.rawValue = rawValue }
+    package var description: String { rawValue }
 
     /// The request is not well-formed: unknown verb, missing argument, bad token.
-    public static let badRequest = WireErrorCode(rawValue: "bad-request")
+    package static let badRequest = WireErrorCode(rawValue: "bad-request")
     /// A value is out of range or of the wrong kind (gain=2, volume=loud).
-    public static let badValue = WireErrorCode(rawValue: "bad-value")
+    package static let badValue = WireErrorCode(rawValue: "bad-value")
     /// The request datagram (or the reply) exceeds the size limit.
-    public static let tooLarge = WireErrorCode(rawValue: "too-large")
+    package static let tooLarge = WireErrorCode(rawValue: "too-large")
     /// The request's version token is missing or not one this daemon speaks.
-    public static let version = WireErrorCode(rawValue: "version")
+    package static let version = WireErrorCode(rawValue: "version")
     /// No sound of the theme has this name.
-    public static let unknownSound = WireErrorCode(rawValue: "unknown-sound")
+    package static let unknownSound = WireErrorCode(rawValue: "unknown-sound")
     /// No haptic preset has this name.
-    public static let unknownPreset = WireErrorCode(rawValue: "unknown-preset")
+    package static let unknownPreset = WireErrorCode(rawValue: "unknown-preset")
     /// A sound file could not be read or decoded.
-    public static let badFile = WireErrorCode(rawValue: "bad-file")
+    package static let badFile = WireErrorCode(rawValue: "bad-file")
     /// The peer's user may not use this daemon.
-    public static let denied = WireErrorCode(rawValue: "denied")
+    package static let denied = WireErrorCode(rawValue: "denied")
     /// No audio output or haptic device to do this with.
-    public static let noDevice = WireErrorCode(rawValue: "no-device")
+    package static let noDevice = WireErrorCode(rawValue: "no-device")
     /// The daemon is at its connection limit; retry later.
-    public static let busy = WireErrorCode(rawValue: "busy")
+    package static let busy = WireErrorCode(rawValue: "busy")
     /// A bug or an unexpected system failure in the daemon.
-    public static let `internal` = WireErrorCode(rawValue: "internal")
+    package static let `internal` = WireErrorCode(rawValue: "internal")
 
     /// Whether `text` can be a code: lower-case letters, digits and `-`.
-    public static func isValid(_ text: Substring) -> Bool { WireProtocol.isKey(text) }
+    package static func isValid(_ text: Substring) -> Bool { WireProtocol.isKey(text) }
 }
 
 /// One `key=value` pair of a reply.
-public struct WireField: Sendable, Equatable, Hashable {
-    public var key: String
-    public var value: String
+package struct WireField: Sendable, Equatable, Hashable {
+    package var key: String
+    package var value: String
 
-    public init(key: String, value: String) {
+    package init(key: String, value: String) {
         self.key = key
         self.value = value
     }
 }
 
 /// Ordered `key=value` pairs, keys unique: what an `ok` line or a record carries.
-public struct WireFields: Sendable, Equatable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
-    public private(set) var pairs: [WireField] = []
+package struct WireFields: Sendable, Equatable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
+    package private(set) var pairs: [WireField] = []
 
-    public init() {}
+    package init() {}
 
     /// Later duplicates replace earlier ones, keeping the first position.
-    public init(dictionaryLiteral elements: (String, String)...) {
+    package init(dictionaryLiteral elements: (String, String)...) {
         for (k, v) in elements { self[k] = v }
     }
 
     /// The value for `key`; setting nil removes the key.
-    public subscript(key: String) -> String? {
+    package subscript(key: String) -> String? {
         get { pairs.first(where: { $0.key == key })?.value }
         set {
             if let i = pairs.firstIndex(where: { $0.key == key }) {
@@ -81,9 +81,9 @@ public struct WireFields: Sendable, Equatable, Hashable, Sequence, ExpressibleBy
         }
     }
 
-    public var isEmpty: Bool { pairs.isEmpty }
-    public var count: Int { pairs.count }
-    public func makeIterator() -> IndexingIterator<[WireField]> { pairs.makeIterator() }
+    package var isEmpty: Bool { pairs.isEmpty }
+    package var count: Int { pairs.count }
+    package func makeIterator() -> IndexingIterator<[WireField]> { pairs.makeIterator() }
 }
 
 // MARK: - Text form
@@ -91,7 +91,7 @@ public struct WireFields: Sendable, Equatable, Hashable, Sequence, ExpressibleBy
 extension Reply {
     /// The reply's datagram. Keys must be well-formed (`WireProtocol.isKey`);
     /// values are percent-encoded; the message has line breaks turned into spaces.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         // Bytes appended in place: a reply is built once per request, on the daemon's loop.
         var out: [UInt8] = []
         out.reserveCapacity(128)
@@ -130,7 +130,7 @@ extension Reply {
     /// Parses a reply datagram.
     ///
     /// - Throws: `ReplyParseError` saying what is wrong with the reply.
-    public init(parsing bytes: some Collection<UInt8>) throws(ReplyParseError) {
+    package init(parsing bytes: some Collection<UInt8>) throws(ReplyParseError) {
         guard let text = String(validating: bytes, as: UTF8.self) else { throw .invalidUTF8 }
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)[...]
         guard let status = lines.popFirst() else { throw .empty }
@@ -175,13 +175,13 @@ extension Reply {
 }
 
 /// Why a reply datagram could not be read: a daemon of another version, or a bug.
-public enum ReplyParseError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum ReplyParseError: Error, Equatable, Sendable, CustomStringConvertible {
     case empty
     case invalidUTF8
     case version(String)
     case malformed(line: Int, String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .empty: "the daemon sent an empty reply"
         case .invalidUTF8: "the daemon's reply is not UTF-8"

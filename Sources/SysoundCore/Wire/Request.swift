@@ -1,13 +1,18 @@
 /// One request of the socket protocol, as the daemon's handler receives it.
 ///
-/// Text form: `Request(parsing:)` and `encoded()`; grammar in the README.
-public enum Request: Sendable, Equatable {
+/// Text form: `Request(parsing:)` and `encoded()`; grammar in docs/protocol.md.
+package enum Request: Sendable, Equatable {
     /// Play a sound. With `wait`, the reply comes when the sound has ended.
     case play(PlayRequest, wait: Bool = false)
     /// Vibrate a preset or an ad-hoc pattern.
     case vibrate(VibrateRequest)
     /// Stop one voice (by the id an `ok` reply to `play` carried) or all voices.
     case stop(StopTarget)
+    /// Reply once the voice with this id (an `ok` reply's `id=`) has ended, or
+    /// at once if it already has: what a client awaits a sound's end with
+    /// after `play` answered at its start. Like `wait=1`, it holds its
+    /// connection until then.
+    case waitForEnd(String)
     /// Read the user's settings: one control file, or all with nil.
     case stateGet(ControlFile?)
     /// Change one of the user's settings (writes its control file).
@@ -24,11 +29,12 @@ public enum Request: Sendable, Equatable {
     case status
 
     /// The verb that starts the request's text form.
-    public var verb: String {
+    package var verb: String {
         switch self {
         case .play: "play"
         case .vibrate: "vibrate"
         case .stop: "stop"
+        case .waitForEnd: "wait"
         case .stateGet, .stateSet: "state"
         case .interruptBegin, .interruptEnd: "interrupt"
         case .list: "list"
@@ -39,25 +45,25 @@ public enum Request: Sendable, Equatable {
 }
 
 /// A request to vibrate.
-public struct VibrateRequest: Sendable, Equatable, Hashable {
+package struct VibrateRequest: Sendable, Equatable, Hashable {
     /// What to vibrate.
-    public enum Source: Sendable, Equatable, Hashable {
+    package enum Source: Sendable, Equatable, Hashable {
         /// A named preset (`success`, `heavy`, or one from the config).
         case preset(String)
         /// An ad-hoc waveform.
         case pattern(HapticPattern)
     }
 
-    public var source: Source
+    package var source: Source
     /// Scales every step's magnitude, 0–1.
-    public var intensity: Double
+    package var intensity: Double
 
     /// Who asks: an app whose level is `silent` vibrates nothing (see `PlayRequest.app`).
-    public var app: String?
+    package var app: String?
 
-    public static let intensityRange = 0.0...1.0
+    package static let intensityRange = 0.0...1.0
 
-    public init(_ source: Source, intensity: Double = 1, app: String? = nil) {
+    package init(_ source: Source, intensity: Double = 1, app: String? = nil) {
         self.source = source
         self.intensity = intensity
         self.app = app
@@ -65,7 +71,7 @@ public struct VibrateRequest: Sendable, Equatable, Hashable {
 }
 
 /// What a `stop` request stops.
-public enum StopTarget: Sendable, Equatable, Hashable {
+package enum StopTarget: Sendable, Equatable, Hashable {
     /// The voice with this id, as the daemon's `ok id=…` reply gave it.
     case voice(String)
     /// Every voice.
@@ -73,25 +79,25 @@ public enum StopTarget: Sendable, Equatable, Hashable {
 }
 
 /// What a `list` request lists.
-public enum ListKind: String, Sendable, Equatable, CaseIterable {
+package enum ListKind: String, Sendable, Equatable, CaseIterable {
     case sounds
     case presets
 }
 
 /// A new value for one of the user's settings, already validated.
-public struct StateChange: Sendable, Equatable, Hashable {
+package struct StateChange: Sendable, Equatable, Hashable {
     /// The control files a client may set; `interrupted` changes only through
     /// `interrupt begin|end`, which also pause and resume voices.
-    public static let settableFiles: [ControlFile] = [.silent, .locked, .volume, .haptics, .vibrateOnAlert]
+    package static let settableFiles: [ControlFile] = [.silent, .locked, .volume, .haptics, .vibrateOnAlert]
 
-    public let file: ControlFile
+    package let file: ControlFile
     /// The value as the control file holds it: `1`/`0`, or a volume such as `0.5`.
-    public let content: String
+    package let content: String
 
     /// Parses `text` the way the control file itself is read (`on`, `50%`, …).
     ///
     /// - Throws: `ControlValueError` naming the text and what `file` accepts.
-    public init(_ file: ControlFile, parsing text: String) throws(ControlValueError) {
+    package init(_ file: ControlFile, parsing text: String) throws(ControlValueError) {
         guard Self.settableFiles.contains(file) else {
             throw ControlValueError(found: ControlValue.quoted(file.rawValue), expected: Self.settableSpelling)
         }
@@ -102,7 +108,7 @@ public struct StateChange: Sendable, Equatable, Hashable {
     }
 
     /// Stores the new value into `state`.
-    public func apply(to state: inout SystemState) {
+    package func apply(to state: inout SystemState) {
         // `content` was produced by `file.content(of:)`, so it always parses.
         try? file.apply(content, to: &state)
     }

@@ -1,12 +1,12 @@
 extension Request {
     /// The request's datagram, without a trailing newline. Options at their
     /// default value are left out; `Request(parsing:)` reads it back equal.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         Array(text.utf8)
     }
 
     /// The request's text form, e.g. `sysound/1 play tap gain=0.5`.
-    public var text: String {
+    package var text: String {
         var parts = [WireProtocol.versionToken, verb]
         func option(_ key: String, _ value: String) { parts.append(key + "=" + WireProtocol.encode(value)) }
         switch self {
@@ -32,7 +32,7 @@ extension Request {
             if let app = request.app { option("app", app) }
         case .stop(.all):
             parts.append("all")
-        case .stop(.voice(let id)):
+        case .stop(.voice(let id)), .waitForEnd(let id):
             parts.append(WireProtocol.encode(id))
         case .stateGet(let file):
             parts.append("get")

@@ -1,6 +1,6 @@
 /// Why a request datagram was refused. Every case names the bad part; the
 /// daemon sends `reply` back and keeps serving.
-public enum RequestParseError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum RequestParseError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Nothing but whitespace (or nothing at all).
     case empty
     /// More than `WireProtocol.maximumRequestSize` bytes.
@@ -32,7 +32,7 @@ public enum RequestParseError: Error, Equatable, Sendable, CustomStringConvertib
     case conflicting(String, String)
 
     /// The reply code this error is sent with.
-    public var code: WireErrorCode {
+    package var code: WireErrorCode {
         switch self {
         case .tooLarge: .tooLarge
         case .missingVersion, .unsupportedVersion: .version
@@ -42,9 +42,9 @@ public enum RequestParseError: Error, Equatable, Sendable, CustomStringConvertib
     }
 
     /// The `error` reply for this error.
-    public var reply: Reply { .error(code, description) }
+    package var reply: Reply { .error(code, description) }
 
-    public var description: String {
+    package var description: String {
         let q = { (s: String) in ControlValue.quoted(s) }
         switch self {
         case .empty:

@@ -4,7 +4,7 @@ extension Request {
     ///
     /// - Throws: `RequestParseError` naming the bad part; its `reply` is what
     ///   the daemon sends back.
-    public init(parsing bytes: some Collection<UInt8>) throws(RequestParseError) {
+    package init(parsing bytes: some Collection<UInt8>) throws(RequestParseError) {
         self = try RequestParser.parse(Array(bytes))
     }
 }
@@ -12,7 +12,7 @@ extension Request {
 /// The request grammar. Checks run cheapest and most fundamental first: size,
 /// encoding, version, verb, then the verb's own arguments.
 enum RequestParser {
-    static let verbs = ["play", "vibrate", "stop", "state", "interrupt", "list", "ping", "status"]
+    static let verbs = ["play", "vibrate", "stop", "wait", "state", "interrupt", "list", "ping", "status"]
 
     static func parse(_ bytes: [UInt8]) throws(RequestParseError) -> Request {
         guard bytes.count <= WireProtocol.maximumRequestSize else { throw .tooLarge(size: bytes.count) }
@@ -35,6 +35,11 @@ enum RequestParser {
             let id = try args.positional("a voice id or all")
             try args.finish()
             return .stop(id == "all" ? .all : .voice(id))
+        case "wait":
+            try args.allowOptions([])
+            let id = try args.positional("a voice id")
+            try args.finish()
+            return .waitForEnd(id)
         case "state": return try state(&args)
         case "interrupt":
             try args.allowOptions([])
@@ -119,6 +124,8 @@ enum RequestParser {
         request.haptic = try args.flag("haptic") ?? request.haptic
         request.app = try app(&args)
         let wait = try args.flag("wait") ?? false
+        // A loop ends only when stopped: its reply would never come, and it would hold the connection for good.
+        if wait && request.loop { throw .conflicting("loop=1", "wait=1") }
         try args.finish()
         return .play(request, wait: wait)
     }

@@ -6,18 +6,18 @@
 /// the first `=`. Inside a token, any byte may be written `%XX` (two hex
 /// digits); a space, `%`, `=` and control characters must be, so any language
 /// can build a request with its URL-encoding function.
-public enum WireProtocol {
+package enum WireProtocol {
     /// The protocol version this build speaks.
-    public static let version = 1
+    package static let version = 1
     /// The first token of every request and reply.
-    public static let versionToken = "sysound/\(version)"
+    package static let versionToken = "sysound/\(version)"
     /// Largest request datagram, in bytes (a trailing newline included).
-    public static let maximumRequestSize = 4096
+    package static let maximumRequestSize = 4096
     /// Largest reply datagram, in bytes: lists can be longer than a request.
-    public static let maximumReplySize = 65536
+    package static let maximumReplySize = 65536
 
     /// `text` with the bytes that are not allowed raw inside a token written `%XX`.
-    public static func encode(_ text: String) -> String {
+    package static func encode(_ text: String) -> String {
         guard text.utf8.contains(where: mustEscape) else { return text }
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count + 8)
@@ -26,7 +26,7 @@ public enum WireProtocol {
     }
 
     /// Appends `text`, encoded as `encode(_:)` does, to `out`.
-    public static func encode(_ text: String, into out: inout [UInt8]) {
+    package static func encode(_ text: String, into out: inout [UInt8]) {
         for byte in text.utf8 {
             if mustEscape(byte) {
                 out.append(UInt8(ascii: "%"))
@@ -44,7 +44,7 @@ public enum WireProtocol {
 
     /// Decodes `%XX` escapes; nil if an escape is malformed, the result is not
     /// UTF-8, or it contains a NUL (which no name or path can hold).
-    public static func decode(_ token: Substring) -> String? {
+    package static func decode(_ token: Substring) -> String? {
         guard token.utf8.contains(UInt8(ascii: "%")) else {
             return token.utf8.contains(0) ? nil : String(token)
         }
@@ -64,7 +64,7 @@ public enum WireProtocol {
     }
 
     /// Whether `key` is a well-formed option key: lower-case letters, digits and `-`.
-    public static func isKey(_ key: Substring) -> Bool {
+    package static func isKey(_ key: Substring) -> Bool {
         !key.isEmpty && key.utf8.count <= 32
             && key.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }
     }

@@ -66,7 +66,32 @@ enum PlayCostFigure {
             c.report.add("3", "allocations: " + name, unit: "allocs", allocations)
         }
         try firstPlayAfterPause(c)
+        try firstPlayAfterPrepare(c, config: config)
         c.report.notes.append(String(format: "figure 3: one clock_gettime pair costs %.0f ns (included in each call's time); calls 2 ms apart", clockCost))
+    }
+
+    /// The library's first `play()` on a new embedded service: cold (the
+    /// play loads configuration and theme, opens the device, decodes the
+    /// clip) and after `prepare()` (which did all that first). Each run a
+    /// new service; the two alternate so the machine's drift hits both.
+    static func firstPlayAfterPrepare(_ c: BenchContext, config: String) throws {
+        let runs = c.count(20, smoke: 3)
+        var cold: [Double] = [], prepared: [Double] = []
+        for i in 0..<runs {
+            for warm in [false, true] {
+                let directory = c.work + "/state-first-\(i)-\(warm)"
+                mkdir(directory, 0o700)
+                let service = SoundService(stateDirectory: directory, configPath: config, mode: .embedded)
+                if warm { service.prepareNow() }
+                let t0 = Clock.now()
+                _ = try service.play("tap")
+                let t1 = Clock.now()
+                if warm { prepared.append(Double(t1 - t0) / 1e6) } else { cold.append(Double(t1 - t0) / 1e6) }
+                service.waitUntilIdle(timeoutSeconds: 2)
+            }
+        }
+        c.report.add("3", "first play(\"tap\") on a new service, cold (library, embedded)", unit: "ms", cold)
+        c.report.add("3", "first play(\"tap\") on a new service after prepare() (library, embedded)", unit: "ms", prepared)
     }
 
     /// `AudioEngine.play` on a device paused for idleness: the call resumes

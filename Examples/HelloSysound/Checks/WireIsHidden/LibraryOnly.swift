@@ -1,0 +1,6 @@
+// Must NOT compile: `import Sysound` brings no wire type along.
+import Sysound
+
+func repliesByHand() -> Any {
+    Reply.ok()
+}

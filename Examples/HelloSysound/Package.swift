@@ -1,0 +1,27 @@
+// swift-tools-version:6.0
+// An app that uses sysound as any app would: a package of its own that
+// depends on it by path and sees only the `Sysound` library's public API.
+import PackageDescription
+
+var targets: [Target] = [
+    .executableTarget(name: "HelloSysound", dependencies: [.product(name: "Sysound", package: "sysound")]),
+]
+
+// Tests/library/run.sh's checks (SYSOUND_EXAMPLE_CHECKS=1): the DocC
+// catalog's examples, extracted into Checks/DocSnippets, must compile, and
+// Checks/WireIsHidden, which names the wire protocol's types, must not.
+if Context.environment["SYSOUND_EXAMPLE_CHECKS"] != nil {
+    targets += [
+        .target(name: "DocSnippets", dependencies: [.product(name: "Sysound", package: "sysound")], path: "Checks/DocSnippets"),
+        .target(name: "WireIsHidden", dependencies: [.product(name: "Sysound", package: "sysound")], path: "Checks/WireIsHidden"),
+    ]
+}
+
+let package = Package(
+    name: "HelloSysound",
+    platforms: [.macOS(.v13)],
+    // Named, because a path dependency is otherwise known by its directory's name.
+    dependencies: [.package(name: "sysound", path: "../..")],
+    targets: targets,
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,84 @@
+#!/bin/bash
+# The library as an app developer meets it, checked so that it cannot rot:
+#  1. the DocC catalog builds (make docs), without warnings, and every
+#     public symbol of `Sysound` has its documentation;
+#  2. the example app (Examples/HelloSysound, a package of its own that
+#     depends on sysound by path) builds with the async API;
+#  3. every Swift example of the catalog compiles in that app;
+#  4. the app cannot name the wire protocol's types (a check that must fail
+#     to compile, with the errors expected).
+# Ends with "N passed, N failed" for Tests/run-all.sh.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+passed=0 failed=0
+log=$(mktemp -d /tmp/sysound-library.XXXXXX)
+trap 'rm -rf "$log"' EXIT
+check() { # name status
+    if [ "$2" = 0 ]; then echo "ok: $1"; passed=$((passed + 1)); else echo "FAIL: $1"; failed=$((failed + 1)); fi
+}
+
+echo "-- DocC catalog"
+swift package --disable-sandbox generate-documentation --target Sysound --warnings-as-errors \
+    --experimental-documentation-coverage --coverage-summary-level detailed >"$log/docc.log" 2>&1
+status=$?
+grep -E "^(error|warning):" "$log/docc.log" | grep -v "prohibited flag" | head -20
+check "DocC catalog builds without warnings (make docs)" $status
+# Symbols without an abstract, less what the standard library's protocols
+# bring along (literal initializers, localizedDescription, operators, groups).
+undocumented=$(awk -F'|' 'NF > 5 && $3 ~ /false/' "$log/docc.log" \
+    | grep -vE 'CollectionGroup|Operator|Article|init\((unicodeScalar|extendedGraphemeCluster)Literal|localizedDescription' || true)
+[ -z "$undocumented" ] || { echo "undocumented public symbols:"; echo "$undocumented"; }
+check "every public symbol of Sysound is documented" "$([ -z "$undocumented" ] && echo 0 || echo 1)"
+
+echo "-- the example app"
+example=Examples/HelloSysound
+swift build --package-path "$example" --product HelloSysound >"$log/example.log" 2>&1
+status=$?
+grep -E "error:" "$log/example.log" | head -20
+check "Examples/HelloSysound builds against sysound by path" $status
+
+echo "-- the catalog's examples compile"
+# Each ```swift block of the articles becomes a function body, async when it
+# awaits (a block without `await` shows the synchronous calls, which an
+# async context would not choose), or stays at the top level when it
+# declares a type; all in a target of the example app.
+snippets="$example/Checks/DocSnippets"
+rm -rf "$snippets" && mkdir -p "$snippets"
+awk -v out="$snippets/Snippets.swift" '
+    BEGIN { print "import Foundation\nimport Sysound\n" > out }
+    /^```swift$/ { inblock = 1; n++; body = ""; toplevel = 0; async = 0; next }
+    /^```$/ && inblock {
+        inblock = 0
+        printf "// %s\n", FILENAME > out
+        if (toplevel) print body > out
+        else printf "func snippet%d()%s throws {\n%s}\n\n", n, async ? " async" : "", body > out
+        next
+    }
+    inblock {
+        body = body $0 "\n"
+        if ($0 ~ /^(protocol|struct|final class|enum|extension) /) toplevel = 1
+        if ($0 ~ /await/) async = 1
+    }
+' Sources/Sysound/Sysound.docc/*.md
+count=$(grep -c '^// ' "$snippets/Snippets.swift")
+SYSOUND_EXAMPLE_CHECKS=1 swift build --package-path "$example" --target DocSnippets >"$log/snippets.log" 2>&1
+status=$?
+grep -E "error:" "$log/snippets.log" | head -20
+check "the catalog's $count Swift examples compile in an app" $status
+
+echo "-- the app cannot name the wire"
+SYSOUND_EXAMPLE_CHECKS=1 swift build --package-path "$example" --target WireIsHidden >"$log/wire.log" 2>&1
+status=$?
+errors=$(grep -E "error:" "$log/wire.log" | sort -u)
+echo "$errors" | head -10
+wanted=0
+[ "$status" != 0 ] || wanted=1
+for name in WireFields Request Reply; do
+    grep -qE "error: .*'$name'|error: cannot find (type )?'$name' in scope" <<<"$errors" || { echo "no error names $name"; wanted=1; }
+done
+grep -q "no such module" <<<"$errors" && { echo "a module was missing: the check proves nothing"; wanted=1; }
+check "WireFields, Request and Reply cannot be named by an app (compile errors as expected)" $wanted
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
