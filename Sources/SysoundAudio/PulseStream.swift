@@ -74,8 +74,8 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
         rate = settings.sampleRate
         request = Request(settings)
         // The thread's name is what the real-time helper and `ps -L` see;
-        // PULSE_PROP (PulseClientTag) adds sysound.engine to the context's properties.
-        loop = try ThreadedMainloop(threadName: "sysound-audio", clientName: clientName)
+        // the context carries sysound.engine (PulseClientTag) in its property list.
+        loop = try ThreadedMainloop(threadName: "sysound-audio", clientName: clientName, properties: [(PulseClientTag.key, PulseClientTag.value)])
         let fd = sysound_eventfd()
         guard fd >= 0 else {
             let code = errno

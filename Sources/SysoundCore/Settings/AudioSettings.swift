@@ -37,9 +37,11 @@ public struct AudioSettings: Sendable, Equatable {
     public var writeAlsoftConfig: Bool = true
     /// Longest clip accepted, in seconds (iOS's System Sound Services allow 30).
     public var maxClipSeconds: Double = 30
-    /// Budget for all preloaded (theme) PCM, in bytes of float32 samples.
+    /// Budget for all preloaded (theme) PCM, in the bytes its AL buffers hold
+    /// (as the files hold it: 16-bit or float32, mono or stereo).
     public var maxPreloadBytes: Int = 64 << 20
-    /// Budget for the ad-hoc (`play --file`) cache, in bytes; least recently used evicted.
+    /// Budget for the ad-hoc (`play --file`) cache, in the bytes its AL buffers
+    /// hold; least recently used evicted.
     public var maxCacheBytes: Int = 32 << 20
     /// Most ad-hoc files kept decoded at once.
     public var maxCachedFiles: Int = 16
