@@ -42,7 +42,7 @@ extension AudioEngine {
         defer { if replacingTheme { themeLoads.unlock() } }
         let keys = sounds.map { ClipStore.key(for: $0.path) }
         let (current, changed) = locked { () -> (OpaquePointer?, [Int]) in
-            // Holds off the close of this context until the uploads are done (closeAfterUploads).
+            // Holds off the close of this context until the uploads are done (closeAfterUploads, shutdown).
             uploadsInFlight += 1
             let changed = sounds.indices.filter { i in
                 guard let old = store.named[sounds[i].name], let key = keys[i] else { return true }

@@ -151,16 +151,19 @@ public final class AudioEngine: @unchecked Sendable {
         lock.lock()
         if closed { lock.unlock(); return }
         closed = true
-        // The device may not close under a pause or resume in flight.
-        while pausing || resuming { lock.wait() }
+        // The device may not close under a pause or resume in flight, nor
+        // under an upload into its context (a preload on a worker). Waited
+        // for here, so the close below needs nothing of the engine: from
+        // `deinit` no closure may keep `self`.
+        while pausing || resuming || uploadsInFlight > 0 { lock.wait() }
         let out = detach()
         lock.broadcast()
         lock.unlock()
         monitor?.stop()
         if let out, let host, host.loop.isLoopThread {
-            host.workers.submit { self.closeAfterUploads(out) }
-        } else if let out {
-            closeAfterUploads(out)
+            host.workers.submit { out.close() }
+        } else {
+            out?.close()
         }
     }
 
