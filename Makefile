@@ -74,10 +74,19 @@ run: release
 test: test-deps
 	Tests/run-all.sh
 
-# The benchmark of README's "Benchmarks": every figure on PulseAudio, then on PipeWire
-# (about 50 minutes on 2 cores, README says how it was measured; not part of the set-up).
+# The benchmark: every figure on PulseAudio, then on PipeWire (about 50 minutes
+# on 2 cores; not part of the set-up), then docs/benchmarks.md made from the two
+# runs' JSON, so the published figures are always one run's, with its machine,
+# date and commit (docs/bench-method.md says how each is measured). The old JSON
+# goes first, so a server whose run failed cannot publish a stale one; a failed
+# run (an INVALID figure) leaves docs/benchmarks.md as it was.
+BENCH_JSON := $(CURDIR)/.build/bench/sysound-bench.json
+BENCH_SERVERS := pulseaudio pipewire
 bench: test-deps
-	Tests/bench/run.sh
+	mkdir -p $(dir $(BENCH_JSON))
+	rm -f $(foreach s,$(BENCH_SERVERS),$(BENCH_JSON:.json=-$(s).json))
+	Tests/bench/run.sh --json $(BENCH_JSON)
+	Tests/bench/report.py --output docs/benchmarks.md $(foreach s,$(BENCH_SERVERS),$(BENCH_JSON:.json=-$(s).json))
 
 # The DocC archive of the `Sysound` library, for apps: .build/plugins/Swift-DocC/outputs/Sysound.doccarchive
 # (`make test` builds it too, in Tests/library/run.sh, with the example app).
@@ -208,7 +217,7 @@ uninstall:
 # --- The Debian package (README "Install") -----------------------------------
 # Metadata in config/debian; the tree is `make install DESTDIR=… PREFIX=/usr`
 # plus the files Debian policy asks for; Depends: from dpkg-shlibdeps,
-# Installed-Size from dpkg-gencontrol; then lintian (findings: README).
+# Installed-Size from dpkg-gencontrol; then lintian (findings: docs/packaging.md).
 DEB_VERSION = $(shell dpkg-parsechangelog -l config/debian/changelog -S Version)
 DEB_ARCH = $(shell dpkg --print-architecture)
 DEB_FILE = sysound_$(DEB_VERSION)_$(DEB_ARCH).deb
@@ -241,7 +250,7 @@ deb: $(RELEASE_BINARIES) $(GENERATED) | deb-deps
 	# Stripped as dh_strip would (Debian policy 10.1); the symbols stay in .build.
 	strip --remove-section=.comment --remove-section=.note $(DEB_ROOT)/usr/bin/* $(DEB_ROOT)/usr/libexec/sysound/*
 	cd $(DEB_WORK)
-	# sysound is fully static (README "Architecture"): nothing for dpkg-shlibdeps to read.
+	# sysound is fully static (docs/architecture.md): nothing for dpkg-shlibdeps to read.
 	dynamic=$$(for f in debian/sysound/usr/bin/* debian/sysound/usr/libexec/sysound/*; do
 		readelf -d "$$f" | grep -q NEEDED && echo "$$f"; done)
 	dpkg-shlibdeps -Tdebian/sysound.substvars $$dynamic

@@ -19,7 +19,7 @@
 #     earlier runs replayed first.
 #  4. a smoke run of the benchmark (Tests/bench/run.sh --smoke): a few
 #     iterations of every figure on both servers, no thresholds, so the bench
-#     cannot rot.
+#     cannot rot; then Tests/bench/report.py on its JSON.
 #  5. installing (Tests/install/run.sh): make install and uninstall, the
 #     installed programs, man pages and completions, and as root the Debian
 #     package installed, used and removed.
@@ -119,6 +119,17 @@ if Tests/bench/run.sh --smoke --json "$logs/bench.json" 2>&1 | tee "$logs/bench.
 else
     count "bench smoke" 0 1
     grep -E 'INVALID|error|Error' "$logs/bench.log" | tail -5 | sed 's/^/bench smoke: /' >>"$failures"
+fi
+# The generator of docs/benchmarks.md (what `make bench` ends with) on the smoke
+# run's JSON, so it cannot rot either; its page goes to the logs, not to docs/.
+smoke_json=("$logs/bench-pulseaudio.json" "$logs/bench-pipewire.json")
+if [ -s "${smoke_json[0]}" ] && [ -s "${smoke_json[1]}" ]; then
+    if Tests/bench/report.py --output "$logs/benchmarks.md" "${smoke_json[@]}" 2>&1 | tee -a "$logs/bench.log"; then
+        count "bench report" 1 0
+    else
+        count "bench report" 0 1
+        echo "bench report: Tests/bench/report.py failed on the smoke run's JSON" >>"$failures"
+    fi
 fi
 
 # After the bench smoke run, whose release build it reuses.

@@ -3,36 +3,29 @@ import COpenAL
 /// Thin wrappers over the AL buffer and source calls the engine makes. The
 /// caller holds `ALLock` with the right context current.
 enum AL {
-    /// Creates a buffer holding `clip` (alGenBuffers + alBufferData, float32 via AL_EXT_FLOAT32).
-    static func makeBuffer(_ clip: DecodedClip) throws(AudioError) -> ALuint {
+    /// Creates a buffer holding `pcm`, laid out as `format` says
+    /// (alGenBuffers + alBufferData: 16-bit or float32 via AL_EXT_FLOAT32,
+    /// mono or stereo). OpenAL Soft 1.19 keeps the buffer in that format.
+    static func makeBuffer(_ format: ClipFormat, _ pcm: UnsafeRawBufferPointer) throws(AudioError) -> ALuint {
         _ = alGetError()
         var id: ALuint = 0
         alGenBuffers(1, &id)
         var err = alGetError()
-        guard err == AL_NO_ERROR else { throw .openAL(operation: "alGenBuffers for \(clip.path)", code: err) }
-        // Mono goes up as stereo with both channels equal: with direct channels
-        // it then plays at full level on both speakers, where OpenAL Soft's
-        // panner would put a centred mono source at about −4.5 dB.
-        let stereo = clip.channels == 2 ? clip.samples : duplicated(clip.samples)
-        stereo.withUnsafeBytes { raw in
-            alBufferData(id, AL_FORMAT_STEREO_FLOAT32, raw.baseAddress, ALsizei(raw.count), ALsizei(clip.sampleRate))
-        }
+        guard err == AL_NO_ERROR else { throw .openAL(operation: "alGenBuffers for \(format.path)", code: err) }
+        alBufferData(id, format.alFormat, pcm.baseAddress, ALsizei(pcm.count), ALsizei(format.sampleRate))
         err = alGetError()
         guard err == AL_NO_ERROR else {
             alDeleteBuffers(1, &id)
-            throw .openAL(operation: "alBufferData for \(clip.path)", code: err)
+            throw .openAL(operation: "alBufferData for \(format.path)", code: err)
         }
         return id
     }
 
-    static func duplicated(_ mono: [Float]) -> [Float] {
-        [Float](unsafeUninitializedCapacity: mono.count * 2) { out, count in
-            for i in mono.indices {
-                out[2 * i] = mono[i]
-                out[2 * i + 1] = mono[i]
-            }
-            count = mono.count * 2
-        }
+    /// The bytes OpenAL holds for `buffer` (alGetBufferi AL_SIZE).
+    static func bufferSize(_ buffer: ALuint) -> Int {
+        var size: ALint = 0
+        alGetBufferi(buffer, AL_SIZE, &size)
+        return Int(size)
     }
 
     /// alDeleteBuffers.
@@ -44,7 +37,9 @@ enum AL {
     /// Creates up to `count` sources (alGenSources, one at a time so a device
     /// that gives fewer still yields what it has), set up for unspatialised
     /// playback: relative to the listener at its position, no distance
-    /// attenuation, stereo channels sent straight to the speakers.
+    /// attenuation, stereo channels sent straight to the speakers; a maximum
+    /// gain above 1 so a mono clip's source can make up for the panner's
+    /// centre level (`Clip.levelScale`).
     static func makeSources(_ count: Int) -> [ALuint] {
         var out: [ALuint] = []
         _ = alGetError()
@@ -56,10 +51,14 @@ enum AL {
             alSource3f(id, AL_POSITION, 0, 0, 0)
             alSourcef(id, AL_ROLLOFF_FACTOR, 0)
             alSourcei(id, AL_DIRECT_CHANNELS_SOFT, AL_TRUE)
+            alSourcef(id, AL_MAX_GAIN, maxSourceGain)
             out.append(id)
         }
         return out
     }
+
+    /// The sources' AL_MAX_GAIN: room for a full-level mono clip's make-up.
+    static let maxSourceGain: Float = 2
 
     /// alDeleteSources.
     static func deleteSources(_ ids: [ALuint]) {

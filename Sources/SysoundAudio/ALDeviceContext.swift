@@ -36,15 +36,21 @@ struct ALDeviceContext {
 
     /// Context attributes shared by every output: rate, refresh, sources, and
     /// no HRTF or limiter (UI sounds are not spatialised, and the loopback
-    /// render must be the exact sum).
+    /// render must be the exact sum), and no auxiliary sends: sysound uses no
+    /// effect, and OpenAL Soft 1.19 gives each of its 256 preallocated voices
+    /// room for every send (0.76 MB of the context's 8.4 MB at the default 2).
     static func attributes(_ s: AudioSettings) -> [ALCint] {
         let refresh = max(1, s.sampleRate / max(s.periodFrames, 1))
         return [
             ALC_FREQUENCY, ALCint(s.sampleRate), ALC_REFRESH, ALCint(refresh),
             ALC_MONO_SOURCES, ALCint(s.voices), ALC_STEREO_SOURCES, ALCint(s.voices),
             ALC_HRTF_SOFT, ALC_FALSE, ALC_OUTPUT_LIMITER_SOFT, ALC_FALSE,
+            maxAuxiliarySends, 0,
         ]
     }
+
+    /// ALC_MAX_AUXILIARY_SENDS (ALC_EXT_EFX's efx.h, which the module does not include).
+    static let maxAuxiliarySends: ALCint = 0x20003
 
     /// ALC_CONNECTED (ALC_EXT_disconnect): false once the device is gone for good.
     var isConnected: Bool {

@@ -55,12 +55,15 @@ extension AudioEngine {
         let decoder = SoundDecoder(maxSeconds: settings.maxClipSeconds)
         let load = { @Sendable (i: Int) -> Result<Clip, AudioError> in
             do throws(AudioError) {
-                let pcm = try decoder.decode(path: sounds[i].path)
-                let clip = Clip(name: sounds[i].name, gain: sounds[i].gain, pcm: pcm)
-                clip.fileKey = keys[i]
-                if let context {
-                    clip.buffer = try ALThreadContext.with(context) { () throws(AudioError) -> ALuint in try AL.makeBuffer(pcm) }
+                // The PCM lives only until it is in the AL buffer.
+                let clip = try decoder.withPCM(path: sounds[i].path) { (format, pcm) throws(AudioError) -> Clip in
+                    let clip = Clip(name: sounds[i].name, gain: sounds[i].gain, format: format)
+                    if let context {
+                        clip.buffer = try ALThreadContext.with(context) { () throws(AudioError) -> ALuint in try AL.makeBuffer(format, pcm) }
+                    }
+                    return clip
                 }
+                clip.fileKey = keys[i]
                 return .success(clip)
             } catch {
                 return .failure(error)
@@ -71,8 +74,12 @@ extension AudioEngine {
         // already find it while the rest loads (a big theme at start).
         for start in stride(from: 0, to: changed.count, by: Self.preloadChunk) {
             let chunk = Array(changed[start..<min(start + Self.preloadChunk, changed.count)])
-            // The workers, not Dispatch: the daemon keeps its fixed set of threads.
-            let results = host?.workers.concurrentMap(count: chunk.count, { load(chunk[$0]) }) ?? chunk.map(load)
+            // A whole theme loads on the calling worker alone: it is background
+            // work, and on a 2-core device decoding on every worker starved the
+            // sound server of the other core (a looping tone broke during a
+            // reload on PipeWire). A few sounds for a play use the workers
+            // (the daemon's fixed set of threads, not Dispatch).
+            let results = replacingTheme ? chunk.map(load) : host?.workers.concurrentMap(count: chunk.count, { load(chunk[$0]) }) ?? chunk.map(load)
             locked { swapIn(results, into: &report, uploadedTo: context) }
         }
         locked {
@@ -104,15 +111,15 @@ extension AudioEngine {
                 report.failures.append(error)
             case .success(let clip):
                 if !sameOutput { clip.buffer = 0 }
-                let total = store.preloadedBytes - (store.named[clip.name]?.pcm.byteCount ?? 0) + clip.pcm.byteCount
+                let total = store.preloadedBytes - (store.named[clip.name]?.format.byteCount ?? 0) + clip.format.byteCount
                 guard total <= settings.maxPreloadBytes else {
                     if clip.buffer != 0 { AL.deleteBuffer(clip.buffer) }
-                    report.failures.append(.preloadBudgetExceeded(path: clip.pcm.path, bytes: total, budget: settings.maxPreloadBytes))
+                    report.failures.append(.preloadBudgetExceeded(path: clip.format.path, bytes: total, budget: settings.maxPreloadBytes))
                     continue
                 }
                 if output != nil && clip.buffer == 0 {
-                    // Rare: the device was reopened during the upload; this one goes up under the lock.
-                    do { clip.buffer = try AL.makeBuffer(clip.pcm) } catch {
+                    // Rare: the device was reopened during the upload; this one is decoded again and goes up under the lock.
+                    do { clip.buffer = try reupload(clip) } catch {
                         report.failures.append(error)
                         continue
                     }
@@ -120,6 +127,21 @@ extension AudioEngine {
                 if let old = store.add(named: clip) { retireOrRelease(old) }
                 report.loaded.append(clip.name)
             }
+        }
+    }
+
+    /// Decodes `clip`'s file again and makes a buffer of it in the current
+    /// context (`ALLock` held with the output's context current, or a thread
+    /// context): no copy of the PCM is kept, so a new device gets its clips
+    /// from the files. A file whose layout changed since (a reload will load
+    /// it anew) is refused, so the byte counts stay those of the buffers.
+    func reupload(_ clip: Clip) throws(AudioError) -> ALuint {
+        let decoder = SoundDecoder(maxSeconds: settings.maxClipSeconds)
+        return try decoder.withPCM(path: clip.format.path) { (format, pcm) throws(AudioError) -> ALuint in
+            guard format.sameLayout(as: clip.format) else {
+                throw .badFile(path: format.path, reason: "changed since it was loaded (now \(format.channels) ch, \(format.sampleRate) Hz, \(format.frames) frames); it plays again once reloaded")
+            }
+            return try AL.makeBuffer(format, pcm)
         }
     }
 
@@ -162,28 +184,32 @@ extension AudioEngine {
             c?.lastUse = store.touch()
             return c
         }) { return hit }
-        // Decode outside the lock: a slow file never delays play().
-        let pcm = try SoundDecoder(maxSeconds: settings.maxClipSeconds).decode(path: path)
-        guard pcm.byteCount <= settings.maxCacheBytes else {
-            throw .preloadBudgetExceeded(path: path, bytes: pcm.byteCount, budget: settings.maxCacheBytes)
-        }
-        let clip = Clip(name: path, gain: 1, pcm: pcm)
-        return try locked { () throws(AudioError) -> Clip in
-            output?.makeCurrent()
-            let victims = store.evictions(
-                forIncoming: pcm.byteCount, maxBytes: settings.maxCacheBytes, maxFiles: settings.maxCachedFiles,
-                inUse: { c in pool.voices.contains { $0.clip === c } })
-            victims.forEach(release)
-            if output != nil { clip.buffer = try AL.makeBuffer(pcm) }
-            clip.lastUse = store.touch()
-            // Without a key (stat failed after a successful decode) the clip is
-            // returned uncached.
-            if let key { store.add(cached: clip, key: key) }
-            return clip
+        // Decode outside the lock: a slow file never delays play(). The PCM
+        // lives only until it is in the AL buffer.
+        let decoder = SoundDecoder(maxSeconds: settings.maxClipSeconds)
+        return try decoder.withPCM(path: path) { (format, pcm) throws(AudioError) -> Clip in
+            guard format.byteCount <= settings.maxCacheBytes else {
+                throw .preloadBudgetExceeded(path: path, bytes: format.byteCount, budget: settings.maxCacheBytes)
+            }
+            let clip = Clip(name: path, gain: 1, format: format)
+            return try locked { () throws(AudioError) -> Clip in
+                output?.makeCurrent()
+                let victims = store.evictions(
+                    forIncoming: format.byteCount, maxBytes: settings.maxCacheBytes, maxFiles: settings.maxCachedFiles,
+                    inUse: { c in pool.voices.contains { $0.clip === c } })
+                victims.forEach(release)
+                if output != nil { clip.buffer = try AL.makeBuffer(format, pcm) }
+                clip.lastUse = store.touch()
+                // Without a key (stat failed after a successful decode) the clip is
+                // returned uncached.
+                if let key { store.add(cached: clip, key: key) }
+                return clip
+            }
         }
     }
 
-    /// Bytes of PCM held for the theme and for the ad-hoc cache.
+    /// Bytes of PCM held for the theme and for the ad-hoc cache: what their
+    /// AL buffers hold (the file's sample format and channels).
     public var memoryUse: (preloaded: Int, cached: Int) { locked { (store.preloadedBytes, store.cachedBytes) } }
 
     /// Deletes a dropped clip's buffer, stopping any voice still using it.

@@ -1,7 +1,7 @@
 /// Pausing the output device while nothing plays.
 ///
 /// An open OpenAL Soft device mixes all the time, silence included, and its
-/// PulseAudio stream keeps the server mixing too (README, figure 8). After
+/// PulseAudio stream keeps the server mixing too (docs/benchmarks.md, figure 8). After
 /// `settings.idlePauseMilliseconds` with no voice, the monitor's one-shot
 /// idle timer pauses the device on a worker (ALC_SOFT_pause_device: OpenAL
 /// Soft ends its mixer thread and corks the stream); the next `play` starts

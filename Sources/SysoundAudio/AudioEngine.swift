@@ -92,6 +92,8 @@ public final class AudioEngine: @unchecked Sendable {
         self.settings = settings
         self.outputKind = output
         self.realtime = realtime
+        // Before the embedded host's threads: a no-op once any thread runs.
+        AudioProcess.prepare(settings)
         if output == .device {
             let host = if let host { host } else { try Self.embeddedHost() }
             self.host = host
@@ -100,14 +102,20 @@ public final class AudioEngine: @unchecked Sendable {
             self.host = nil
             monitor = nil
         }
-        AlsoftConfig.installOnce(settings)
-        PulseClientTag.installOnce()
-        // OpenAL Soft has read its config by the first ALC call: the file can go.
-        defer { AlsoftConfig.removeFile() }
+        // One open at a time in the process: an open finds the threads it
+        // started by watching the process's thread list (AudioThreads).
+        Self.opens.lock()
         let out: any AudioOutputDevice
-        switch output {
-        case .device: out = try AudioOutputs.openDevice(settings, realtime: realtime, server: server)
-        case .loopback: out = try LoopbackOutput.open(settings)
+        do {
+            // OpenAL Soft has read its config at the first open, failed or not.
+            defer {
+                AudioProcess.configurationRead()
+                Self.opens.unlock()
+            }
+            switch output {
+            case .device: out = try AudioOutputs.openDevice(settings, realtime: realtime, server: server)
+            case .loopback: out = try LoopbackOutput.open(settings)
+            }
         }
         connectStream(out)
         let lock = ALLock.condition
@@ -128,6 +136,10 @@ public final class AudioEngine: @unchecked Sendable {
         }
         monitor?.start(self)
     }
+
+    /// Held around every engine's device open (`AudioThreads` takes it too,
+    /// for a reopen or a resume), so two opens never overlap.
+    static var opens: NSRecursiveLock { AudioThreads.opens }
 
     deinit { shutdown() }
 
@@ -385,72 +397,5 @@ public final class AudioEngine: @unchecked Sendable {
         let h = hushRamp.advance(dt: dt, rampSeconds: ramp)
         if d || h { applyGains() }
         if ended { ALLock.condition.broadcast() }
-    }
-
-    /// Takes a freshly opened output: sources, pool, buffers from kept PCM
-    /// (`buffers`, made beforehand off the lock by `uploadClips(into:)`, for
-    /// the clips they cover; the rest, if any, are uploaded here).
-    func attach(_ out: any AudioOutputDevice, buffers: [(Clip, ALuint)] = []) {
-        output = out
-        outputPaused = false
-        latencyNs = 0
-        // A stream's clock is what it has rendered (AudioEngine+Render.swift).
-        if out.ownStream != nil { lastTick = renderedSeconds }
-        out.makeCurrent()
-        openedDeviceName = out.name
-        let wanted = max(1, min(settings.voices, out.maxSources > 0 ? out.maxSources : settings.voices))
-        sources = AL.makeSources(wanted)
-        pool = VoicePool(count: sources.count, nextOrder: pool.nextOrder)
-        duckRamp = Ramp()
-        hushRamp = Ramp()
-        // Keyed by identity while `buffers` keeps every clip alive.
-        var made = Dictionary(uniqueKeysWithValues: buffers.map { (ObjectIdentifier($0.0), $0.1) })
-        for clip in store.allClips {
-            if let buffer = made.removeValue(forKey: ObjectIdentifier(clip)) {
-                clip.buffer = buffer
-                continue
-            }
-            do { clip.buffer = try AL.makeBuffer(clip.pcm) } catch {
-                logger.error("cannot upload \(clip.name) again: \(error)")
-                clip.buffer = 0
-            }
-        }
-        // Clips dropped while their buffers were made.
-        for buffer in made.values where buffer != 0 { AL.deleteBuffer(buffer) }
-    }
-
-    /// Makes a buffer in `out`'s context for every clip, off the lock
-    /// (`ALThreadContext`): a reopened device gets its clips without a long
-    /// hold of the lock the render takes. `out` is not attached yet, so
-    /// nothing else uses its context.
-    func uploadClips(into out: any AudioOutputDevice) -> [(Clip, ALuint)] {
-        locked { store.allClips }.compactMap { clip in
-            let buffer = try? ALThreadContext.with(out.context) { () throws(AudioError) -> ALuint in try AL.makeBuffer(clip.pcm) }
-            return buffer.map { (clip, $0) }
-        }
-    }
-
-    /// Ends every voice and deletes the sources and buffers, keeping the
-    /// decoded PCM; returns the output for the caller to `close()` after
-    /// releasing the lock (closing waits for the sound server).
-    func detach() -> (any AudioOutputDevice)? {
-        guard let out = output else { return nil }
-        out.makeCurrent()
-        for i in 0..<pool.count where pool[i].isActive { finish(slot: i) }
-        for clip in store.forgetRetired() where clip.buffer != 0 {
-            AL.deleteBuffer(clip.buffer)
-            clip.buffer = 0
-        }
-        AL.deleteSources(sources)
-        for clip in store.allClips where clip.buffer != 0 {
-            AL.deleteBuffer(clip.buffer)
-            clip.buffer = 0
-        }
-        sources = []
-        pool = VoicePool(count: 0, nextOrder: pool.nextOrder)
-        out.releaseCurrent()
-        output = nil
-        outputPaused = false
-        return out
     }
 }

@@ -66,6 +66,10 @@ enum AudioOutputs {
     static func openDevice(
         _ s: AudioSettings, realtime: RealtimeThreads?, server: SoundServerProbe.Answer? = nil
     ) throws(AudioError) -> any AudioOutputDevice {
+        // One open at a time in the process, a reopen after a loss included:
+        // an open finds the threads it started in the process's thread list.
+        AudioThreads.opens.lock()
+        defer { AudioThreads.opens.unlock() }
         switch s.backend {
         case .openal: return try OpenALDeviceOutput.open(s, realtime: realtime)
         case .pulse: return try StreamOutput.open(s, realtime: realtime)

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import SysoundRealtime
 
@@ -26,8 +27,16 @@ enum AudioThreads {
     static let openPurpose = "libpulse's threaded-ml, OpenAL Soft's mixer and event thread, started by the device's opening"
     static let resumePurpose = "OpenAL Soft's mixer, started again by alcDeviceResumeSOFT"
 
+    /// Serializes the process's device opens and resumes: each tells its
+    /// threads by the threads that appeared while it ran, which another
+    /// open's would spoil. Recursive: an engine's open holds it around the
+    /// whole open, which takes it again here.
+    static let opens = NSRecursiveLock()
+
     /// Runs `body` (an ALC call) and returns the audio threads it started.
     static func started<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> (result: T, threads: [pid_t]) {
-        try ThreadCensus.started(named: [libpulseMainloop], by: body)
+        opens.lock()
+        defer { opens.unlock() }
+        return try ThreadCensus.started(named: [libpulseMainloop], by: body)
     }
 }

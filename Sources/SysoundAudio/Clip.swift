@@ -1,14 +1,16 @@
 import COpenAL
 
-/// A sound ready to play: its decoded PCM (kept for re-upload after a device
-/// loss) and the AL buffer made from it. Obtained from `AudioEngine.preload`,
-/// `clip(named:)` or `clip(forFile:)`; the engine's lock guards the mutable parts.
+/// A sound ready to play: the AL buffer that holds its PCM (in the file's own
+/// sample format and channels) and what is needed to describe it, count its
+/// bytes and decode its file again should a device be reopened. No copy of
+/// the PCM is kept. Obtained from `AudioEngine.preload`, `clip(named:)` or
+/// `clip(forFile:)`; the engine's lock guards the mutable parts.
 public final class Clip: @unchecked Sendable, CustomStringConvertible {
     /// The theme name, or the file path for ad-hoc clips.
     public let name: String
     /// The theme's relative gain for this sound (for the policy's final gain).
     public let gain: Double
-    public let pcm: DecodedClip
+    public let format: ClipFormat
 
     /// The AL buffer, 0 while not uploaded (device lost, or evicted).
     var buffer: ALuint = 0
@@ -22,13 +24,30 @@ public final class Clip: @unchecked Sendable, CustomStringConvertible {
     /// buffer goes when that voice ends (`AudioEngine.finish(slot:)`).
     var retired = false
 
-    init(name: String, gain: Double, pcm: DecodedClip) {
+    init(name: String, gain: Double, format: ClipFormat) {
         self.name = name
         self.gain = gain
-        self.pcm = pcm
+        self.format = format
     }
 
+    /// What the source's gain is multiplied by so the clip plays at its own
+    /// level on both speakers. A stereo buffer goes straight to the speakers
+    /// (AL_DIRECT_CHANNELS_SOFT); OpenAL Soft never plays a mono buffer
+    /// direct, its panner puts a centred mono source at `monoCentreGain` on
+    /// each speaker, which this undoes.
+    var levelScale: Float { format.channels == 1 ? 1 / Self.monoCentreGain : 1 }
+
+    /// The gain OpenAL Soft 1.19's stereo panner gives a mono source in front
+    /// of the listener on each speaker (about −4.5 dB): its first-order stereo
+    /// decoder's W and X terms, 0.5 + 0.0552305643 × √3 (Alc/panning.c
+    /// `StereoCfg`, the front direction's N3D coefficients). Checked against
+    /// the loopback render (LoopbackRenderTests).
+    static let monoCentreGain: Float = 0.5 + 5.52305643e-2 * 1.7320508
+
     /// Length in seconds at the file's own rate.
-    public var duration: Double { pcm.seconds }
-    public var description: String { "\(name) (\(pcm.channels) ch, \(pcm.sampleRate) Hz, \(pcm.frames) frames)" }
+    public var duration: Double { format.seconds }
+    public var description: String {
+        let kind = format.sample == .int16 ? "16-bit" : "float"
+        return "\(name) (\(format.channels) ch, \(kind), \(format.sampleRate) Hz, \(format.frames) frames)"
+    }
 }

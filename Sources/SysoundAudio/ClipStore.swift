@@ -34,14 +34,14 @@ struct ClipStore {
     /// Adds a theme clip, replacing one of the same name; returns the old one.
     mutating func add(named clip: Clip) -> Clip? {
         let old = named.updateValue(clip, forKey: clip.name)
-        preloadedBytes += clip.pcm.byteCount - (old?.pcm.byteCount ?? 0)
+        preloadedBytes += clip.format.byteCount - (old?.format.byteCount ?? 0)
         return old
     }
 
     /// Removes the theme clip `name`; returns it.
     mutating func remove(named name: String) -> Clip? {
         guard let old = named.removeValue(forKey: name) else { return nil }
-        preloadedBytes -= old.pcm.byteCount
+        preloadedBytes -= old.format.byteCount
         return old
     }
 
@@ -66,7 +66,17 @@ struct ClipStore {
 
     mutating func add(cached clip: Clip, key: FileKey) {
         cached[key] = clip
-        cachedBytes += clip.pcm.byteCount
+        cachedBytes += clip.format.byteCount
+    }
+
+    /// Forgets these clips if they are cached ad-hoc files (their buffers are gone).
+    mutating func dropCached(_ clips: [Clip]) {
+        for clip in clips where !clip.evicted {
+            guard let key = cached.first(where: { $0.value === clip })?.key else { continue }
+            cached[key] = nil
+            cachedBytes -= clip.format.byteCount
+            clip.evicted = true
+        }
     }
 
     /// Picks the least recently used cached clips to drop so that `incoming`
@@ -81,8 +91,8 @@ struct ClipStore {
         for (key, clip) in order where bytes > maxBytes || files > maxFiles {
             if inUse(clip) { continue }
             cached[key] = nil
-            cachedBytes -= clip.pcm.byteCount
-            bytes -= clip.pcm.byteCount
+            cachedBytes -= clip.format.byteCount
+            bytes -= clip.format.byteCount
             files -= 1
             clip.evicted = true
             victims.append(clip)

@@ -29,7 +29,9 @@ final class OpenALDeviceOutput: AudioOutputDevice, @unchecked Sendable {
     static func open(_ s: AudioSettings, realtime: RealtimeThreads?) throws(AudioError) -> OpenALDeviceOutput {
         // alcCreateContext restarts the mixer and starts the event thread: both calls are watched.
         let (opened, threads) = try AudioThreads.started { () throws(AudioError) -> (OpaquePointer, OpaquePointer) in
-            guard let dev = StandardError.silenced({ alcOpenDevice(nil) }) else {
+            // What it prints of failed probes is quieted once, at its source
+            // (AudioProcess), not by redirecting file descriptor 2 meanwhile.
+            guard let dev = alcOpenDevice(nil) else {
                 throw .noOutputDevice(detail: "alcOpenDevice found no default device")
             }
             var attrs = ALDeviceContext.attributes(s)

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Marks this process's PulseAudio clients with `sysound.engine = "openal-soft"`
 /// so a sound server can tell the engine's stream apart from others.
 ///
@@ -11,27 +9,14 @@ import Foundation
 /// Soft 1.19 names its client after the process binary and offers no way to
 /// add properties, so the mark goes through libpulse's `PULSE_PROP`, which
 /// every `pa_context_new` reads — also the one of a reopen after a device loss,
-/// so it stays set for the life of the process. It only lowers a floor: a
-/// stream of the same process that asks for more latency still gets it. On
-/// PulseAudio the property is inert. The engine's own stream (PulseStream)
-/// carries the same mark through its context, so the drop-in serves it too.
+/// so it is set once, before any thread (`AudioProcess.prepare`), and stays
+/// for the life of the process. It only lowers a floor: a stream of the same
+/// process that asks for more latency still gets it. On PulseAudio the
+/// property is inert. The engine's own stream (PulseStream) carries the same
+/// mark in its context's property list, so the drop-in serves it too.
 enum PulseClientTag {
     static let key = "sysound.engine"
     static let value = "openal-soft"
-    nonisolated(unsafe) private static var done = false
-    private static let lock = NSLock()
-
-    /// Adds the property to `PULSE_PROP` before the first ALC call, keeping
-    /// whatever the user put there.
-    static func installOnce() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !done else { return }
-        done = true
-        let existing = ProcessInfo.processInfo.environment["PULSE_PROP"] ?? ""
-        if let merged = merged(into: existing) { setenv("PULSE_PROP", merged, 1) }
-    }
-
     /// `PULSE_PROP` with the property added, or nil when it already names the key.
     static func merged(into existing: String) -> String? {
         if existing.split(whereSeparator: \.isWhitespace).contains(where: { $0.hasPrefix(key + "=") }) { return nil }

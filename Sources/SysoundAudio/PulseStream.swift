@@ -8,8 +8,8 @@ import SysoundCore
 /// only while something plays.
 ///
 /// OpenAL Soft 1.19's own PulseAudio backend keeps its stream's whole buffer
-/// full of mixed silence, so every new sound queues behind it (README,
-/// "Latency and its cost"). This stream writes nothing while idle and lets
+/// full of mixed silence, so every new sound queues behind it (docs/latency.md,
+/// "The own stream"). This stream writes nothing while idle and lets
 /// the stream run dry; a `kick` (after a voice starts) renders and writes at
 /// once, and PulseAudio plays a write onto an underrun stream at once (it
 /// rewinds the sink), whatever its length. While voices play the stream
@@ -74,8 +74,8 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
         rate = settings.sampleRate
         request = Request(settings)
         // The thread's name is what the real-time helper and `ps -L` see;
-        // PULSE_PROP (PulseClientTag) adds sysound.engine to the context's properties.
-        loop = try ThreadedMainloop(threadName: "sysound-audio", clientName: clientName)
+        // the context carries sysound.engine (PulseClientTag) in its property list.
+        loop = try ThreadedMainloop(threadName: "sysound-audio", clientName: clientName, properties: [(PulseClientTag.key, PulseClientTag.value)])
         let fd = sysound_eventfd()
         guard fd >= 0 else {
             let code = errno

@@ -2,11 +2,11 @@ import CSndfile
 import Foundation
 
 /// Writes interleaved float32 PCM to a sound file through libsndfile
-/// (`sf_open` + `sf_writef_float`). WAV float by default; FLAC when the path
-/// ends in `.flac` (16-bit).
+/// (`sf_open` + `sf_writef_float`). WAV float by default (16-bit with
+/// `sample: .int16`); FLAC when the path ends in `.flac` (16-bit).
 public enum SoundFileWriter {
     public static func write(
-        _ samples: [Float], channels: Int, sampleRate: Int, to path: String
+        _ samples: [Float], channels: Int, sampleRate: Int, to path: String, sample: ClipFormat.Sample = .float32
     ) throws(AudioError) {
         var info = SF_INFO()
         info.channels = Int32(channels)
@@ -17,7 +17,7 @@ public enum SoundFileWriter {
         } else if lower.hasSuffix(".aiff") || lower.hasSuffix(".aif") {
             info.format = Int32(SF_FORMAT_AIFF | SF_FORMAT_FLOAT)
         } else {
-            info.format = Int32(SF_FORMAT_WAV | SF_FORMAT_FLOAT)
+            info.format = Int32(SF_FORMAT_WAV | (sample == .int16 ? SF_FORMAT_PCM_16 : SF_FORMAT_FLOAT))
         }
         guard let file = sf_open(path, Int32(SFM_WRITE), &info) else {
             throw .writeFailed(path: path, reason: String(cString: sf_strerror(nil)))

@@ -104,10 +104,11 @@ struct VoicePool {
     var anySolo: Bool { voices.contains { $0.phase == .playing && $0.category == .soloAmbient } }
 
     /// The AL gain of `slot`: its base gain × the system volume, lowered by a
-    /// duck (unless it is the ducking voice) and hushed (if it is plain ambient).
+    /// duck (unless it is the ducking voice) and hushed (if it is plain
+    /// ambient), times its clip's make-up for the panner (`Clip.levelScale`).
     func gain(slot: Int, volume: Float, duckLevel: Float, hushLevel: Float) -> Float {
         let v = voices[slot]
-        var g = v.baseGain * volume
+        var g = v.baseGain * volume * (v.clip?.levelScale ?? 1)
         if !v.duck { g *= duckLevel }
         if v.category == .ambient { g *= hushLevel }
         return g

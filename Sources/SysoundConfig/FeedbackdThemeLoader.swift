@@ -1,24 +1,6 @@
 import Foundation
 import SysoundCore
 
-/// What the device tree says the machine is: its `compatible` strings, most
-/// specific first. Read in this one place, so that tests (and the haptics'
-/// device profiles) can supply them.
-public enum DeviceTree {
-    /// Overrides the device tree: compatible strings separated by spaces or
-    /// semicolons (they contain commas), e.g. `pine64,pinephone-1.2 pine64,pinephone`.
-    public static let testVariable = "SYSOUND_DT_COMPATIBLE"
-    public static let compatiblePath = "/sys/firmware/devicetree/base/compatible"
-
-    public static func compatibles(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
-        if let text = environment[testVariable] {
-            return text.split(whereSeparator: { $0 == " " || $0 == ";" || $0 == "\n" }).map(String.init)
-        }
-        guard let data = FileManager.default.contents(atPath: compatiblePath) else { return [] }
-        return data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }.filter { !$0.isEmpty }
-    }
-}
-
 /// A feedbackd theme as feedbackd uses it: the theme found by name (or
 /// `FEEDBACK_THEME`), merged over its `parent-name` chain, a child's entry
 /// replacing its parent's for the same event in the same section.
@@ -102,7 +84,7 @@ extension FeedbackdTheme {
     /// compatible, then `default`; other reserved names find nothing.
     static func file(named name: String, environment: [String: String]) -> String? {
         if name == deviceName {
-            for compatible in DeviceTree.compatibles(environment: environment) {
+            for compatible in MachineIdentity.deviceTreeCompatible(environment: environment) {
                 if let path = file(named: compatible, environment: environment) { return path }
             }
             return file(named: "default", environment: environment)

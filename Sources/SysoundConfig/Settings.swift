@@ -70,7 +70,7 @@ public struct SysoundConfiguration: Sendable, Equatable {
         defaultAlertHaptic: BuiltInHaptic.alert.rawValue)
     public var audio = AudioSettings()
     public var haptics = HapticSettings()
-    /// The state directory, absolute; nil means the default rule of DESIGN.md.
+    /// The state directory, absolute; nil means the default rule (docs/configuration.md, "The state directory").
     public var stateDirectory: String?
     /// Group allowed on the socket; nil means only the owner.
     public var socketGroup: String?

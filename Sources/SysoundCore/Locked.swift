@@ -15,7 +15,7 @@ import Glibc
 /// threads (the loop, the workers) take too. With a plain mutex a normal
 /// thread preempted while holding one, both cores busy, keeps the real-time
 /// thread waiting for a whole time slice, longer than the stream's buffer
-/// (README, "Latency and its cost"); with inheritance the holder runs at the
+/// (docs/latency.md, "Real-time audio threads"); with inheritance the holder runs at the
 /// waiter's priority until it unlocks. Uncontended it stays in user space.
 package final class PthreadLock: @unchecked Sendable {
     // @unchecked: the mutex is allocated once and never moves, as pthread requires.

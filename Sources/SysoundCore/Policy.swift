@@ -160,16 +160,11 @@ public struct PolicySettings: Sendable, Equatable {
     /// profile hint can only lower them. An `important` request of an allowed
     /// app replaces only the user's level (as feedbackd 0.8.5): silent mode,
     /// and the silent profile's haptics off, are lifted; the app's level and
-    /// the hint still hold it.
-    public func limits(for request: PlayRequest, state: SystemState) -> (state: SystemState, gain: Double) {
-        let l = limits(for: request, state: state, desktop: .defaults)
-        return (l.state, l.gain)
-    }
-
-    /// `limits(for:state:)` with the desktop's settings: feedbackd's per-app
-    /// profile is a second level (the lower of it and `[apps]` holds), its
-    /// `allow-important` a second allow-list. `pierces`: the request is an
-    /// allowed `important` one, which do not disturb lets through too.
+    /// the hint still hold it. With the desktop's settings: feedbackd's
+    /// per-app profile is a second level (the lower of it and `[apps]`
+    /// holds), its `allow-important` a second allow-list. `pierces`: the
+    /// request is an allowed `important` one, which do not disturb lets
+    /// through too.
     public func limits(
         for request: PlayRequest, state: SystemState, desktop: DesktopState
     ) -> (state: SystemState, gain: Double, pierces: Bool) {
@@ -193,7 +188,7 @@ public struct PolicySettings: Sendable, Equatable {
     }
 }
 
-/// The behaviour model of DESIGN.md as one pure function.
+/// The behaviour model (docs/architecture.md, "The behaviour model") as one pure function.
 package enum Policy {
     /// Decides what a play request does, given the sound's theme entry, the
     /// user's settings (control files) and the desktop's switches.

@@ -1,6 +1,7 @@
 /// What a sound means to the user, which decides how the user's settings treat it.
 ///
-/// The semantics are DESIGN.md's table, from Apple's audio session categories.
+/// The semantics are the table of docs/architecture.md, "The behaviour model",
+/// from Apple's audio session categories.
 /// Choose a category by meaning (a keyboard click is `ambient`, an alarm the
 /// user set is `playback`), not by the behaviour it happens to have today.
 public enum SoundCategory: String, CaseIterable, Sendable, Codable, CustomStringConvertible {

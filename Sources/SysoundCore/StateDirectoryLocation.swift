@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// Where the state directory is (DESIGN.md), the one rule for the daemon,
+/// Where the state directory is (docs/configuration.md, "The state directory"), the one rule for the daemon,
 /// the CLIs and the library: `explicit` if given and not empty, else
 /// `$SYSOUND_STATE_DIR`, `$XDG_RUNTIME_DIR/sysound` (if absolute),
 /// `/run/user/<uid>/sysound` if `/run/user/<uid>` is a directory (`stat(2)`),

@@ -71,7 +71,7 @@ public struct DesktopReadings: Sendable, Equatable {
         }
         if feedbackd {
             fields["feedbackd-profile"] = feedbackdProfile?.rawValue ?? "?"
-            fields["feedbackd-theme"] = feedbackdTheme ?? "?"
+            fields["feedbackd-theme-setting"] = feedbackdTheme ?? "?"
             fields["feedbackd-allow-important"] = allowImportant.map { $0.isEmpty ? "none" : $0.joined(separator: ",") }
                 ?? "not in this schema"
             fields["feedbackd-max-haptic-strength"] = maxHapticStrength.map { "\($0)" } ?? "not in this schema"

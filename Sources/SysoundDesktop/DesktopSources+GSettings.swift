@@ -89,7 +89,9 @@ extension DesktopSources {
         if let profile, readings.feedbackdProfile == nil {
             logger.warning("org.sigxcpu.feedbackd profile \"\(profile)\" is not one of \(FeedbackProfile.names); ignored")
         }
-        readings.feedbackdTheme = feedbackd.string("theme")
+        // Only a theme the user chose replaces `[dbus] feedback_theme`: the
+        // schema's default ("default") would hide the device's own theme.
+        readings.feedbackdTheme = feedbackd.isSet("theme") ? feedbackd.string("theme") : nil
         readings.allowImportant = feedbackd.strings("allow-important")
         readings.maxHapticStrength = feedbackd.double("max-haptic-strength")
     }

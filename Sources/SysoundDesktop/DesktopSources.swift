@@ -50,6 +50,8 @@ public final class DesktopSources: @unchecked Sendable {
     var stopped = false
     /// The XDG theme given to the manager (nil: the configuration's).
     var appliedTheme: String?
+    /// The feedbackd theme name last handed to the manager (feedbackd's `theme`, when the user set it).
+    var appliedFeedbackdTheme: String?
 
     /// At most this many apps' feedbackd settings are followed at once.
     static let maximumApps = 64
@@ -111,6 +113,11 @@ public final class DesktopSources: @unchecked Sendable {
             appliedTheme = readings.soundTheme
             manager.setXDGTheme(appliedTheme)
             logger.info("desktop: XDG sound theme \(manager.xdgTheme ?? "none (fallback off)")")
+        }
+        if readings.feedbackdTheme != appliedFeedbackdTheme {
+            appliedFeedbackdTheme = readings.feedbackdTheme
+            manager.setFeedbackdThemeName(appliedFeedbackdTheme)
+            logger.info("desktop: feedbackd theme \(appliedFeedbackdTheme ?? "as configured ([dbus] feedback_theme)")")
         }
         let fields = readings.statusFields(gnome: sound != nil || notifications != nil, feedbackd: feedbackd != nil, plasma: plasmaStatus)
         for (key, value) in fields { manager.setStatus(key, value) }

@@ -36,7 +36,8 @@ extension FeedbackManager {
     /// Called by the D-Bus face at start and by `reload` (SIGHUP) after that.
     @discardableResult
     public func loadFeedbackdTheme(environment: [String: String] = ProcessInfo.processInfo.environment) -> [Diagnostic] {
-        let (theme, problems) = FeedbackdTheme.load(name: configuration.dbus.feedbackTheme, environment: environment)
+        let name = feedbackdThemeName.withLock { $0 } ?? configuration.dbus.feedbackTheme
+        let (theme, problems) = FeedbackdTheme.load(name: name, environment: environment)
         for problem in problems {
             // No feedbackd theme installed is the common desktop case, not a fault.
             if problem.kind == .missingFile && problem.key == nil {
@@ -47,16 +48,24 @@ extension FeedbackManager {
         }
         let files = theme.files.joined(separator: " → ")
         logger.info("feedbackd theme \"\(theme.name)\": \(theme.events.count) events (\(files))")
-        setStatus("feedbackd-theme", "\(theme.name): \(files)")
+        setStatus("feedbackd-theme-in-use", "\(theme.name): \(files)")
         feedbackd.withLock { $0 = theme }
         return problems
+    }
+
+    /// Names the feedbackd theme instead of `[dbus] feedback_theme` (feedbackd's
+    /// own `theme` setting, once the desktop's sources follow it); nil goes
+    /// back to the configuration's. Loaded now if the D-Bus face uses one.
+    public func setFeedbackdThemeName(_ name: String?) {
+        feedbackdThemeName.withLock { $0 = name }
+        if feedbackdTheme != nil { loadFeedbackdTheme() }
     }
 
     /// The feedbackd level a request is decided at: the user's profile (the
     /// control files), lowered by the app's level and the request's hint; an
     /// allowed `important` request replaces only the user's.
     public func level(for request: PlayRequest) -> FeedbackProfile {
-        FeedbackProfile(state: configuration.policy.limits(for: request, state: state).state)
+        FeedbackProfile(state: configuration.policy.limits(for: request, state: state, desktop: desktop).state)
     }
 
     /// Carries out a D-Bus event as the feedbackd theme says at the request's
@@ -66,8 +75,12 @@ extension FeedbackManager {
     /// know the event: then sysound's own name of it is played instead.
     public func triggerEvent(_ event: String, _ request: PlayRequest) -> EventResult? {
         guard let theme = feedbackdTheme else { return nil }
-        let limited = configuration.policy.limits(for: request, state: state).state
+        let desktop = desktop
+        let (limited, _, pierces) = configuration.policy.limits(for: request, state: state, desktop: desktop)
         let level = FeedbackProfile(state: limited)
+        // Do not disturb holds the theme's vibrations as it holds an alert's
+        // (no buzzing either), but not the silent section's keyboard taps.
+        let quietHours = desktop.doNotDisturb && !pierces
         guard let feedbacks = theme.feedbacks(for: event, level: level) else { return nil }
         var result = EventResult(level: level)
         // `play` counts the app for `status` when a sound is asked for; otherwise it is counted here.
@@ -99,7 +112,9 @@ extension FeedbackManager {
                 // The haptics switch holds, except for the silent section,
                 // which feedbackd plays in every profile (the keyboard's
                 // key-pressed): the silent profile itself is haptics off here.
-                guard result.vibration == nil, !limited.interrupted, limited.haptics || section == .silent else { continue }
+                guard result.vibration == nil, !limited.interrupted, limited.haptics || section == .silent,
+                    !quietHours || section == .silent
+                else { continue }
                 do throws(HapticsError) {
                     try haptics.vibrate(pattern: pattern, priority: Self.eventHapticPriority)
                     result.vibration = pattern

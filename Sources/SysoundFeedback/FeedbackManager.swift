@@ -35,6 +35,8 @@ public final class FeedbackManager: Sendable {
     /// The feedbackd theme D-Bus events resolve through (FeedbackManager+Feedbackd);
     /// nil until the D-Bus face asks for it, so the library never reads one.
     let feedbackd = Locked<FeedbackdTheme?>(nil)
+    /// The feedbackd theme's name when something other than the configuration names it.
+    let feedbackdThemeName = Locked<String?>(nil)
 
     /// What SIGHUP replaces as a whole.
     /// Configuration and theme as loaded together; replaced whole on reload.

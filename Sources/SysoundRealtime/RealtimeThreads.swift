@@ -7,7 +7,7 @@ import SysoundCore
 /// refill is a round trip through the sound server and the client's audio
 /// threads that must finish within one period; on a busy machine a
 /// normal-priority thread waits for other tasks' time slices and the sink
-/// runs dry (README, "Latency and its cost").
+/// runs dry (docs/latency.md, "Real-time audio threads").
 ///
 /// Two ways, in this order: `sched_setscheduler(tid, SCHED_FIFO |
 /// SCHED_RESET_ON_FORK)` directly (root, CAP_SYS_NICE or an RLIMIT_RTPRIO

@@ -1,3 +1,4 @@
+import SysoundAudio
 import SysoundConfig
 import SysoundFeedback
 import SysoundCore
@@ -29,11 +30,11 @@ public struct DaemonHandler: RequestHandler {
             // worker's job. A file's play changes no setting, so leaving the
             // loop's order costs nothing.
             let (manager, request) = (manager, Request.play(play, wait: wait))
-            return workers.submit({ () -> Reply in
-                let (reply, voice) = manager.answer(request)
-                if let voice { manager.waitForEnd(of: voice) }
-                return reply
-            }, then: { respond($0) })
+            return workers.submit({ () -> Answer in Answer(manager.answer(request)) }, then: { answer in
+                // wait=1: the reply goes out at the sound's end, as for a name; no worker waits for it.
+                guard let voice = answer.waitFor else { return respond(answer.reply) }
+                manager.whenHeard(voice) { respond(answer.reply) }
+            })
         }
         // A vibration is answered once it has started (its first upload
         // may still be on a worker), or with why not: never "vibrated" for a
@@ -63,4 +64,11 @@ public struct DaemonHandler: RequestHandler {
             throw refused
         }
     }
+}
+
+/// A manager's answer, carried from a worker back to the loop.
+private struct Answer: Sendable {
+    var reply: Reply
+    var waitFor: VoiceID?
+    init(_ answer: (reply: Reply, waitFor: VoiceID?)) { (reply, waitFor) = answer }
 }

@@ -25,7 +25,7 @@ public struct StateDirectory: Sendable, Equatable, CustomStringConvertible {
     public func file(_ control: ControlFile) -> String { file(control.fileName) }
     public var socketPath: String { file("socket") }
 
-    /// Picks the directory as DESIGN.md says, without touching the file system
+    /// Picks the directory as docs/configuration.md ("The state directory") says, without touching the file system
     /// beyond checking whether `/run/user/<uid>` exists.
     public static func resolve(explicit: String? = nil, environment: [String: String] = Environment.current) -> StateDirectory {
         StateDirectory(path: StateDirectoryLocation.path(explicit: explicit) { environment[$0] })

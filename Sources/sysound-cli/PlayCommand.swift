@@ -64,6 +64,9 @@ struct PlayCommand: ParsableCommand {
         if loop && common.embedded && to == nil {
             throw ValidationError("--loop cannot be used with --embedded: only the daemon can stop a loop later; drop --embedded and start the daemon (`systemctl --user start sysound` or `sysound serve`)")
         }
+        if loop && wait && to == nil {
+            throw ValidationError("--loop and --wait exclude each other: a loop ends only with `sysound stop`, so --wait would never return; drop --wait")
+        }
         if let app, !PlayRequest.isValidApp(app) {
             throw ValidationError("--app \(ControlValue.quoted(app)) is not an app id: use 1 to \(PlayRequest.maximumAppLength) printable bytes, e.g. org.example.App")
         }

@@ -61,6 +61,11 @@ struct ServeCommand: ParsableCommand {
             throw ExitCode(Exit.busy)
         }
 
+        // The environment OpenAL Soft and libpulse read, while this is the
+        // process's only thread: the last point where it may be written.
+        if !AudioProcess.prepare(configuration.audio) {
+            logger.warning("threads started before the audio set-up; OpenAL Soft keeps its own mixing period")
+        }
         // One loop serves every descriptor; blocking work goes to the workers.
         let loop: EventLoop, workers: WorkerPool, watcher: StateWatcher
         do {

@@ -4,8 +4,8 @@ import Glibc
 // `sysound play NAME` with a daemon up, is one socket round trip answered
 // here; every other command is the full CLI in `sysound-cli`, which this
 // process becomes. This executable links no Foundation, no argument parser
-// and no logging: their start-up costs more than the request (README,
-// Benchmarks). For the same reason it reads argv and the environment as C
+// and no logging: their start-up costs more than the request (docs/benchmarks.md,
+// figure 1). For the same reason it reads argv and the environment as C
 // strings: each generic type the Swift runtime instantiates on first use
 // (an [String] of arguments, a dictionary of the environment) costs a lookup
 // through the binary's conformance tables.

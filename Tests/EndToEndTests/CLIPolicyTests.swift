@@ -51,7 +51,7 @@ final class CLIPolicyTests: XCTestCase {
 
     func testHalfVolumeHalvesTheLevel() throws {
         // The level of each volume is the loudest of three plays: an underrun
-        // (issue 18, README "Latency and its cost": a busy machine, or the resume
+        // (docs/latency.md: a busy machine, or the resume
         // after the idle pause) can cut one play's attack and lower its peak by
         // several per cent.
         func level() throws -> Float { try (0..<3).map { _ in try recordedPeak(["play", "tap"]).peak }.max()! }

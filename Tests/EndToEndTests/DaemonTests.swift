@@ -1,4 +1,6 @@
 import Foundation
+import SysoundClient
+import SysoundCore
 import SysoundTestSupport
 import XCTest
 
@@ -153,5 +155,35 @@ final class DaemonTests: DaemonTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: daemon.socketPath))
         daemon.stop()
         daemon = try DaemonProcess()  // for tearDown
+    }
+}
+
+/// `wait=1` is answered from the engine's end event: five of them at once
+/// (more than the daemon's four workers) hold no worker, so a request that
+/// needs one (a file's first play is decoded on a worker) is answered while
+/// they all wait.
+final class WaitWithoutWorkersTests: DaemonTestCase {
+    func testFiveWaitsAtOnceLeaveTheWorkersFree() throws {
+        let socket = daemon.socketPath
+        let group = DispatchGroup()
+        let answered = Locked<[Double]>([])
+        let start = Date()
+        for _ in 0..<5 {
+            DispatchQueue.global().async(group: group) {
+                let reply = try? DaemonClient(socketPath: socket, timeoutMilliseconds: 10_000)
+                    .send(.play(PlayRequest(.name("ringtone"), category: .playback), wait: true))
+                if reply?.isOK == true { answered.withLock { $0.append(Date().timeIntervalSince(start)) } }
+            }
+        }
+        usleep(300_000)
+        // Decoded on a worker: answered at once unless the waits hold them all.
+        let file = try daemon.client.send(.play(PlayRequest(.file(TestPaths.packageRoot + "/Sounds/click.wav"))))
+        let fileAt = Date().timeIntervalSince(start)
+        XCTAssertTrue(file.isOK, "\(file)")
+        XCTAssertLessThan(fileAt, 1.5, "a worker was free while five sounds were waited for")
+        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        let times = answered.withLock { $0 }
+        XCTAssertEqual(times.count, 5, "every wait=1 was answered")
+        XCTAssertTrue(times.allSatisfy { $0 >= 1.9 }, "each at its sound's end (2 s): \(times)")
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 import SysoundTestSupport
 import XCTest
 
-/// What the README shows works: its socat examples against a real daemon,
+/// What the documentation shows works: the socat examples of docs/protocol.md
+/// against a real daemon,
 /// and `sysound play` on every name of the theme (index names and aliases).
 final class DocumentationTests: XCTestCase {
     func testEverySocatExampleOfTheReadmeGetsTheReplyItShows() throws {
@@ -12,7 +13,7 @@ final class DocumentationTests: XCTestCase {
         }
         let daemon = try DaemonProcess()
         defer { XCTAssertEqual(daemon.stop(), 0) }
-        let readme = try String(contentsOfFile: TestPaths.packageRoot + "/README.md", encoding: .utf8)
+        let readme = try String(contentsOfFile: TestPaths.packageRoot + "/docs/protocol.md", encoding: .utf8)
         let lines = readme.split(separator: "\n").map(String.init)
         // Each example is `echo 'REQUEST' | socat [-t N] - $S`, maybe followed by `# REPLY`.
         var checked = 0
@@ -23,19 +24,19 @@ final class DocumentationTests: XCTestCase {
             checked += 1
             // This machine has no rumble device: vibrate examples can only say so.
             if request.hasPrefix("sysound/1 vibrate ") {
-                XCTAssertTrue(reply.hasPrefix("sysound/1 ok") || reply.hasPrefix("sysound/1 error no-device"), "README: \(line) → \(reply)")
+                XCTAssertTrue(reply.hasPrefix("sysound/1 ok") || reply.hasPrefix("sysound/1 error no-device"), "docs/protocol.md: \(line) → \(reply)")
                 continue
             }
             let shown = index + 1 < lines.count && lines[index + 1].hasPrefix("# sysound/1")
                 ? String(lines[index + 1].dropFirst(2)) : nil
             if let shown {
                 // Fields whose values vary (voice ids) are compared by key.
-                XCTAssertEqual(Self.shape(reply), Self.shape(shown), "README: \(line)")
+                XCTAssertEqual(Self.shape(reply), Self.shape(shown), "docs/protocol.md: \(line)")
             } else {
-                XCTAssertTrue(reply.hasPrefix("sysound/1 ok"), "README: \(line) → \(reply)")
+                XCTAssertTrue(reply.hasPrefix("sysound/1 ok"), "docs/protocol.md: \(line) → \(reply)")
             }
         }
-        XCTAssertGreaterThanOrEqual(checked, 12, "the README's socat examples were not found")
+        XCTAssertGreaterThanOrEqual(checked, 12, "the socat examples of docs/protocol.md were not found")
     }
 
     /// A reply's status line with the values that vary between runs and

@@ -19,7 +19,7 @@ final class PipeWireTests: DaemonTestCase {
     /// 96 × 4 frames (`tlength` 384, `minreq` 96, ADJUST_LATENCY) get
     /// `minreq` 128, a 128-frame quantum and a 320-frame buffer. At a
     /// 64-frame floor (96/48000, a 64-frame graph) clips broke under two busy
-    /// processes; README "On PipeWire". The shipped `output = "auto"` makes
+    /// processes; docs/latency.md, "On PipeWire". The shipped `output = "auto"` makes
     /// that stream sysound's own (media.name "sysound"), carrying the client
     /// mark the drop-in matches.
     func testTheDaemonsStreamGetsTheLatencyItAsksFor() throws {

@@ -55,8 +55,9 @@ final class PulseToneTests: XCTestCase {
     private func withOpenAL(_ body: (ALuint) throws -> Void) throws {
         // OpenAL Soft reads its config once per process, at the first ALC
         // call: this test runs first, and the device tests after it must get
-        // the engine's mixing period, not OpenAL's default of 1024 × 3.
-        AlsoftConfig.installOnce(.defaults)
+        // the engine's mixing period, not OpenAL's default of 1024 × 3
+        // (prepared while the test process has one thread).
+        AudioProcess.prepare(.defaults)
         guard let device = alcOpenDevice(nil) else {
             throw FixtureError("alcOpenDevice(nil) failed: OpenAL Soft found no PulseAudio server at \(ProcessInfo.processInfo.environment["PULSE_SERVER"] ?? "?")")
         }

@@ -6,7 +6,8 @@ import XCTest
 /// shipped configuration the daemon's PulseAudio stream must be refilled in
 /// time, or the sink loses part of the clip (an underrun).
 ///
-/// Issue 18's acceptance test. With OpenAL Soft's own device (`output =
+/// The acceptance test of the output path (docs/latency.md, "What is asked
+/// of it"). With OpenAL Soft's own device (`output =
 /// "openal"`, 96 × 4) at normal priority it failed on the 2-core CI machine
 /// (2 and 4+ of 10 broken in two runs at load 10, 1 of 10 at 00:06 UTC).
 /// The shipped daemon plays on its own stream (`output = "auto"`), refilled

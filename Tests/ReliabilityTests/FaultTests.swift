@@ -49,6 +49,8 @@ final class FaultTests: DaemonTestCase {
         // Within 2 s of the return, counting the 0.4 s recording of the probe.
         XCTAssertLessThan(recovered, 2.4, "sound came back only after \(recovered) s")
         print("reliability: sound back \(String(format: "%.2f", recovered)) s after PulseAudio restarted")
+        // The reopened device took every clip from its file again (no PCM is kept).
+        XCTAssertFalse(daemon.log().contains("cannot upload"), daemon.log(tail: 30))
         _ = try daemon.client.send(.stop(.all))
     }
 

@@ -166,4 +166,62 @@ final class LoadTests: XCTestCase {
         XCTAssertTrue(daemon.isRunning)
         XCTAssertLessThan(growth, 5 * 1024, "RSS grew \(growth) KiB after warm-up: \(samples)")
     }
+
+    /// Memory as the file holds it: a theme of 50.7 MB of 16-bit PCM (66
+    /// mono and 33 stereo sounds of 4 s, made by sox) costs the daemon at most
+    /// 1.2 × those bytes more than the shipped theme alone (it cost about 4.5 ×
+    /// when clips were kept as float and mono was uploaded as stereo). The
+    /// default max_preload_bytes (64 MiB) holds it.
+    func testABigThemeCostsAboutItsPCMBytes() throws {
+        try XCTSkipIf(ProcessInfo.processInfo.environment["SYSOUND_SANITIZER"] != nil,
+                      "memory is measured in the plain build (make test)")
+        try Pulse.require()
+        let base = try DaemonProcess(config: Configs.theme())
+        defer { XCTAssertEqual(base.stop(), 0) }
+        let baseKiB = try Self.settledRSS(base)
+
+        let big = try DaemonProcess(config: Configs.theme("@ROOT@/big"), start: false)
+        defer { XCTAssertEqual(big.stop(), 0) }
+        let pcm = try Self.makeBigTheme(big.root + "/big")
+        try big.start()
+        let bigKiB = try Self.settledRSS(big)
+        XCTAssertTrue(big.log().contains(" sounds, 0 failed"), "every sound fits the default budget: \(big.log(tail: 20))")
+        let growth = (bigKiB - baseKiB) * 1024
+        print("reliability: big theme \(pcm) bytes of 16-bit PCM; RSS \(baseKiB) KiB → \(bigKiB) KiB, growth \(String(format: "%.3f", Double(growth) / Double(pcm))) × the PCM")
+        XCTAssertLessThanOrEqual(Double(growth), 1.2 * Double(pcm), "RSS grew \(growth) bytes for \(pcm) bytes of PCM")
+        XCTAssertGreaterThan(Double(growth), 0.8 * Double(pcm), "the theme is loaded (else the bound proves nothing)")
+    }
+
+    static let bigMono = 66, bigStereo = 33
+
+    /// Writes the big theme; returns its PCM bytes (frames × channels × 2).
+    static func makeBigTheme(_ dir: String) throws -> Int {
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        var index = "", bytes = 0
+        for i in 0..<(bigMono + bigStereo) {
+            let channels = i < bigMono ? 1 : 2
+            let file = "big-\(i).wav"
+            let result = try Spawned.run("/usr/bin/sox", [
+                "-n", "-r", "48000", "-c", "\(channels)", "-b", "16", dir + "/" + file, "synth", "4", "sine", "\(200 + 10 * i)", "vol", "0.3"])
+            guard result.status == 0 else { throw FixtureError("sox: \(result.stderr)") }
+            index += "[sounds.big-\(i)]\nfile = \"\(file)\"\n"
+            bytes += 4 * 48_000 * channels * 2
+        }
+        try index.write(toFile: dir + "/index.toml", atomically: true, encoding: .utf8)
+        return bytes
+    }
+
+    /// The daemon's RSS once its theme is loaded and its output open (both
+    /// logged), after a short settling pause.
+    static func settledRSS(_ daemon: DaemonProcess) throws -> Int {
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let log = daemon.log()
+            if log.contains("preloaded ") && log.contains("audio output ") { break }
+            usleep(50_000)
+        }
+        usleep(500_000)
+        guard let kib = daemon.rssKiB() else { throw FixtureError("no RSS for the daemon: \(daemon.log(tail: 20))") }
+        return kib
+    }
 }

@@ -16,7 +16,7 @@ final class ClipStoreTests: XCTestCase {
         try Fixture.write(Fixture.tone(frequency: 440, seconds: 0.2), to: dir, name: "a.wav")
         let replaced = try e.clip(forFile: path)
         XCTAssertFalse(first === replaced)
-        XCTAssertEqual(replaced.pcm.frames, 9_600)
+        XCTAssertEqual(replaced.format.frames, 9_600)
     }
 
     func testCacheEvictsLeastRecentlyUsed() throws {

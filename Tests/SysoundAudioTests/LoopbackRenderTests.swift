@@ -94,7 +94,7 @@ extension LoopbackRenderTests {
     func testClipAt44kKeepsItsLength() throws {
         let tone = Fixture.tone(frequency: 441, seconds: 0.5, rate: 44_100, amplitude: 0.5)
         let engine = try engine(with: ["a": tone], rate: ["a": 44_100])
-        XCTAssertEqual(try engine.clip(named: "a").pcm.sampleRate, 44_100)
+        XCTAssertEqual(try engine.clip(named: "a").format.sampleRate, 44_100)
         _ = try engine.play(engine.clip(named: "a"))
         let left = Fixture.channel(try engine.render(frames: 48_000), 0)
         let start = try XCTUnwrap(Fixture.onset(left, threshold: 1e-3))

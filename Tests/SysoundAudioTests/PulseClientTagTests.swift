@@ -1,8 +1,12 @@
 import Foundation
+import SysoundCore
+import SysoundTestSupport
 import XCTest
 @testable import SysoundAudio
 
-/// The mark the engine adds to PULSE_PROP for PipeWire's `pulse.rules`.
+/// The mark PipeWire's `pulse.rules` match (`sysound.engine`): on the own
+/// stream's context through its property list, on OpenAL Soft's client
+/// through PULSE_PROP, set before the daemon's first thread.
 final class PulseClientTagTests: XCTestCase {
     func testTheMarkIsAddedAndTheUsersPropertiesKept() {
         XCTAssertEqual(PulseClientTag.merged(into: ""), "sysound.engine=openal-soft")
@@ -11,12 +15,39 @@ final class PulseClientTagTests: XCTestCase {
         XCTAssertNil(PulseClientTag.merged(into: "a=b sysound.engine=mine"), "a user's own value stays")
     }
 
-    /// The engine has set it by the time a device engine exists (the
-    /// server-side effect is PulseDeviceTests.testOnPipeWireTheStreamGetsTheLatencyItAsksFor).
-    func testAnEngineSetsItBeforeOpeningTheDevice() throws {
-        let engine = try AudioEngine(output: .loopback)
+    /// The server's list of clients, with their properties.
+    private func clients() throws -> String {
+        let result = try Spawned.run("/usr/bin/pactl", ["list", "clients"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return result.stdout
+    }
+
+    private func marked(_ list: String) -> Int { list.components(separatedBy: "sysound.engine = \"openal-soft\"").count - 1 }
+
+    /// The own stream's client carries the mark without any environment variable.
+    func testTheOwnStreamsContextCarriesTheMark() throws {
+        _ = try PulseFixture.require()
+        let before = marked(try clients())
+        var s = AudioSettings()
+        s.backend = .pulse
+        let engine = try AudioEngine(settings: s, output: .device)
         defer { engine.shutdown() }
-        let value = try XCTUnwrap(ProcessInfo.processInfo.environment["PULSE_PROP"])
-        XCTAssertTrue(value.contains("sysound.engine="), value)
+        XCTAssertTrue(engine.playsOnOwnStream)
+        let list = try clients()
+        XCTAssertEqual(marked(list), before + 1, list)
+    }
+
+    /// A daemon on OpenAL Soft's own device: its PulseAudio client carries the
+    /// mark, which only PULSE_PROP can give it (set while the daemon had one thread).
+    func testOpenALSoftsClientInTheDaemonCarriesTheMark() throws {
+        _ = try PulseFixture.require()
+        let before = marked(try clients())
+        let daemon = try DaemonProcess(config: "[audio]\noutput = \"openal\"\n[xdg]\nfallback = false\n")
+        defer { XCTAssertEqual(daemon.stop(), 0) }
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline && !daemon.log().contains("audio output ") { usleep(50_000) }
+        XCTAssertFalse(daemon.log().contains("threads started before the audio set-up"), daemon.log(tail: 20))
+        let list = try clients()
+        XCTAssertEqual(marked(list), before + 1, list)
     }
 }

@@ -57,7 +57,7 @@ final class ReloadTests: XCTestCase {
         XCTAssertEqual(engine.locked { engine.store.retired.count }, 1, "kept while its voice plays")
         engine.stop(v)
         XCTAssertEqual(engine.locked { engine.store.retired.count }, 0, "released when its voice ended")
-        XCTAssertEqual(engine.memoryUse.preloaded, try engine.clip(named: "tap").pcm.byteCount)
+        XCTAssertEqual(engine.memoryUse.preloaded, try engine.clip(named: "tap").format.byteCount)
     }
 
     func testAnUnchangedSoundIsNotLoadedAgain() throws {

@@ -15,7 +15,7 @@ final class ConfigurationTests: XCTestCase {
         XCTAssertEqual(config.audio.voices, 32)
         XCTAssertEqual(config.audio.duckDecibels, -12)
         XCTAssertEqual(config.audio.duckGain, 0.2512, accuracy: 0.001)
-        XCTAssertEqual(config.audio.latencyMs, 8.0, accuracy: 0.01, "96 × 4 at 48 kHz (issue 18)")
+        XCTAssertEqual(config.audio.latencyMs, 8.0, accuracy: 0.01, "96 × 4 at 48 kHz (docs/latency.md, \"Why 96 × 4\")")
         XCTAssertEqual(config.themePaths, [packageRoot + "/Sounds"])
         XCTAssertEqual(config.policy.defaultAlertHaptic, "alert")
         for preset in ["light", "medium", "heavy", "soft", "rigid", "selection", "success", "warning", "error", "tap", "alarm", "alert"] {

@@ -149,9 +149,9 @@ final class FeedbackdThemeTests: XCTestCase {
         try install("default", #"{"name": "default", "profiles": []}"#)
         try install("pine64,pinephone", #"{"name": "pp", "parent-name": "default", "profiles": []}"#)
         var env = environment
-        env[DeviceTree.testVariable] = "pine64,pinephone-1.2 pine64,pinephone allwinner,sun50i-a64"
+        env[MachineIdentity.compatibleVariable] = "pine64,pinephone-1.2 pine64,pinephone allwinner,sun50i-a64"
         XCTAssertEqual(FeedbackdTheme.load(name: "$device", environment: env).0.files.first, dir + "/data/feedbackd/themes/pine64,pinephone.json")
-        env[DeviceTree.testVariable] = "acme,other"
+        env[MachineIdentity.compatibleVariable] = "acme,other"
         XCTAssertEqual(FeedbackdTheme.load(name: "$device", environment: env).0.files.first, dir + "/data/feedbackd/themes/default.json")
         // Reserved names find no file; a missing theme is a warning, and sysound's names answer.
         let (reserved, problems) = FeedbackdTheme.load(name: "__x", environment: env)

@@ -4,8 +4,8 @@ import XCTest
 /// Every cell of category × the desktop's switches (do not disturb, event
 /// sounds, input feedback sounds; alone and with silent mode, lock and
 /// volume 0), for a sound with a paired haptic and one without, an input
-/// sound and not. The table is the policy's documentation: DESIGN.md's
-/// "Do not disturb" and "Event sounds off".
+/// sound and not. The table is the policy's documentation: docs/desktop-settings.md
+/// (do not disturb, event sounds off).
 final class DesktopPolicyTests: XCTestCase {
     enum Condition: CaseIterable {
         case normal, dnd, dndImportantAllowed, dndImportantOtherApp, eventSoundsOff, inputFeedbackOff

@@ -126,6 +126,15 @@ final class FeedbackdEventTests: XCTestCase {
         XCTAssertEqual(vibrate(), "vibrate")
     }
 
+    func testDoNotDisturbHoldsTheThemesVibrationButNotTheKeyboards() throws {
+        manager.setDesktop(DesktopState(doNotDisturb: true))
+        XCTAssertNil(manager.triggerEvent("e", PlayRequest(.name("e"), app: "org.example.A"))?.vibration)
+        XCTAssertEqual(manager.triggerEvent("key-pressed", PlayRequest(.name("key-pressed")))?.vibration, try HapticPattern(parsing: "1:7"))
+        // feedbackd's per-app profile caps the level as [apps] does.
+        manager.setDesktop(DesktopState(appProfiles: ["org.example.Q": .quiet]))
+        XCTAssertEqual(manager.triggerEvent("e", PlayRequest(.name("e"), app: "org.example.Q"))?.vibration, try HapticPattern(parsing: "0.5:20"))
+    }
+
     func testAReloadAppliesTheStrengthCap() throws {
         var configuration = manager.configuration
         configuration.haptics.strengthCap = 0.5

@@ -38,8 +38,9 @@ final class WireRequestTests: XCTestCase {
             ("sysound/1 status\r\n", .status),
             ("  sysound/1\tplay   tap  ", .play(PlayRequest(.name("tap")))),
             ("sysound/1 play tap gain=0.5 rate=1.25", .play(PlayRequest(.name("tap"), gain: 0.5, rate: 1.25))),
-            ("sysound/1 play alarm category=playback duck=on loop=yes haptic=off wait=1",
-             .play(PlayRequest(.name("alarm"), category: .playback, duck: true, loop: true, haptic: false), wait: true)),
+            ("sysound/1 play alarm category=playback duck=on loop=yes haptic=off",
+             .play(PlayRequest(.name("alarm"), category: .playback, duck: true, loop: true, haptic: false))),
+            ("sysound/1 play alarm category=playback wait=1", .play(PlayRequest(.name("alarm"), category: .playback), wait: true)),
             ("sysound/1 play message category=solo_ambient", .play(PlayRequest(.name("message"), category: .soloAmbient))),
             ("sysound/1 play file=/home/me/My%20Sound%25.wav", .play(PlayRequest(.file("/home/me/My Sound%.wav")))),
             ("sysound/1 play gain=2.5e-1 tap", .play(PlayRequest(.name("tap"), gain: 0.25))),
@@ -85,6 +86,8 @@ final class WireRequestTests: XCTestCase {
         assertRefused("sysound/1 play", .badRequest, mentions: "play: missing a sound name or file=PATH")
         assertRefused("sysound/1 play tap extra", .badRequest, mentions: "unexpected argument \"extra\"")
         assertRefused("sysound/1 play tap file=/x.wav", .badRequest, mentions: "exclude each other")
+        // A loop's end never comes: waiting for it would hold the connection (and its reply) for good.
+        assertRefused("sysound/1 play alarm loop=1 wait=1", .badRequest, mentions: "loop=1 and wait=1 exclude each other")
         assertRefused("sysound/1 play file=", .badValue, mentions: "file")
         assertRefused("sysound/1 vibrate", .badRequest, mentions: "vibrate: missing a preset name")
         assertRefused("sysound/1 stop", .badRequest, mentions: "stop: missing a voice id or all")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the release `sysound`, `sysound-cli`, `sysound-engine` and `sysound-bench` (static
-# Swift stdlib, as shipped) and runs the benchmark of issue 8. Arguments go to sysound-bench:
+# Swift stdlib, as shipped) and runs the benchmark (docs/bench-method.md). Arguments go to sysound-bench:
 #
 #   Tests/bench/run.sh                 the full run on PulseAudio, then on PipeWire: tables + JSON
 #   Tests/bench/run.sh --smoke         a few iterations of every figure, no targets: CI

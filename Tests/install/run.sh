@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installing sysound as README's "Install" section does (issue 16):
+# Installing sysound as the README's "Install" section does (details:
+# docs/packaging.md):
 #  1. `make install DESTDIR=… PREFIX=/usr` installs exactly the Makefile's
 #     manifest (`make install-manifest`, the one list), `make uninstall`
 #     removes all of it, and a second install builds nothing;

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 #include "CSysoundForceFeedback.h"
 #include "CSysoundThreads.h"
+#include "CSysoundAlsa.h"
 
 /// Peer credentials of a connected unix socket (getsockopt SO_PEERCRED).
 /// Returns 0 and fills the out parameters, or -1 with errno set.

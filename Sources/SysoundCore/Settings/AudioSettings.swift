@@ -10,9 +10,9 @@ import Glibc
 /// it stayed whole with both cores busy); 96-frame periods × 4 at 48 kHz, which
 /// on OpenAL Soft's own device played without a gap once the client's threads
 /// ran real-time (two periods underran even then) and which pipewire-pulse
-/// grants in whole periods, against the CPU of a running device (about 4 % of
-/// a core on the 2-core CI machine, 1 % at 1024 × 2), which the idle pause
-/// removes while nothing plays (0.07 %).
+/// grants in whole periods, against the CPU of OpenAL Soft's running device
+/// (about 3 % of a core at 96 × 4 on the 2-core CI machine, docs/benchmarks.md
+/// figure 8), which the idle pause removes while nothing plays (0.06 %).
 public struct AudioSettings: Sendable, Equatable {
     /// What a device engine plays through: sysound's own PulseAudio stream
     /// (written only while a sound plays), OpenAL Soft's own device, or
@@ -37,9 +37,11 @@ public struct AudioSettings: Sendable, Equatable {
     public var writeAlsoftConfig: Bool = true
     /// Longest clip accepted, in seconds (iOS's System Sound Services allow 30).
     public var maxClipSeconds: Double = 30
-    /// Budget for all preloaded (theme) PCM, in bytes of float32 samples.
+    /// Budget for all preloaded (theme) PCM, in the bytes its AL buffers hold
+    /// (as the files hold it: 16-bit or float32, mono or stereo).
     public var maxPreloadBytes: Int = 64 << 20
-    /// Budget for the ad-hoc (`play --file`) cache, in bytes; least recently used evicted.
+    /// Budget for the ad-hoc (`play --file`) cache, in the bytes its AL buffers
+    /// hold; least recently used evicted.
     public var maxCacheBytes: Int = 32 << 20
     /// Most ad-hoc files kept decoded at once.
     public var maxCachedFiles: Int = 16
@@ -51,15 +53,15 @@ public struct AudioSettings: Sendable, Equatable {
     /// voices play, in milliseconds (also the loopback render's tick).
     public var monitorIntervalMilliseconds: Double = 5
     /// The same while no voice plays: only device loss is watched then, and a
-    /// slower tick saves about 1 % of a core (measured, see the README).
+    /// slower tick saved about 1 % of a core when it was introduced (commit e12f5ed).
     public var idleMonitorIntervalMilliseconds: Double = 20
     /// After this long with no voice playing the engine pauses its output
     /// device (alcDevicePauseSOFT), so neither OpenAL Soft nor the sound server
     /// mixes silence; the next `play` starts its voice and has a worker
     /// resume the device. The own stream, which writes nothing while idle
     /// anyway, is corked (so the server may suspend an idle sink) and the
-    /// next play's write uncorks it. 0 never pauses. Measured (README, "Latency and its
-    /// cost"): that sound reaches the sink no later than on a running device;
+    /// next play's write uncorks it. 0 never pauses. Measured (docs/latency.md,
+    /// "The own stream"; docs/benchmarks.md, figure 2): that sound reaches the sink no later than on a running device;
     /// 1 s keeps bursts (typing, scrolling) on a running device.
     public var idlePauseMilliseconds: Double = 1_000
     /// The monitor's tick while the device is paused: only device loss is

@@ -1,6 +1,6 @@
 /// One request of the socket protocol, as the daemon's handler receives it.
 ///
-/// Text form: `Request(parsing:)` and `encoded()`; grammar in the README.
+/// Text form: `Request(parsing:)` and `encoded()`; grammar in docs/protocol.md.
 package enum Request: Sendable, Equatable {
     /// Play a sound. With `wait`, the reply comes when the sound has ended.
     case play(PlayRequest, wait: Bool = false)

@@ -124,6 +124,8 @@ enum RequestParser {
         request.haptic = try args.flag("haptic") ?? request.haptic
         request.app = try app(&args)
         let wait = try args.flag("wait") ?? false
+        // A loop ends only when stopped: its reply would never come, and it would hold the connection for good.
+        if wait && request.loop { throw .conflicting("loop=1", "wait=1") }
         try args.finish()
         return .play(request, wait: wait)
     }

@@ -1,7 +1,7 @@
 import Glibc
 import SysoundBus
 
-/// Figure 9 (issue 14): TriggerFeedback → first frame at the sink, and the
+/// Figure 9 (docs/dbus.md): TriggerFeedback → first frame at the sink, and the
 /// call's round trip, for sysound's D-Bus face and for Debian's feedbackd
 /// (`/usr/libexec/feedbackd`, GSETTINGS_BACKEND=memory), each alone on the
 /// same private session bus (started here) and the same null sink, driven by

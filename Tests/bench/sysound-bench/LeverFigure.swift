@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 
-/// Figure 11: the levers on launch → sink (issue 18), each a `sysound serve`
+/// Figure 11: the levers on launch → sink (docs/latency.md), each a `sysound serve`
 /// of its own measured alone with the validated onset method (OnsetRun):
 /// `sysound play tap` against it, `pactl play-sample` and the reference,
 /// shuffled. Once on the machine as it is, once with both cores loaded by two
@@ -51,7 +51,7 @@ enum LeverFigure {
         Lever(label: "96 × 3", period: 96, periods: 3),
         Lever(label: "64 × 3, rt-prio 1", period: 64, periods: 3, rtPrio: 1),
         Lever(label: "128 × 4", periods: 4),
-        Lever(label: "128 × 2 (shipped before issue 18)"),
+        Lever(label: "128 × 2 (shipped before 96 × 4)"),
         Lever(label: "128 × 3, every daemon thread SCHED_RR", periods: 3, wholeDaemonRealtime: true),
         Lever(label: "96 × 3, every daemon thread SCHED_RR", period: 96, periods: 3, wholeDaemonRealtime: true),
         Lever(label: "96 × 4, every daemon thread SCHED_RR", period: 96, periods: 4, wholeDaemonRealtime: true),

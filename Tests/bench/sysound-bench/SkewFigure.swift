@@ -58,7 +58,7 @@ enum SkewFigure {
         let a = slowRun.latencies[0], b = freeRun.latencies[0]
         c.report.add("12", "sound onset: uploads blocked − free (medians)", unit: "ms",
                      value: slowRun.median(0) - freeRun.median(0), ci95: Bootstrap.differenceCI(a, b))
-        c.report.notes.append("figure 12: the daemon's parts in the bench's process (socket, loop, workers, manager, OpenAL to the null sink), so that its rumble device is a fake whose plays are stamped on CLOCK_MONOTONIC; a real evdev device adds the kernel's write → driver path (README, Haptics)")
+        c.report.notes.append("figure 12: the daemon's parts in the bench's process (socket, loop, workers, manager, OpenAL to the null sink), so that its rumble device is a fake whose plays are stamped on CLOCK_MONOTONIC; a real evdev device adds the kernel's write → driver path (docs/haptics.md)")
     }
 
     struct Pair { var sound: Double; var haptic: Double; var reported: Double }

@@ -34,28 +34,29 @@ enum StartupFigure {
             c.report.add("7", "start-up → ready: \(label)", unit: "ms", ready)
             c.report.add("7", "RSS: \(label)", unit: "MiB", rss)
             c.report.add("7", "RSS anonymous: \(label)", unit: "MiB", anon)
-            c.report.add("7", "PCM held (decoded float): \(label)", unit: "MiB", value: pcm / 1_048_576)
+            c.report.add("7", "PCM held (AL buffers, as the files hold it): \(label)", unit: "MiB", value: pcm / 1_048_576)
             rssByVariant.append(Summary(rss)!.median * 1_048_576)
             pcmByVariant.append(pcm)
         }
         c.report.add("7", "extra RSS per extra PCM byte (100 sounds vs default)", unit: "×",
                      value: (rssByVariant[1] - rssByVariant[0]) / (pcmByVariant[1] - pcmByVariant[0]),
-                     note: "1 would mean the PCM is held once; the engine keeps its float copy for device re-opening and OpenAL Soft keeps the buffer's")
+                     note: "1 would mean the PCM is held once: OpenAL Soft's buffers in the files' own format, no copy in the engine")
     }
 
-    /// Decoded bytes of every sound of the configuration's theme (SoundDecoder, float32).
+    /// Bytes the AL buffers hold for every sound of the configuration's
+    /// theme: as the files hold it (SoundDecoder.withPCM).
     static func pcmBytes(config: String) throws -> Int {
         let (_, theme, _) = try ServiceSetup.load(configPath: config)
         let decoder = SoundDecoder()
         var total = 0
         var seen = Set<String>()
         for entry in theme.entries where seen.insert(entry.file).inserted {
-            total += try decoder.decode(path: entry.file).byteCount
+            total += try decoder.withPCM(path: entry.file) { format, _ in format.byteCount }
         }
         return total
     }
 
-    /// 100 one-second mono 48 kHz tones (libsndfile, SoundFileWriter) and their index.toml.
+    /// 100 one-second mono 48 kHz 16-bit tones (libsndfile, SoundFileWriter) and their index.toml.
     static func generateTheme(_ c: BenchContext) throws -> String {
         let dir = c.work + "/theme-100"
         mkdir(dir, 0o755)
@@ -69,7 +70,7 @@ enum StartupFigure {
                 let envelope = min(1, t / 0.005) * min(1, (1 - t) / 0.05)
                 return Float(0.3 * envelope * sin(2 * .pi * frequency * t))
             }
-            try SoundFileWriter.write(samples, channels: 1, sampleRate: rate, to: "\(dir)/\(name).wav")
+            try SoundFileWriter.write(samples, channels: 1, sampleRate: rate, to: "\(dir)/\(name).wav", sample: .int16)
             index += "\n[sounds.\(name)]\nfile = \"\(name).wav\"\n"
         }
         try index.write(toFile: dir + "/index.toml", atomically: false, encoding: .utf8)

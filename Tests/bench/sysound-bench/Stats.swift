@@ -38,7 +38,7 @@ struct Row: Codable, Sendable {
     var note: String?
 }
 
-/// A target of issue 8 and whether this run met it.
+/// A target (docs/latency.md, "What is asked of it") and whether this run met it.
 struct TargetCheck: Codable, Sendable {
     var target: String
     var measured: String

@@ -8,7 +8,7 @@ import SysoundCore
 struct SysoundBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sysound-bench",
-        abstract: "Measure sysound's latency, throughput and cost beside PulseAudio's sample cache (issue 8).",
+        abstract: "Measure sysound's latency, throughput and cost beside PulseAudio's sample cache (docs/bench-method.md).",
         discussion: """
             Starts its own fixtures: a private PulseAudio server or PipeWire with a null sink (--server; \
             re-running itself under Tests/fixture/with-pulse.sh or with-pipewire.sh), `sysound serve` \

@@ -1,4 +1,4 @@
-/// The targets of issues 8 and 18, judged against a full run's rows (not in smoke mode).
+/// The targets (docs/latency.md, "What is asked of it"), judged against a full run's rows (not in smoke mode).
 enum Targets {
     static func judge(_ r: inout Report) {
         let smoke = r.mode == "smoke"
@@ -23,7 +23,7 @@ enum Targets {
         let reference = pipewire ? 0...max(r.row("2", OnsetRun.referenceWindowLabel)?.value ?? 0, 0) : OnsetRun.referenceValid
         check("onset method valid: reference tone \(fmt(reference.lowerBound))–\(fmt(reference.upperBound)) ms", median("2", OnsetRun.referenceLabel),
               { "\(fmt($0)) ms\(ci("2", OnsetRun.referenceLabel))" }, { reference.contains($0) })
-        // On PipeWire (issue 17): CLI ≤ 0.7 × pactl, and the library gets one
+        // On PipeWire (docs/latency.md, "On PipeWire"): CLI ≤ 0.7 × pactl, and the library gets one
         // graph quantum more than on PulseAudio: the engine's 128 frames (2.7 ms)
         // with the shipped drop-in.
         let cliRatio = pipewire ? 0.7 : 0.6, libraryBudget = pipewire ? 128.0 / 48 + 3 : 3

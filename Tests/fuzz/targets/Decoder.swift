@@ -2,7 +2,8 @@
 // the header checks, the declared-length cap, the truncation check and the
 // sample loop, with mutated WAV/AIFF/FLAC/Ogg files (seeds are real files).
 // Property: no crash; an accepted clip is consistent (frames × channels
-// samples, finite, within the length cap); a refusal names the file.
+// samples, finite, within the length cap), also decoded as the file holds
+// it (`withPCM`); a refusal names the file.
 import Foundation
 
 nonisolated(unsafe) private let path = "/dev/shm/sysound-fuzz-decoder-\(getpid()).snd"
@@ -23,6 +24,20 @@ public func fuzzDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
               Double(clip.frames) <= 2 * Double(clip.sampleRate) + 1,
               clip.samples.allSatisfy(\.isFinite)
         else { fatalError("inconsistent clip accepted: \(clip.channels) ch, \(clip.frames) frames, \(clip.sampleRate) Hz") }
+    } catch {
+        if !error.description.contains(path) { fatalError("refusal does not name the file: \(error)") }
+    }
+    // The engine's own decode: as the file holds it, into a mapping that
+    // lives only while the body runs.
+    do {
+        try decoder.withPCM(path: path) { format, pcm in
+            guard format.channels == 1 || format.channels == 2, format.frames > 0, pcm.count == format.byteCount,
+                  Double(format.frames) <= 2 * Double(format.sampleRate) + 1
+            else { fatalError("inconsistent PCM accepted: \(format)") }
+            if format.sample == .float32 && !pcm.bindMemory(to: Float.self).allSatisfy(\.isFinite) {
+                fatalError("a non-finite float sample was kept")
+            }
+        }
     } catch {
         if !error.description.contains(path) { fatalError("refusal does not name the file: \(error)") }
     }

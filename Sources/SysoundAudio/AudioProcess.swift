@@ -1,0 +1,84 @@
+import CSysoundShims
+import Foundation
+import SysoundCore
+import SysoundRealtime
+
+/// What OpenAL Soft and ALSA take from the process rather than from a call,
+/// set once while the process has one thread: the environment may only be
+/// written then (`setenv` races any thread's `getenv`, and libpulse, OpenAL
+/// Soft and glibc read it from their own threads), and nothing here changes
+/// at run time. The daemon calls `prepare` before it starts its loop and
+/// workers; `AudioEngine.init` calls it too, before it starts any thread of
+/// its own, and it does nothing once the process has more than one thread
+/// (OpenAL Soft then keeps its own defaults).
+///
+/// - OpenAL Soft 1.19 takes its mixing period only from its config files
+///   (`AlsoftConfig`), read once per process at its first device open of any
+///   kind, from `ALSOFT_CONF` among others: a private file is written and
+///   named there, and removed after the first engine's open
+///   (`configurationRead`). The variable stays (unsetting it would be a
+///   write at run time); a sysound process started by this one knows the
+///   name as its parent's, not the user's, and writes its own. A user's own
+///   `ALSOFT_CONF` is left alone. OpenAL Soft is not made to read it here:
+///   its PulseAudio backend tries the sound server once, at that first open,
+///   which must wait until a server answers (ServiceSetup).
+/// - OpenAL Soft's PulseAudio client carries `sysound.engine` through
+///   libpulse's `PULSE_PROP` (`PulseClientTag`), which every `pa_context_new`
+///   reads, also a reopen's. sysound's own stream sets the property on its
+///   context's property list instead, so `output = "pulse"` sets no variable.
+/// - The noise of failed probes — OpenAL Soft's "AL lib: (EE)" lines, ALSA's
+///   "cannot find card" — is hidden at its source (`ALSOFT_LOGLEVEL`, read
+///   at OpenAL Soft's first open; ALSA's error handler) instead of
+///   redirecting file descriptor 2 for the whole process around a device
+///   open; unless SYSOUND_LOG_LEVEL is trace or debug.
+public enum AudioProcess {
+    private nonisolated(unsafe) static var prepared: Bool?
+    private nonisolated(unsafe) static var file: String?
+    private static let lock = NSLock()
+    static let filePrefix = "sysound-alsoft-"
+
+    /// Prepares the process for `settings`' opens (once; later calls return
+    /// the first one's answer). Returns false, touching nothing, when the
+    /// process already runs more than one thread.
+    @discardableResult
+    public static func prepare(_ settings: AudioSettings) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if let prepared { return prepared }
+        let single = ThreadCensus.threads().count == 1
+        prepared = single
+        guard single else { return false }
+        let environment = ProcessInfo.processInfo.environment
+        let verbose = ["trace", "debug"].contains(environment["SYSOUND_LOG_LEVEL"] ?? "")
+        if let text = AlsoftConfig.contents(settings), isUnclaimed(environment["ALSOFT_CONF"]) {
+            let path = NSTemporaryDirectory() + filePrefix + "\(getpid()).conf"
+            if (try? text.write(toFile: path, atomically: true, encoding: .utf8)) != nil {
+                setenv("ALSOFT_CONF", path, 1)
+                file = path
+            }
+        }
+        if !verbose && environment["ALSOFT_LOGLEVEL"] == nil { setenv("ALSOFT_LOGLEVEL", "0", 1) }
+        if settings.backend != .pulse, let merged = PulseClientTag.merged(into: environment["PULSE_PROP"] ?? "") {
+            setenv("PULSE_PROP", merged, 1)
+        }
+        if !verbose { sysound_alsa_quiet() }
+        return true
+    }
+
+    /// Removes the private config file once an engine has opened its device:
+    /// OpenAL Soft has read it.
+    static func configurationRead() {
+        lock.lock()
+        defer { lock.unlock() }
+        if let file { unlink(file) }
+        file = nil
+    }
+
+    /// Whether an `ALSOFT_CONF` value is free to be replaced: unset, or the
+    /// private file of another sysound process (the parent this one inherited it from).
+    static func isUnclaimed(_ value: String?) -> Bool {
+        guard let value else { return true }
+        let name = value.split(separator: "/").last.map(String.init) ?? value
+        return value.hasPrefix(NSTemporaryDirectory()) && name.hasPrefix(filePrefix) && name != filePrefix + "\(getpid()).conf"
+    }
+}
