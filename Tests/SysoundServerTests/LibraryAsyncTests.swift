@@ -166,6 +166,10 @@ final class LibraryAsyncTests: XCTestCase {
         await embedded.prepare()
         let manager = try XCTUnwrap(embedded.embedded.withLock { $0 }, "the engine was built")
         let audio = try XCTUnwrap(manager.audio, "the device was opened")
+        // Closed here, not by the engine's deinit: an engine whose last
+        // reference the audio loop drops crashes in deinit (it queues a
+        // close that captures itself), which is the engine's to fix.
+        defer { audio.shutdown() }
         XCTAssertTrue(Set(audio.clipNames).isSuperset(of: ["tap", "key", "alarm"]), "the theme's clips are decoded: \(audio.clipNames)")
         let deadline = Date().addingTimeInterval(5)
         while !audio.isOutputPaused, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
