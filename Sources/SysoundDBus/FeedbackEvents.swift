@@ -22,8 +22,12 @@ enum EndReason: UInt32 {
 struct RunningEvent {
     var voice: VoiceID?
     var sender: String?
-    /// Checks for the natural end (the voice stopped, the vibration done).
-    var poll: EventSource?
+    /// Its sound has still to end (the engine's end event, heard).
+    var soundPending = false
+    /// Its vibration's length has still to pass.
+    var hapticPending = false
+    /// Ends the vibration's wait.
+    var hapticTimer: EventSource?
     /// The timeout of a looping event (> 0 s).
     var expiry: EventSource?
 }

@@ -138,8 +138,7 @@ extension FeedbackFace {
         if hints.soundFile == nil, let event = manager.triggerEvent(eventName, request) {
             try call.reply { r in try r.append(id) }
             guard event.found else { return emitEnded(id, .notFound) }
-            let soundMs = event.voice == nil ? 0 : Int((event.duration ?? 0) * 1000)
-            return track(id, voice: event.voice, soundMs: soundMs, hapticMs: event.hapticMs, timeout: timeout, sender: m.sender)
+            return track(id, voice: event.voice, hapticMs: event.hapticMs, timeout: timeout, sender: m.sender)
         }
         let result: PlayResult
         do throws(FeedbackError) {
@@ -163,18 +162,17 @@ extension FeedbackFace {
         } else {
             hapticMs = 0
         }
-        let soundMs = result.voice == nil ? 0 : Int((result.duration ?? 0) * 1000)
-        track(id, voice: result.voice, soundMs: soundMs, hapticMs: hapticMs, timeout: timeout, sender: m.sender)
+        track(id, voice: result.voice, hapticMs: hapticMs, timeout: timeout, sender: m.sender)
     }
 
     /// Follows a started event to its end: natural, by its timeout, or when its caller leaves.
-    func track(_ id: UInt32, voice: VoiceID?, soundMs: Int, hapticMs: Int, timeout: Int32, sender: String?) {
+    func track(_ id: UInt32, voice: VoiceID?, hapticMs: Int, timeout: Int32, sender: String?) {
         if voice == nil && hapticMs == 0 {
             emitEnded(id, .natural)  // the policy silenced it all: nothing to wait for
             return
         }
         events[id] = RunningEvent(voice: voice, sender: sender)
-        pollNaturalEnd(id, after: UInt64(max(soundMs, hapticMs, 1)) * 1000)
+        followNaturalEnd(id, voice: voice, hapticMs: hapticMs)
         if timeout > 0 { expire(id, afterSeconds: timeout) }
         if let sender { watch(sender: sender) }
     }

@@ -1,4 +1,5 @@
 import Logging
+import SysoundAudio
 import SysoundBus
 import SysoundConfig
 import SysoundCore
@@ -142,7 +143,7 @@ public final class FeedbackFace: @unchecked Sendable {
     /// Ends an event: its voice stops (if still playing), FeedbackEnded goes out.
     func end(_ id: UInt32, reason: EndReason) {
         guard let running = events.remove(id) else { return }
-        running.poll?.cancel()
+        running.hapticTimer?.cancel()
         running.expiry?.cancel()
         if let voice = running.voice, reason != .natural {
             _ = manager.handle(.stop(.voice(voice.wireID)))
@@ -192,17 +193,31 @@ public final class FeedbackFace: @unchecked Sendable {
         senderWatches[sender] = nil
     }
 
-    /// Checks whether an event's voice has stopped, first after `after` µs
-    /// and then every 20 ms; ends it naturally then.
-    func pollNaturalEnd(_ id: UInt32, after: UInt64) {
-        events[id]?.poll = try? loop.addTimer(after: after, accuracy: .millisecond) { [unowned self] _ in
-            guard let running = events[id] else { return }
-            if let voice = running.voice, manager.audio?.isPlaying(voice) == true {
-                pollNaturalEnd(id, after: 20_000)
-            } else {
-                end(id, reason: .natural)
+    /// Ends an event naturally once its sound has been heard to its end (the
+    /// engine's end event, not a poll) and its vibration's length has passed.
+    func followNaturalEnd(_ id: UInt32, voice: VoiceID?, hapticMs: Int) {
+        if let voice {
+            events[id]?.soundPending = true
+            manager.whenHeard(voice) { [weak self] in
+                guard let self else { return }
+                loop.post { [weak self] in self?.partEnded(id, voice: voice, sound: true) }
             }
         }
+        if hapticMs > 0 {
+            events[id]?.hapticPending = true
+            events[id]?.hapticTimer = try? loop.addTimer(after: UInt64(hapticMs) * 1000, accuracy: .millisecond) { [unowned self] _ in
+                partEnded(id, voice: voice, sound: false)
+            }
+        }
+    }
+
+    /// One part of event `id` ended; the event ends with its last. The voice
+    /// tells an end that came after its event was gone and its id reused.
+    private func partEnded(_ id: UInt32, voice: VoiceID?, sound: Bool) {
+        guard var running = events[id], running.voice == voice else { return }
+        if sound { running.soundPending = false } else { running.hapticPending = false }
+        events[id] = running
+        if !running.soundPending && !running.hapticPending { end(id, reason: .natural) }
     }
 
     func expire(_ id: UInt32, afterSeconds seconds: Int32) {
