@@ -88,22 +88,6 @@ final class DesktopPolicyTests: XCTestCase {
         expectedSound(category, c, input: input) == "silent" && category == .alert ? "alert" : "none"
     }
 
-    func describe(_ o: SoundOutcome) -> String {
-        switch o {
-        case .play: "play"
-        case .deferred: "defer"
-        case .skip(let r): r.rawValue
-        }
-    }
-
-    func describe(_ o: HapticOutcome) -> String {
-        switch o {
-        case .none: "none"
-        case .vibrate(let p): p
-        case .skip(let r): r.rawValue
-        }
-    }
-
     func testEveryCellOfTheDesktopTable() {
         var cells = 0
         for category in SoundCategory.allCases {

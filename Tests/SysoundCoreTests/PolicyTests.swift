@@ -42,22 +42,6 @@ final class PolicyTests: XCTestCase {
         .alert: [.silent: "alert"],
     ]
 
-    func describe(_ o: SoundOutcome) -> String {
-        switch o {
-        case .play: "play"
-        case .deferred: "defer"
-        case .skip(let r): r.rawValue
-        }
-    }
-
-    func describe(_ o: HapticOutcome) -> String {
-        switch o {
-        case .none: "none"
-        case .vibrate(let p): p
-        case .skip(let r): r.rawValue
-        }
-    }
-
     func testEveryCellOfTheTable() {
         for category in SoundCategory.allCases {
             for condition in Condition.allCases {
