@@ -16,10 +16,11 @@ public struct FeedbackdSound: Sendable, Equatable {
 
 /// `VibraRumble`: `count` pulses of `duration` ms at `magnitude`, `pause` ms apart.
 public struct FeedbackdRumble: Sendable, Equatable {
-    public var durationMs = 1000
-    public var count = 1
-    public var pauseMs = 0
-    public var magnitude = 1.0
+    // feedbackd's defaults are the initializer's, once.
+    public var durationMs: Int
+    public var count: Int
+    public var pauseMs: Int
+    public var magnitude: Double
 
     public init(durationMs: Int = 1000, count: Int = 1, pauseMs: Int = 0, magnitude: Double = 1) {
         self.durationMs = durationMs
@@ -32,10 +33,11 @@ public struct FeedbackdRumble: Sendable, Equatable {
 /// `VibraPeriodic`: one long vibration whose strength rises from
 /// `fadeInLevel` to `magnitude` over `fadeInMs`.
 public struct FeedbackdPeriodic: Sendable, Equatable {
-    public var durationMs = 1000
-    public var magnitude = 0.5
-    public var fadeInMs = 500
-    public var fadeInLevel = 0.0
+    // feedbackd's defaults are the initializer's, once.
+    public var durationMs: Int
+    public var magnitude: Double
+    public var fadeInMs: Int
+    public var fadeInLevel: Double
 
     public init(durationMs: Int = 1000, magnitude: Double = 0.5, fadeInMs: Int = 500, fadeInLevel: Double = 0) {
         self.durationMs = durationMs
