@@ -85,7 +85,7 @@ build() {
                 flags=(-I "$inc/CTOML" -I Sources/CSndfile -lsndfile -lstdc++) ;;
             Decoder)
                 srcs+=(Sources/SysoundAudio/{SoundDecoder,AudioError,DecodedClip}.swift)
-                flags=(-I Sources/CSndfile -lsndfile) ;;
+                flags=(-I Sources/CSndfile -I Sources/COpenAL -lsndfile -lopenal) ;;
         esac
         if newer "$out/bin/$t" "${srcs[@]}" "${objs[@]}"; then
             echo "fuzz: linking $t" >&2
