@@ -64,6 +64,8 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
     private var corked = false
     /// Whether the stream asks for the idle buffer (`Request.idle`) now.
     private var relaxed = false
+    /// Whether the server needs it (PulseAudio, not PipeWire: `serverDescribed`).
+    private var relaxes = true
     /// A timing update was asked for and has not come back yet.
     private var timingAsked = false
     /// When the last one was asked for (CLOCK_MONOTONIC µs).
@@ -124,6 +126,10 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
         if let op = describeSink(of: s) {
             // Past the deadline the sink's name stays.
             try? loop.wait(for: "the sink's description", until: deadline) { pa_operation_get_state(op) != PA_OPERATION_RUNNING }
+            pa_operation_unref(op)
+        }
+        if let op = pa_context_get_server_info(context, { _, info, me in PulseStream.from(me).serverDescribed(info?.pointee) }, selfPointer) {
+            try? loop.wait(for: "the server's name", until: deadline) { pa_operation_get_state(op) != PA_OPERATION_RUNNING }
             pa_operation_unref(op)
         }
         let api = loop.api
@@ -236,9 +242,10 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
     /// player (1.5 s) at 0.75 ms and the server at 150× its wake-ups. Idle,
     /// the stream asks for the longest buffer, so the others decide; the
     /// kick asks for the playing buffer again before its first write (the
-    /// server takes the two in order). Fire and forget, as the cork.
+    /// server takes the two in order). Fire and forget, as the cork. Not on
+    /// PipeWire, which sets no sink latency from a corked stream.
     private func relax(_ on: Bool) {
-        guard let stream, !closed, relaxed != on else { return }
+        guard let stream, !closed, relaxed != on, relaxes || !on else { return }
         relaxed = on
         let r = on ? Request.idle(after: request, rate: rate) : request
         let b = UInt32(Self.frameBytes)
@@ -309,6 +316,14 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
         let granted = Request(tlength: Int(a.tlength) / Self.frameBytes, minreq: Int(a.minreq) / Self.frameBytes,
                               prebuf: Int(a.prebuf) / Self.frameBytes)
         shared.withLock { $0.granted = granted }
+    }
+
+    /// pipewire-pulse names itself "PulseAudio (on PipeWire …)": PipeWire
+    /// sets no sink latency from a corked stream, so there the idle stream
+    /// keeps its buffer (`relax`), and a kick sends nothing more.
+    private func serverDescribed(_ info: pa_server_info?) {
+        if let name = info?.server_name.map({ String(cString: $0) }), name.contains("PipeWire") { relaxes = false }
+        signal()
     }
 
     private func sinkDescribed(_ info: pa_sink_info?) {
