@@ -14,6 +14,9 @@ import SysoundAudio
 /// The rows with `idle_pause_ms = 0` show what a running device costs, at the
 /// default mixing period, a lower and a higher one (periods as shipped).
 enum IdleFigure {
+    /// The shipped configuration's row, as the targets look it up.
+    static var shippedLabel: String { "period \(AudioSettings().periodFrames)×\(AudioSettings().periods) (default)" }
+
     static func run(_ c: BenchContext) throws {
         let serverPids = c.server.pids()
         let windows = c.count(10, smoke: 2)
@@ -27,7 +30,8 @@ enum IdleFigure {
         let pauseMs = try idlePause(in: shipped)
         // writeConfig changes period_frames only: every row has the shipped periods.
         let shippedPeriod = AudioSettings().periodFrames, periods = AudioSettings().periods
-        var runs = [(frames: shippedPeriod, pause: pauseMs, label: "period \(shippedPeriod)×\(periods) (default)")]
+
+        var runs = [(frames: shippedPeriod, pause: pauseMs, label: shippedLabel)]
         if pauseMs > 0 {
             runs += [(shippedPeriod, 0, "device running (idle_pause_ms = 0), period \(shippedPeriod)×\(periods)")]
         }
