@@ -25,12 +25,7 @@ final class DBusFaceTests: XCTestCase {
     override func setUpWithError() throws {
         try super.setUpWithError()
         try Pulse.require()
-        guard ProcessInfo.processInfo.environment["SYSOUND_DBUS_DIR"] != nil else {
-            if ProcessInfo.processInfo.environment["SYSOUND_REQUIRE_DBUS"] == "1" {
-                throw FixtureError("SYSOUND_REQUIRE_DBUS=1 but no private bus: run under Tests/fixture/with-dbus.sh")
-            }
-            throw XCTSkip("needs the private buses of Tests/fixture/with-dbus.sh")
-        }
+        try SessionMock.require()  // the private buses of Tests/fixture/with-dbus.sh, the same check
         daemon = try DaemonProcess(config: Self.config)
         XCTAssertTrue(eventually(10) { self.ownsName() }, "the daemon never took org.sigxcpu.Feedback: \(daemon.log(tail: 20))")
     }

@@ -25,12 +25,7 @@ final class FeedbackdThemeFaceTests: XCTestCase {
     override func setUpWithError() throws {
         try super.setUpWithError()
         try Pulse.require()
-        guard ProcessInfo.processInfo.environment["SYSOUND_DBUS_DIR"] != nil else {
-            if ProcessInfo.processInfo.environment["SYSOUND_REQUIRE_DBUS"] == "1" {
-                throw FixtureError("SYSOUND_REQUIRE_DBUS=1 but no private bus: run under Tests/fixture/with-dbus.sh")
-            }
-            throw XCTSkip("needs the private buses of Tests/fixture/with-dbus.sh")
-        }
+        try SessionMock.require()  // the private buses of Tests/fixture/with-dbus.sh, the same check
         directory = NSTemporaryDirectory() + "sysound-fbtheme-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try Self.theme.write(toFile: themeFile, atomically: true, encoding: .utf8)
