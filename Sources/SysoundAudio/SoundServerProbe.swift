@@ -96,20 +96,25 @@ public enum SoundServerProbe {
         let packet = authPacket
         let sent = packet.withUnsafeBytes { sysound_send_with_credentials(fd, $0.baseAddress, UInt($0.count)) }
         guard sent == packet.count else { return .closed }
+        // pipewire-pulse sends a packet's descriptor and its payload in two
+        // writes: read until the command is in, the server closes, or the deadline.
+        var reply = [UInt8](repeating: 0, count: 64), got = 0
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         let deadline = EventLoop.monotonicNow() + UInt64(deadlineMs) * 1000
-        while true {
+        while got < 25 {
             let now = EventLoop.monotonicNow()
             let left = Int32(clamping: deadline > now ? (deadline - now + 999) / 1000 : 0)
             let n = poll(&p, 1, left)
-            if n > 0 { break }
-            if n == 0 || errno != EINTR { return .silent }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return got == 0 ? .silent : .closed }
+            let r = reply.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + got, $0.count - got, Int32(MSG_DONTWAIT)) }
+            if r < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            if r <= 0 { return .closed }
+            got += r
         }
-        var reply = [UInt8](repeating: 0, count: 64)
-        let got = reply.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
         // A packet: 20 bytes of descriptor, then the tagstruct, whose first
         // value is the command ('L', u32 big-endian).
-        guard got >= 25, reply[20] == UInt8(ascii: "L") else { return .closed }
+        guard reply[20] == UInt8(ascii: "L") else { return .closed }
         return .replied(command: reply[21..<25].reduce(0) { $0 << 8 | UInt32($1) })
     }
 

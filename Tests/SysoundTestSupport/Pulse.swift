@@ -22,6 +22,15 @@ public enum Pulse {
     /// installs), on PulseAudio no floor.
     public static var requestFloorFrames: Int { server == .pipewire ? 128 : 0 }
 
+    /// How much later than a warm play the first sound after an idle pause
+    /// may reach the sink, in milliseconds: a resume that waits for the
+    /// server (a round trip, a poll) is later than this. On PipeWire an
+    /// uncorked stream also waits for its node's next graph cycle, up to one
+    /// default quantum (1024 frames, 21.3 ms at 48 kHz; seen in CI: 52 ms
+    /// warm, 74 ms after a pause on OpenAL Soft's stream). The figure itself
+    /// is the bench's (figure 2).
+    public static var resumeAllowanceMilliseconds: Double { server == .pipewire ? 45 : 20 }
+
     /// How many reopens a device loss may take once the server is back. On
     /// PipeWire the server answers before any sink exists and offers a
     /// placeholder ("Dummy Output") meanwhile: an engine reopening in that
