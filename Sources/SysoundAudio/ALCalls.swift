@@ -107,6 +107,21 @@ enum AL {
     static func resume(source: ALuint) { alSourcePlay(source) }
     static func setGain(source: ALuint, _ gain: Float) { alSourcef(source, AL_GAIN, gain) }
 
+    /// How long the source has still to play its `frames` (at `rate` frames
+    /// per second) from where the mixer has got (AL_SAMPLE_OFFSET), at its
+    /// pitch (AL_PITCH), in seconds; nil for a looping source, which has no
+    /// end to foresee.
+    static func secondsLeft(source: ALuint, frames: Int, rate: Int) -> Double? {
+        var looping: ALint = 0, offset: ALint = 0
+        var pitch: ALfloat = 1
+        alGetSourcei(source, AL_LOOPING, &looping)
+        if looping != 0 { return nil }
+        alGetSourcei(source, AL_SAMPLE_OFFSET, &offset)
+        alGetSourcef(source, AL_PITCH, &pitch)
+        let left = max(0, frames - Int(offset))
+        return Double(left) / (Double(max(rate, 1)) * Double(pitch > 0 ? pitch : 1))
+    }
+
     /// Whether the source has finished (AL_SOURCE_STATE is AL_STOPPED or AL_INITIAL).
     static func hasEnded(source: ALuint) -> Bool {
         var state: ALint = 0

@@ -27,11 +27,14 @@ extension AudioEngine {
     public var reconnections: Int { locked { reopenCount } }
     /// How long a sound started now takes to reach the sound server's sink,
     /// in ns: the output latency OpenAL reports (ALC_SOFT_device_clock),
-    /// read by the monitor on each check so that asking costs only the lock.
+    /// read by the monitor on each check so that asking costs only the lock,
+    /// or the own stream's last timing update (kept by the stream).
     /// 0 on loopback, without a device, or before the server sent timing.
     /// A paired haptic starts this much later, so that it is felt when the
     /// sound is heard.
-    public var outputLatencyNanoseconds: UInt64 { locked { output == nil ? 0 : latencyNs } }
+    public var outputLatencyNanoseconds: UInt64 {
+        locked { output.map { $0.ownStream != nil ? $0.latencyNanoseconds() : latencyNs } ?? 0 }
+    }
     /// The mixing rate and refresh (updates per second) the device granted.
     public var grantedFormat: (frequency: Int, refresh: Int) {
         locked { (output?.frequency ?? 0, output?.refresh ?? 0) }

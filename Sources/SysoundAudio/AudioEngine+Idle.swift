@@ -83,8 +83,9 @@ extension AudioEngine {
     }
 
     /// Resumes the device (alcDeviceResumeSOFT) off the lock; `resuming` is
-    /// set. Then brings the monitor's check back to its busy interval: the
-    /// voice that asked for the resume plays now.
+    /// set. Then, on OpenAL Soft's device, has the monitor check: it finds a
+    /// loss while paused (ALC_CONNECTED) and foresees the end of the voice
+    /// that asked for the resume. The own stream's render tells that end.
     /// The new mixer goes real-time last: a slow rtkit holds up neither the
     /// monitor nor a pause or close waiting for the resume.
     func resumeOnWorker(_ out: any AudioOutputDevice) {
@@ -93,7 +94,7 @@ extension AudioEngine {
             resuming = false
             ALLock.condition.broadcast()
         }
-        monitor?.wake()
+        if out.ownStream == nil { monitor?.wake() }
         out.promoteResumed(started)
     }
 }

@@ -3,16 +3,18 @@ import Logging
 import SysoundCore
 import SysoundEventLoop
 
-/// The watch over a device engine, run by its host's loop: timers only, no
-/// thread of its own.
+/// The watch over a device engine, run by its host's loop: timers and one
+/// doorbell, no thread of its own, and no timer at all while nothing plays.
 ///
-/// - The check timer notices ended voices, moves the duck and hush ramps and
-///   reads ALC_CONNECTED: every `monitorIntervalMilliseconds` while anything
-///   plays or ramps, every `idleMonitorIntervalMilliseconds` when quiet,
-///   every `pausedMonitorIntervalMilliseconds` once paused on OpenAL Soft's
-///   device (which has no loss event) and not at all once paused on the own
-///   stream, whose failure is posted (`outputFailed`). A play that finds it
-///   slow or stopped wakes it (`wake`), so a voice's end is seen when it ends.
+/// - The check notices ended voices, moves the duck and hush ramps, reads
+///   ALC_CONNECTED and arms the idle pause. It runs when something tells it
+///   to — the doorbell, rung by whoever ends the last voice (the own
+///   stream's render, which plays voices out, or a stop); a play or a resume
+///   on OpenAL Soft's device (`wake`); the stream's failure (`outputFailed`)
+///   — and on OpenAL Soft's device, which tells neither a voice's end nor
+///   its loss, at the time the engine foresees (`AudioEngine.nextCheck`):
+///   a voice's end, a ramp's next step, the loss watch of a looping voice.
+///   Paused, or quiet, or on the own stream, it arms no timer.
 /// - The idle timer is one-shot, armed by the check that first finds the
 ///   engine quiet, at the last activity + `idlePauseMilliseconds`; activity
 ///   since then makes it do nothing, and the next quiet check arms it again.
@@ -20,29 +22,35 @@ import SysoundEventLoop
 ///   to `maxReopenBackoffMilliseconds`; the opened output comes back to the
 ///   loop and is attached there.
 ///
-/// Loop thread only, but for `start`, `wake` and `stop`, which post to it.
+/// Loop thread only, but for `start`, `wake`, `ring`, `outputFailed` and
+/// `stop`, which post to it or ring it.
 final class AudioMonitor: @unchecked Sendable {
-    // @unchecked: every stored property is used on the loop thread only.
+    // @unchecked: every stored property but the doorbell (itself thread-safe)
+    // is used on the loop thread only.
     let host: LoopHost
-    private let busyInterval: Double, quietInterval: Double, pausedInterval: Double
+    private let busyInterval: Double
     private let maxBackoff: Double
     private weak var engine: AudioEngine?
     private var check: EventSource?
     private var idle: EventSource?
     private var retry: EventSource?
+    /// Rung from any thread, the render's real-time thread included: no
+    /// allocation, no lock, one write(2).
+    private let doorbell: Doorbell?
     private var backoff = 0.05
     private var stopped = false
+    /// How many checks ran (tests count the loop's work per sound).
+    private(set) var checks = 0
 
     init(host: LoopHost, settings: AudioSettings) {
         self.host = host
         busyInterval = settings.monitorIntervalMilliseconds / 1000
-        quietInterval = max(busyInterval, settings.idleMonitorIntervalMilliseconds / 1000)
-        pausedInterval = max(quietInterval, settings.pausedMonitorIntervalMilliseconds / 1000)
         maxBackoff = settings.maxReopenBackoffMilliseconds / 1000
+        doorbell = try? Doorbell()
     }
 
-    /// Adds the timers on the loop (from any thread; before the loop runs, they
-    /// are added when it does).
+    /// Adds the timers and the doorbell on the loop (from any thread; before
+    /// the loop runs, they are added when it does).
     func start(_ engine: AudioEngine) {
         self.engine = engine
         host.loop.post { [self] in
@@ -54,14 +62,19 @@ final class AudioMonitor: @unchecked Sendable {
                 idle?.setEnabled(false)
                 retry = try host.loop.addTimer(at: now, accuracy: .exact) { [unowned self] _ in reopen() }
                 retry?.setEnabled(false)
+                if let doorbell {
+                    try doorbell.watch(on: host.loop) { [unowned self] in checkNow() }
+                } else {
+                    engine.logger.critical("audio monitor has no eventfd: the end of the last voice is noticed at the next play")
+                }
             } catch {
                 engine.logger.critical("audio monitor cannot start on its loop: \(error); voice ends and device loss go unnoticed")
             }
         }
     }
 
-    /// Brings the next check to one busy interval from now (a play found the
-    /// monitor at a slower interval). From any thread; never waits.
+    /// Has the check run soon: a play or a resume on OpenAL Soft's device
+    /// (whose voice's end is then foreseen). From any thread; never waits.
     func wake() {
         if host.loop.isLoopThread {
             wakeNow()
@@ -70,8 +83,12 @@ final class AudioMonitor: @unchecked Sendable {
         }
     }
 
-    /// The output reported its loss (the own stream's failure): checks at
-    /// once. From any thread; never waits.
+    /// Has the check run: the engine fell quiet (its last voice ended). From
+    /// any thread, the render's included (`ALLock` may be held): one write.
+    func ring() { doorbell?.ring() }
+
+    /// The output reported its loss (the own stream's failure), or a play
+    /// found it: checks at once. From any thread; never waits.
     func outputFailed() {
         host.loop.post { [self] in
             guard !stopped else { return }
@@ -86,31 +103,32 @@ final class AudioMonitor: @unchecked Sendable {
             check?.cancel()
             idle?.cancel()
             retry?.cancel()
+            doorbell?.stopWatching()
             check = nil; idle = nil; retry = nil
         }
     }
 
+    /// Runs the check in this loop iteration, after the caller's work (a
+    /// play's reply goes out first): an elapsed timer wakes no one.
     private func wakeNow() {
         guard !stopped, let engine, engine.isConnected else { return }
-        check?.schedule(at: EventLoop.monotonicNow() + Self.micros(busyInterval))
+        check?.schedule(at: EventLoop.monotonicNow())
     }
 
     private func checkNow() {
-        guard let engine else { return }
+        guard !stopped, let engine else { return }
+        checks += 1
         let now = EventLoop.monotonicNow()
         switch engine.monitorCheck(now: Double(now) / 1e6) {
-        case .closed:
+        case .nothing:
             return
-        case .running(let paused, let quiet, let idleDeadline, let tellsLoss):
-            // Paused on an output that reports its own loss (the stream):
-            // nothing to look at until a play wakes the check, or the loss
-            // does (`outputFailed`). At rest the engine arms no timer.
-            if !(paused && tellsLoss) {
-                let interval = paused ? pausedInterval : quiet ? quietInterval : busyInterval
-                check?.schedule(at: now + Self.micros(interval))
-            }
+        case .running(let next, let idleDeadline):
+            // Armed only where the engine foresees something to see; else the
+            // next event (a play, the doorbell, a loss told) runs the check.
+            if let next { check?.schedule(at: UInt64(next * 1e6)) } else { check?.setEnabled(false) }
             if let idleDeadline { idle?.schedule(at: UInt64(idleDeadline * 1e6)) }
         case .lost(let gone):
+            check?.setEnabled(false)
             // Closing a lost device still talks to the server's socket: a worker's job.
             if let gone { host.workers.submit { engine.closeAfterUploads(gone) } }
             backoff = 0.05
@@ -119,7 +137,12 @@ final class AudioMonitor: @unchecked Sendable {
     }
 
     private func idleTimeReached() {
-        guard let engine, let out = engine.beginIdlePause(now: Double(EventLoop.monotonicNow()) / 1e6) else { return }
+        guard let engine else { return }
+        guard let out = engine.beginIdlePause(now: Double(EventLoop.monotonicNow()) / 1e6) else {
+            // OpenAL Soft's device lost while quiet (no check watched it): reopen now.
+            if engine.outputGone { checkNow() }
+            return
+        }
         host.workers.submit { engine.pauseOnWorker(out) }
     }
 
@@ -170,10 +193,12 @@ private struct OpenedOutput: @unchecked Sendable {
 
 /// What the monitor's check found.
 enum MonitorStep {
-    case closed
-    /// The device runs or is paused; `idleDeadline` (monotonic seconds) arms the idle pause.
-    /// `tellsLoss`: the output reports its loss as an event (the own stream), else it must be polled.
-    case running(paused: Bool, quiet: Bool, idleDeadline: Double?, tellsLoss: Bool)
+    /// The engine is closed, or between a loss and its reopen (the retry timer runs).
+    case nothing
+    /// The device runs or is paused. `next` (monotonic seconds) is when the
+    /// check is needed again, nil when only an event can change anything;
+    /// `idleDeadline` arms the idle pause.
+    case running(next: Double?, idleDeadline: Double?)
     /// The device is gone; `gone` (the output detached now, if any) is to be closed.
     case lost(gone: (any AudioOutputDevice)?)
 }
@@ -188,11 +213,14 @@ extension AudioEngine {
         }
     }
 
-    /// The monitor's periodic look (loop thread, takes the lock briefly).
+    /// The monitor's look (loop thread, takes the lock briefly).
     func monitorCheck(now: Double) -> MonitorStep {
         locked { () -> MonitorStep in
-            if closed { return .closed }
-            guard let out = output else { return .lost(gone: nil) }
+            if closed { return .nothing }
+            guard let out = output else { return .nothing }
+            // A voice ending in this very check needs no doorbell.
+            monitorRung = true
+            defer { monitorRung = false }
             // The server moved the own stream to another sink (PulseStream's moved callback).
             if out.name != openedDeviceName {
                 logger.info("audio output now on \(out.name) (was \(openedDeviceName))")
@@ -202,24 +230,68 @@ extension AudioEngine {
             if !out.isConnected && !pausing && !resuming {
                 logger.warning("audio device \(out.name) disconnected; voices dropped, reopening")
                 let gone = detach()
+                checkArmedAt = nil
                 ALLock.condition.broadcast()
                 return .lost(gone: gone)
             }
-            // Not while a worker pauses or resumes: the query would wait for its backend lock.
-            if !outputPaused && !pausing && !resuming { latencyNs = out.latencyNanoseconds() }
+            // Not while a worker pauses or resumes: the query would wait for its
+            // backend lock. The own stream's is read when asked (`outputLatencyNanoseconds`).
+            if out.ownStream == nil && !outputPaused && !pausing && !resuming { latencyNs = out.latencyNanoseconds() }
             // Seen before tick: a short voice may end in this very tick.
             let played = playedSinceCheck || pool.voices.contains(where: \.isActive)
             playedSinceCheck = false
             // A stream's clock advances with what it renders, and it ticks there.
             if out.ownStream == nil { tick(now: now) }
-            let settled = duckRamp.level == duckRamp.target && hushRamp.level == hushRamp.target
-            let quiet = settled && !pool.voices.contains(where: \.isActive)
+            settleRampsIfSilent()
+            let quiet = !pool.voices.contains(where: \.isActive)
             if played || !quiet { lastBusy = now }
-            monitorAwake = !quiet
+            checkArmedAt = nextCheck(out, now: now)
             let after = settings.idlePauseMilliseconds / 1000
             let armIdle = quiet && after > 0 && out.canPause && !outputPaused
-            return .running(paused: outputPaused, quiet: quiet, idleDeadline: armIdle ? lastBusy + after : nil, tellsLoss: out.ownStream != nil)
+            return .running(next: checkArmedAt, idleDeadline: armIdle ? lastBusy + after : nil)
         }
+    }
+
+    /// When the check is next needed (lock held), nil for "on an event only".
+    /// The own stream's render ends voices and moves the ramps itself, and
+    /// the stream tells its loss: never. A paused device plays nothing, and
+    /// a loss is found when a play resumes it (`play`, `resumeOnWorker`):
+    /// never. On OpenAL Soft's running device: a ramp's next step, else the
+    /// earliest foreseen end of a voice (what is left of its buffer at its
+    /// pitch, plus one mixer update, by when OpenAL Soft has mixed it out),
+    /// and the loss watch while a voice with no end to foresee holds it (a
+    /// loop; a voice paused by an interruption).
+    func nextCheck(_ out: any AudioOutputDevice, now: Double) -> Double? {
+        guard out.ownStream == nil, !outputPaused else { return nil }
+        let busy = settings.monitorIntervalMilliseconds / 1000
+        if duckRamp.level != duckRamp.target || hushRamp.level != hushRamp.target { return now + busy }
+        let update = out.refresh > 0 ? 1 / Double(out.refresh) : busy
+        var next: Double?
+        for i in 0..<pool.count where pool[i].isActive {
+            var at = now + max(busy, settings.lossWatchIntervalMilliseconds / 1000)
+            if pool[i].phase == .playing, let clip = pool[i].clip,
+               let left = AL.secondsLeft(source: sources[i], frames: clip.format.frames, rate: clip.format.sampleRate) {
+                at = now + max(left + update, 0.001)
+            }
+            next = min(next ?? at, at)
+        }
+        return next
+    }
+
+    /// With no voice playing nothing is audible: the duck and hush levels go
+    /// where they are going at once (lock held), as the stream's render does.
+    func settleRampsIfSilent() {
+        guard !pool.voices.contains(where: { $0.phase == .playing }),
+              duckRamp.level != duckRamp.target || hushRamp.level != hushRamp.target else { return }
+        duckRamp.level = duckRamp.target
+        hushRamp.level = hushRamp.target
+        applyGains()  // voices paused by an interruption resume at the settled level
+    }
+
+    /// OpenAL Soft's device says it is gone (ALC_CONNECTED), with no device
+    /// call in flight: what the idle timer asks before it lets a lost device be.
+    var outputGone: Bool {
+        locked { output.map { !$0.isConnected && !pausing && !resuming } ?? false }
     }
 
     /// Takes a device reopened after a loss (loop thread); false when the
@@ -232,7 +304,6 @@ extension AudioEngine {
             reopenCount += 1
             if out.ownStream == nil { lastTick = now }
             lastBusy = now
-            monitorAwake = true
             return true
         }
         if attached {

@@ -47,9 +47,13 @@ public final class AudioEngine: @unchecked Sendable {
     var resuming = false
     /// A voice started since the monitor last looked (it may have ended already).
     var playedSinceCheck = false
-    /// Whether the monitor checks at its busy interval; a play sets it and
-    /// wakes the monitor when it was not.
-    var monitorAwake = false
+    /// When the monitor's check is armed (monotonic seconds; nil: none, it
+    /// waits for an event). A play on OpenAL Soft's device wakes the monitor
+    /// when its voice may end before that.
+    var checkArmedAt: Double?
+    /// The monitor's doorbell has rung and its check has not run yet, or it
+    /// runs now: the end of the last voice needs no ring.
+    var monitorRung = false
     /// Monotonic seconds when the monitor last saw a voice or a play.
     var lastBusy: Double = 0
     var pauseCount = 0
@@ -124,7 +128,6 @@ public final class AudioEngine: @unchecked Sendable {
         if output == .device {
             lastBusy = Self.monotonicSeconds()
             if out.ownStream == nil { lastTick = lastBusy }
-            monitorAwake = true
         }
         lock.unlock()
         out.ownStream?.prime()
@@ -193,11 +196,27 @@ public final class AudioEngine: @unchecked Sendable {
         lock.lock()
         guard let out = output, pool.count > 0 else { lock.unlock(); throw .deviceUnavailable }
         guard clip.buffer != 0 else { lock.unlock(); throw .clipNotLoaded(clip.name) }
+        // OpenAL Soft's device tells no loss: a paused one plays nothing, so
+        // a loss matters from the next play on, which finds it here, answers
+        // that there is no device and has the monitor reopen.
+        if out.ownStream == nil && !pausing && !resuming && !out.isConnected {
+            lock.unlock()
+            monitor?.outputFailed()
+            throw .deviceUnavailable
+        }
         out.makeCurrent()
         playedSinceCheck = true
-        if !monitorAwake {
-            monitorAwake = true
-            wake = true
+        let pitch = rate.isFinite ? Float(min(max(rate, 0.5), 2)) : 1
+        // The render of the own stream tells the voice's end; on OpenAL Soft's
+        // device the check foresees it, and must look again if it may end
+        // before the armed check (or a loop needs the loss watch).
+        if out.ownStream == nil {
+            let now = Self.monotonicSeconds()
+            let end = now + (loop ? settings.lossWatchIntervalMilliseconds / 1000 : clip.duration / Double(pitch))
+            if checkArmedAt.map({ $0 > end }) ?? true {
+                checkArmedAt = end
+                wake = true
+            }
         }
         let slot = pool.chooseSlot()
         if pool[slot].isActive {
@@ -208,7 +227,6 @@ public final class AudioEngine: @unchecked Sendable {
         let base = volume > 0 ? min(g / volume, 1) : g
         let id = pool.begin(slot: slot, clip: clip, baseGain: base, category: category, priority: priority, duck: duck)
         clip.lastUse = store.touch()
-        let pitch = rate.isFinite ? Float(min(max(rate, 0.5), 2)) : 1
         AL.start(source: sources[slot], buffer: clip.buffer,
                  gain: pool.gain(slot: slot, volume: volume, duckLevel: duckRamp.level, hushLevel: hushRamp.level),
                  pitch: pitch, loop: loop)
@@ -246,8 +264,8 @@ public final class AudioEngine: @unchecked Sendable {
     }
 
     /// Blocks until `voice` ends or `timeout` seconds pass; returns whether it ended.
-    /// On a device engine the monitor's check on the loop notices the end within one
-    /// monitor interval; on a loopback engine another thread must render.
+    /// On a device engine the own stream's render or the monitor's check at the
+    /// voice's foreseen end notices it; on a loopback engine another thread must render.
     @discardableResult
     public func wait(for voice: VoiceID, timeout: Double? = nil) -> Bool {
         let deadline = timeout.map { Date(timeIntervalSinceNow: $0) }
@@ -366,6 +384,12 @@ public final class AudioEngine: @unchecked Sendable {
         let voice = VoiceID(slot: slot, serial: UInt32(truncatingIfNeeded: pool[slot].order))
         pool.end(slot: slot)
         if !endObservers.isEmpty { tellEnded(voice) }
+        // The last voice ended (the render, a stop): the monitor arms the idle
+        // pause and lets its timer be. One ring until its check has run.
+        if let monitor, !monitorRung, !closed, !pool.voices.contains(where: \.isActive) {
+            monitorRung = true
+            monitor.ring()
+        }
         // The last voice of a clip a reload replaced: its buffer can go now.
         if let clip, clip.retired, !pool.voices.contains(where: { $0.isActive && $0.clip === clip }) {
             store.forget(retired: clip)

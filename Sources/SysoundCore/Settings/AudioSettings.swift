@@ -49,12 +49,17 @@ public struct AudioSettings: Sendable, Equatable {
     public var duckDecibels: Double = -12
     /// Duration of the ducking and hushing ramps, in milliseconds.
     public var rampMilliseconds: Double = 50
-    /// How often the monitor's check (a timer on the engine's loop) looks at voices, ramps and the device while
-    /// voices play, in milliseconds (also the loopback render's tick).
+    /// The step of the duck and hush ramps on OpenAL Soft's device, whose
+    /// levels the monitor's check (a timer on the engine's loop) moves, in
+    /// milliseconds; also the loopback render's tick, which ends voices and
+    /// moves the ramps on the own stream and in `render`.
     public var monitorIntervalMilliseconds: Double = 5
-    /// The same while no voice plays: only device loss is watched then, and a
-    /// slower tick saved about 1 % of a core when it was introduced (commit e12f5ed).
-    public var idleMonitorIntervalMilliseconds: Double = 20
+    /// How often the check reads ALC_CONNECTED on OpenAL Soft's running
+    /// device while a voice whose end cannot be foreseen holds it (a loop, a
+    /// voice paused by an interruption): OpenAL Soft 1.19 tells no loss as an
+    /// event. A voice that ends is checked at its foreseen end instead, and
+    /// a quiet or paused device not at all (a play finds a loss).
+    public var lossWatchIntervalMilliseconds: Double = 20
     /// After this long with no voice playing the engine pauses its output
     /// device (alcDevicePauseSOFT), so neither OpenAL Soft nor the sound server
     /// mixes silence; the next `play` starts its voice and has a worker
@@ -64,9 +69,6 @@ public struct AudioSettings: Sendable, Equatable {
     /// "The own stream"; docs/benchmarks.md, figure 2): that sound reaches the sink no later than on a running device;
     /// 1 s keeps bursts (typing, scrolling) on a running device.
     public var idlePauseMilliseconds: Double = 1_000
-    /// The monitor's tick while the device is paused: only device loss is
-    /// watched then.
-    public var pausedMonitorIntervalMilliseconds: Double = 100
     /// Longest wait between attempts to reopen a lost device, in milliseconds.
     public var maxReopenBackoffMilliseconds: Double = 2_000
 
