@@ -149,6 +149,9 @@ final class AudioLoopTests: XCTestCase {
         let host = try LoopHost.ownThread(name: "test-audio-loop")
         let (engine, clip) = try engine(on: host, idle: 0)
         try p.control("stop")
+        // OpenAL Soft's quiet device is not watched: the next play finds the loss.
+        XCTAssertTrue(eventually(3) { engine.outputGone }, "OpenAL Soft's backend sees the server go")
+        XCTAssertThrowsError(try engine.play(clip), "the play finds the loss")
         XCTAssertTrue(eventually(3) { !engine.isConnected }, "the loss is noticed")
         let hung = try SilentServer(path: socketPath)
         var restarted = false
