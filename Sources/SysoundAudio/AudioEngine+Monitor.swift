@@ -9,8 +9,10 @@ import SysoundEventLoop
 /// - The check notices ended voices, moves the duck and hush ramps, reads
 ///   ALC_CONNECTED and arms the idle pause. It runs when something tells it
 ///   to — the doorbell, rung by whoever ends the last voice (the own
-///   stream's render, which plays voices out, or a stop); a play or a resume
-///   on OpenAL Soft's device (`wake`); the stream's failure (`outputFailed`)
+///   stream's render, which plays voices out, or a stop) or, on OpenAL
+///   Soft's device, stops a ducking or solo voice; a play or a resume on
+///   OpenAL Soft's device (`wake`); the stream's failure or a play that
+///   finds OpenAL Soft's device lost (`outputFailed`)
 ///   — and on OpenAL Soft's device, which tells neither a voice's end nor
 ///   its loss, at the time the engine foresees (`AudioEngine.nextCheck`):
 ///   a voice's end, a ramp's next step, the loss watch of a looping voice.
@@ -39,8 +41,6 @@ final class AudioMonitor: @unchecked Sendable {
     private let doorbell: Doorbell?
     private var backoff = 0.05
     private var stopped = false
-    /// How many checks ran (tests count the loop's work per sound).
-    private(set) var checks = 0
 
     init(host: LoopHost, settings: AudioSettings) {
         self.host = host
@@ -117,7 +117,6 @@ final class AudioMonitor: @unchecked Sendable {
 
     private func checkNow() {
         guard !stopped, let engine else { return }
-        checks += 1
         let now = EventLoop.monotonicNow()
         switch engine.monitorCheck(now: Double(now) / 1e6) {
         case .nothing:
@@ -276,16 +275,6 @@ extension AudioEngine {
             next = min(next ?? at, at)
         }
         return next
-    }
-
-    /// With no voice playing nothing is audible: the duck and hush levels go
-    /// where they are going at once (lock held), as the stream's render does.
-    func settleRampsIfSilent() {
-        guard !pool.voices.contains(where: { $0.phase == .playing }),
-              duckRamp.level != duckRamp.target || hushRamp.level != hushRamp.target else { return }
-        duckRamp.level = duckRamp.target
-        hushRamp.level = hushRamp.target
-        applyGains()  // voices paused by an interruption resume at the settled level
     }
 
     /// OpenAL Soft's device says it is gone (ALC_CONNECTED), with no device

@@ -65,11 +65,7 @@ extension AudioEngine {
             }
             mix(out.mixer, into: buf, frames: frames)
             if pool.voices.contains(where: { $0.phase == .playing }) { return true }
-            if duckRamp.level != duckRamp.target || hushRamp.level != hushRamp.target {
-                duckRamp.level = duckRamp.target
-                hushRamp.level = hushRamp.target
-                applyGains()
-            }
+            settleRampsIfSilent()
             return false
         }
     }

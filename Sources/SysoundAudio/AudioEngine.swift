@@ -207,17 +207,6 @@ public final class AudioEngine: @unchecked Sendable {
         out.makeCurrent()
         playedSinceCheck = true
         let pitch = rate.isFinite ? Float(min(max(rate, 0.5), 2)) : 1
-        // The render of the own stream tells the voice's end; on OpenAL Soft's
-        // device the check foresees it, and must look again if it may end
-        // before the armed check (or a loop needs the loss watch).
-        if out.ownStream == nil {
-            let now = Self.monotonicSeconds()
-            let end = now + (loop ? settings.lossWatchIntervalMilliseconds / 1000 : clip.duration / Double(pitch))
-            if checkArmedAt.map({ $0 > end }) ?? true {
-                checkArmedAt = end
-                wake = true
-            }
-        }
         let slot = pool.chooseSlot()
         if pool[slot].isActive {
             finish(slot: slot)
@@ -230,6 +219,17 @@ public final class AudioEngine: @unchecked Sendable {
         AL.start(source: sources[slot], buffer: clip.buffer,
                  gain: pool.gain(slot: slot, volume: volume, duckLevel: duckRamp.level, hushLevel: hushRamp.level),
                  pitch: pitch, loop: loop)
+        // The own stream's render tells the voice's end and moves the ramps.
+        // On OpenAL Soft's device the check foresees the end, and must look
+        // now if a ramp starts, or before the armed check if the voice may
+        // end earlier (a loop: within the loss watch).
+        if out.ownStream == nil {
+            let end = Self.monotonicSeconds() + (loop ? settings.lossWatchIntervalMilliseconds / 1000 : clip.duration / Double(pitch))
+            if rampTargetsMove || checkArmedAt.map({ $0 > end }) ?? true {
+                checkArmedAt = min(checkArmedAt ?? end, end)
+                wake = true
+            }
+        }
         if outputPaused {
             // The stream's kick uncorks it (after writing); a cork still in
             // flight is undone by its worker once it returns.
@@ -385,8 +385,11 @@ public final class AudioEngine: @unchecked Sendable {
         pool.end(slot: slot)
         if !endObservers.isEmpty { tellEnded(voice) }
         // The last voice ended (the render, a stop): the monitor arms the idle
-        // pause and lets its timer be. One ring until its check has run.
-        if let monitor, !monitorRung, !closed, !pool.voices.contains(where: \.isActive) {
+        // pause and lets its timer be; or, on OpenAL Soft's device, a ducking
+        // or solo voice was stopped: the check moves the ramps. One ring
+        // until its check has run.
+        if let monitor, !monitorRung, !closed,
+           !pool.voices.contains(where: \.isActive) || (output?.ownStream == nil && rampTargetsMove) {
             monitorRung = true
             monitor.ring()
         }
@@ -395,34 +398,5 @@ public final class AudioEngine: @unchecked Sendable {
             store.forget(retired: clip)
             release(clip)
         }
-    }
-
-    /// Sets every active voice's AL gain from its base gain and the levels.
-    func applyGains() {
-        guard output != nil else { return }
-        for i in 0..<pool.count where pool[i].isActive {
-            AL.setGain(source: sources[i], pool.gain(slot: i, volume: volume, duckLevel: duckRamp.level, hushLevel: hushRamp.level))
-        }
-    }
-
-    /// Notices ended voices and moves the duck and hush ramps; `now` is in
-    /// seconds (monotonic on a device, rendered time on loopback).
-    func tick(now: Double) {
-        guard let out = output else { return }
-        out.makeCurrent()
-        var ended = false
-        for i in 0..<pool.count where pool[i].phase == .playing && AL.hasEnded(source: sources[i]) {
-            finish(slot: i)
-            ended = true
-        }
-        duckRamp.target = pool.anyDucking ? settings.duckGain : 1
-        hushRamp.target = pool.anySolo ? 0 : 1
-        let dt = max(0, now - lastTick)
-        lastTick = now
-        let ramp = settings.rampMilliseconds / 1000
-        let d = duckRamp.advance(dt: dt, rampSeconds: ramp / Double(max(1 - settings.duckGain, 0.001)))
-        let h = hushRamp.advance(dt: dt, rampSeconds: ramp)
-        if d || h { applyGains() }
-        if ended { ALLock.condition.broadcast() }
     }
 }

@@ -68,6 +68,24 @@ class LoopWakeTests: XCTestCase {
         XCTAssertLessThanOrEqual(woke, Self.requestWakes + Self.allowedWakes, "wake-ups of the loop for one sound")
     }
 
+    /// A ducking voice lowers a long sound and its stop restores it, at
+    /// once: the play and the stop set the ramps moving (on OpenAL Soft's
+    /// device they have the check step them), not a check at the long
+    /// sound's end, seconds later.
+    func testADuckMovesAtThePlayAndTheStopNotAtTheNextEnd() throws {
+        let (engine, _) = try engine()
+        let path = try Fixture.write(Fixture.tone(frequency: 500, seconds: 3, amplitude: 0.2), to: try Fixture.directory(self), name: "long.wav")
+        XCTAssertTrue(engine.preload([ClipSource(name: "long", path: path)]).failures.isEmpty)
+        let long = try engine.clip(named: "long")
+        let duckLevel = { engine.locked { engine.duckRamp.level } }
+        _ = try engine.play(long)
+        let ducker = try engine.play(long, gain: 0, category: .playback, duck: true)
+        XCTAssertTrue(eventually(0.5) { duckLevel() == engine.settings.duckGain }, "ducked: \(duckLevel())")
+        engine.stop(ducker)
+        XCTAssertTrue(eventually(0.5) { duckLevel() == 1 }, "restored: \(duckLevel())")
+        XCTAssertTrue(engine.hasActiveVoices, "within the long sound")
+    }
+
     /// Paused, the engine arms no timer: its loop sleeps until something happens.
     func testAPausedEngineLeavesItsLoopAsleep() throws {
         let (engine, clip) = try engine()
@@ -95,5 +113,9 @@ final class StreamLoopWakeTests: LoopWakeTests, OutputSelecting {
 
     override func testAPausedEngineLeavesItsLoopAsleep() throws {
         try super.testAPausedEngineLeavesItsLoopAsleep()
+    }
+
+    override func testADuckMovesAtThePlayAndTheStopNotAtTheNextEnd() throws {
+        try super.testADuckMovesAtThePlayAndTheStopNotAtTheNextEnd()
     }
 }

@@ -1,0 +1,55 @@
+/// The engine's clock step (lock held): ended voices are finished and the
+/// duck and hush ramps move. The own stream's render and the loopback render
+/// tick with the time they render; the monitor's check ticks OpenAL Soft's
+/// device with the monotonic clock.
+extension AudioEngine {
+    /// Where the duck and hush levels go while these voices play.
+    var rampTargets: (duck: Float, hush: Float) {
+        (pool.anyDucking ? settings.duckGain : 1, pool.anySolo ? 0 : 1)
+    }
+
+    /// The voices now playing want other levels than the ramps go to (a
+    /// ducking or solo voice started or ended): the ramps are to move.
+    var rampTargetsMove: Bool {
+        let t = rampTargets
+        return t.duck != duckRamp.target || t.hush != hushRamp.target
+    }
+
+    /// Sets every active voice's AL gain from its base gain and the levels.
+    func applyGains() {
+        guard output != nil else { return }
+        for i in 0..<pool.count where pool[i].isActive {
+            AL.setGain(source: sources[i], pool.gain(slot: i, volume: volume, duckLevel: duckRamp.level, hushLevel: hushRamp.level))
+        }
+    }
+
+    /// Notices ended voices and moves the duck and hush ramps; `now` is in
+    /// seconds (monotonic on a device, rendered time on loopback).
+    func tick(now: Double) {
+        guard let out = output else { return }
+        out.makeCurrent()
+        var ended = false
+        for i in 0..<pool.count where pool[i].phase == .playing && AL.hasEnded(source: sources[i]) {
+            finish(slot: i)
+            ended = true
+        }
+        (duckRamp.target, hushRamp.target) = rampTargets
+        let dt = max(0, now - lastTick)
+        lastTick = now
+        let ramp = settings.rampMilliseconds / 1000
+        let d = duckRamp.advance(dt: dt, rampSeconds: ramp / Double(max(1 - settings.duckGain, 0.001)))
+        let h = hushRamp.advance(dt: dt, rampSeconds: ramp)
+        if d || h { applyGains() }
+        if ended { ALLock.condition.broadcast() }
+    }
+
+    /// With no voice playing nothing is audible: the duck and hush levels go
+    /// where they are going at once (lock held), as the stream's render does.
+    func settleRampsIfSilent() {
+        guard !pool.voices.contains(where: { $0.phase == .playing }),
+              duckRamp.level != duckRamp.target || hushRamp.level != hushRamp.target else { return }
+        duckRamp.level = duckRamp.target
+        hushRamp.level = hushRamp.target
+        applyGains()  // voices paused by an interruption resume at the settled level
+    }
+}
