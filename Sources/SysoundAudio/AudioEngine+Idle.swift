@@ -56,14 +56,17 @@ extension AudioEngine {
         }
         guard go else { return }
         out.pause()
-        let resume = locked { () -> Bool in
+        let (resume, lost) = locked { () -> (Bool, Bool) in
             pausing = false
             let owed = !outputPaused && output === out
             if owed { resuming = true }
             ALLock.condition.broadcast()  // shutdown() waits for the pause to end
-            return owed
+            // A loss told during the pause was let be (a device call was in
+            // flight), and a paused device is not watched: look now.
+            return (owed, !owed && output === out && !out.isConnected)
         }
         if resume { resumeOnWorker(out) }
+        if lost { monitor?.outputFailed() }
     }
 
     /// A play found the device paused (lock held): clears the pause and

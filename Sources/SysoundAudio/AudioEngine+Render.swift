@@ -37,8 +37,14 @@ extension AudioEngine {
     }
 
     /// Hands the output's PulseAudio stream (if it has one) the renderer
-    /// below. Without `ALLock`: the stream takes its own lock.
+    /// below, and has the output's loss reach the monitor as an event.
+    /// Without `ALLock`: the stream takes its own lock.
     func connectStream(_ out: any AudioOutputDevice) {
+        if let device = out as? OpenALDeviceOutput {
+            // Where OpenAL has no disconnect event, a play finds the loss.
+            _ = locked { device.listenForLoss { [weak self] in self?.monitor?.outputFailed() } }
+            return
+        }
         guard let out = out as? StreamOutput else { return }
         out.stream.setRenderer { [weak self, weak out] buf, frames in
             guard let self, let out else {

@@ -15,6 +15,8 @@ final class OpenALDeviceOutput: AudioOutputDevice, @unchecked Sendable {
     let clockFunctions: DeviceClockFunctions?
     /// Makes the device's audio threads real-time as they start (nil: they stay as they are).
     let realtime: RealtimeThreads?
+    /// OpenAL Soft's disconnect event, once `listenForLoss` found it (`ALLock`).
+    private var lossEvent: ALDisconnectEvent?
 
     private init(_ al: ALDeviceContext, realtime: RealtimeThreads?) {
         self.al = al
@@ -51,6 +53,14 @@ final class OpenALDeviceOutput: AudioOutputDevice, @unchecked Sendable {
 
     /// ALC_CONNECTED (ALC_EXT_disconnect).
     var isConnected: Bool { al.isConnected }
+
+    /// Has OpenAL Soft call `told` when it finds the device gone, paused or
+    /// not (`ALLock` held); returns false when this OpenAL tells no loss.
+    func listenForLoss(_ told: @escaping @Sendable () -> Void) -> Bool {
+        al.makeCurrent()
+        lossEvent = ALDisconnectEvent.listen(told)
+        return lossEvent != nil
+    }
 
     /// alcGetInteger64vSOFT ALC_DEVICE_LATENCY_SOFT; 0 without the extension
     /// or before the server sent timing. OpenAL Soft 1.19's PulseAudio

@@ -149,9 +149,6 @@ final class AudioLoopTests: XCTestCase {
         let host = try LoopHost.ownThread(name: "test-audio-loop")
         let (engine, clip) = try engine(on: host, idle: 0)
         try p.control("stop")
-        // OpenAL Soft's quiet device is not watched: the next play finds the loss.
-        XCTAssertTrue(eventually(3) { engine.outputGone }, "OpenAL Soft's backend sees the server go")
-        XCTAssertThrowsError(try engine.play(clip), "the play finds the loss")
         XCTAssertTrue(eventually(3) { !engine.isConnected }, "the loss is noticed")
         let hung = try SilentServer(path: socketPath)
         var restarted = false
@@ -170,9 +167,8 @@ final class AudioLoopTests: XCTestCase {
         try p.control("start")
         restarted = true
         XCTAssertTrue(eventually(10) { engine.isConnected }, "the reopen completes once the server runs")
-        // On PipeWire the reopen may land on the placeholder sink, whose end
-        // (the real sink appears) the next play finds: one reopen more
-        // (Pulse.reopensAfterReturn).
+        // On PipeWire the reopen may land on the placeholder sink, which is
+        // ended when the real sink appears: one reopen more (Pulse.reopensAfterReturn).
         XCTAssertTrue(eventually(10) { engine.isConnected && (try? engine.play(clip)) != nil }, "and plays")
     }
 
