@@ -254,27 +254,37 @@ extension AudioEngine {
     /// When the check is next needed (lock held), nil for "on an event only".
     /// The own stream's render ends voices and moves the ramps itself, and
     /// the stream tells its loss: never. A paused device plays nothing, and
-    /// a loss is found when a play resumes it (`play`, `resumeOnWorker`):
+    /// OpenAL Soft tells its loss (`ALDisconnectEvent`), or a play finds it:
     /// never. On OpenAL Soft's running device: a ramp's next step, else the
     /// earliest foreseen end of a voice (what is left of its buffer at its
-    /// pitch, plus one mixer update, by when OpenAL Soft has mixed it out),
-    /// and the loss watch while a voice with no end to foresee holds it (a
-    /// loop; a voice paused by an interruption).
+    /// pitch, plus one mixer update, by when OpenAL Soft has mixed it out);
+    /// and, only where OpenAL tells no loss, the loss watch while a voice
+    /// with no end to foresee holds the device (a loop; a voice paused by an
+    /// interruption).
     func nextCheck(_ out: any AudioOutputDevice, now: Double) -> Double? {
         guard out.ownStream == nil, !outputPaused else { return nil }
         let busy = settings.monitorIntervalMilliseconds / 1000
         if duckRamp.level != duckRamp.target || hushRamp.level != hushRamp.target { return now + busy }
         let update = out.refresh > 0 ? 1 / Double(out.refresh) : busy
+        let watch = lossWatch(out).map { now + max(busy, $0) }
         var next: Double?
         for i in 0..<pool.count where pool[i].isActive {
-            var at = now + max(busy, settings.lossWatchIntervalMilliseconds / 1000)
+            var at = watch
             if pool[i].phase == .playing, let clip = pool[i].clip,
                let left = AL.secondsLeft(source: sources[i], frames: clip.format.frames, rate: clip.format.sampleRate) {
                 at = now + max(left + update, 0.001)
             }
-            next = min(next ?? at, at)
+            if let at { next = min(next ?? at, at) }
         }
         return next
+    }
+
+    /// How often ALC_CONNECTED is read while a voice with no foreseeable end
+    /// holds `out` (seconds): only on OpenAL Soft's device without its
+    /// disconnect event; nil where the loss is told (lock held).
+    func lossWatch(_ out: any AudioOutputDevice) -> Double? {
+        guard let device = out as? OpenALDeviceOutput, !device.tellsLoss else { return nil }
+        return settings.lossWatchIntervalMilliseconds / 1000
     }
 
     /// OpenAL Soft's device says it is gone (ALC_CONNECTED), with no device

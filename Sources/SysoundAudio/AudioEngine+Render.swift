@@ -41,8 +41,7 @@ extension AudioEngine {
     /// Without `ALLock`: the stream takes its own lock.
     func connectStream(_ out: any AudioOutputDevice) {
         if let device = out as? OpenALDeviceOutput {
-            // Where OpenAL has no disconnect event, a play finds the loss.
-            _ = locked { device.listenForLoss { [weak self] in self?.monitor?.outputFailed() } }
+            locked { device.listenForLoss { [weak self] in self?.monitor?.outputFailed() } }
             return
         }
         guard let out = out as? StreamOutput else { return }

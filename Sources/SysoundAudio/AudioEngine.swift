@@ -222,11 +222,12 @@ public final class AudioEngine: @unchecked Sendable {
         // The own stream's render tells the voice's end and moves the ramps.
         // On OpenAL Soft's device the check foresees the end, and must look
         // now if a ramp starts, or before the armed check if the voice may
-        // end earlier (a loop: within the loss watch).
+        // end earlier (a loop has no end: at most the loss watch).
         if out.ownStream == nil {
-            let end = Self.monotonicSeconds() + (loop ? settings.lossWatchIntervalMilliseconds / 1000 : clip.duration / Double(pitch))
-            if rampTargetsMove || checkArmedAt.map({ $0 > end }) ?? true {
-                checkArmedAt = min(checkArmedAt ?? end, end)
+            let now = Self.monotonicSeconds()
+            let end = loop ? lossWatch(out).map { now + $0 } : now + clip.duration / Double(pitch)
+            if rampTargetsMove || end.map({ end in checkArmedAt.map { $0 > end } ?? true }) == true {
+                checkArmedAt = [checkArmedAt, end].compactMap { $0 }.min()
                 wake = true
             }
         }
@@ -342,7 +343,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// The interruption ends: paused voices resume where they were when
     /// `resumable`, else they are dropped.
     public func endInterruption(resumable: Bool) {
-        let stream = locked { () -> PulseStream? in
+        let out = locked { () -> (any AudioOutputDevice)? in
             output?.makeCurrent()
             interrupted = false
             for i in 0..<pool.count where pool[i].phase == .paused {
@@ -354,10 +355,13 @@ public final class AudioEngine: @unchecked Sendable {
                 }
             }
             ALLock.condition.broadcast()
-            return output?.ownStream
+            return output
         }
-        // Resumed voices are written from now on.
-        if resumable { stream?.kick() }
+        // Resumed voices are written from now on; on OpenAL Soft's device the
+        // check foresees their ends.
+        if resumable, let out {
+            if let stream = out.ownStream { stream.kick() } else { monitor?.wake() }
+        }
     }
 
     /// Whether an interruption is in progress.

@@ -55,12 +55,15 @@ final class OpenALDeviceOutput: AudioOutputDevice, @unchecked Sendable {
     var isConnected: Bool { al.isConnected }
 
     /// Has OpenAL Soft call `told` when it finds the device gone, paused or
-    /// not (`ALLock` held); returns false when this OpenAL tells no loss.
-    func listenForLoss(_ told: @escaping @Sendable () -> Void) -> Bool {
+    /// not (`ALLock` held); without the event `tellsLoss` stays false.
+    func listenForLoss(_ told: @escaping @Sendable () -> Void) {
         al.makeCurrent()
         lossEvent = ALDisconnectEvent.listen(told)
-        return lossEvent != nil
     }
+
+    /// Whether OpenAL Soft tells the device's loss as an event (`ALLock` held);
+    /// else the monitor watches ALC_CONNECTED while a voice holds the device.
+    var tellsLoss: Bool { lossEvent != nil }
 
     /// alcGetInteger64vSOFT ALC_DEVICE_LATENCY_SOFT; 0 without the extension
     /// or before the server sent timing. OpenAL Soft 1.19's PulseAudio

@@ -86,6 +86,20 @@ class LoopWakeTests: XCTestCase {
         XCTAssertTrue(engine.hasActiveVoices, "within the long sound")
     }
 
+    /// A voice paused by an interruption has no end to foresee; resumed, it
+    /// has, and its end is told.
+    func testAVoiceResumedAfterAnInterruptionIsToldToEnd() throws {
+        let (engine, clip) = try engine()
+        let ended = DispatchSemaphore(value: 0)
+        let v = try engine.play(clip, category: .playback)
+        engine.whenEnded(v) { ended.signal() }
+        engine.beginInterruption()
+        usleep(300_000)
+        XCTAssertTrue(engine.isPlaying(v), "paused, not ended")
+        engine.endInterruption(resumable: true)
+        XCTAssertEqual(ended.wait(timeout: .now() + 1), .success, "the resumed voice's end is told")
+    }
+
     /// Paused, the engine arms no timer: its loop sleeps until something happens.
     func testAPausedEngineLeavesItsLoopAsleep() throws {
         let (engine, clip) = try engine()
@@ -113,6 +127,10 @@ final class StreamLoopWakeTests: LoopWakeTests, OutputSelecting {
 
     override func testAPausedEngineLeavesItsLoopAsleep() throws {
         try super.testAPausedEngineLeavesItsLoopAsleep()
+    }
+
+    override func testAVoiceResumedAfterAnInterruptionIsToldToEnd() throws {
+        try super.testAVoiceResumedAfterAnInterruptionIsToldToEnd()
     }
 
     override func testADuckMovesAtThePlayAndTheStopNotAtTheNextEnd() throws {

@@ -56,8 +56,9 @@ public struct AudioSettings: Sendable, Equatable {
     public var monitorIntervalMilliseconds: Double = 5
     /// How often the check reads ALC_CONNECTED on OpenAL Soft's running
     /// device while a voice whose end cannot be foreseen holds it (a loop, a
-    /// voice paused by an interruption): OpenAL Soft 1.19 tells no loss as an
-    /// event. A voice that ends is checked at its foreseen end instead, and
+    /// voice paused by an interruption), where OpenAL has no disconnect event
+    /// (AL_SOFT_events; 1.19's AL_SOFTX_events has it, so this is unused
+    /// there). A voice that ends is checked at its foreseen end instead, and
     /// a quiet or paused device not at all (a play finds a loss).
     public var lossWatchIntervalMilliseconds: Double = 20
     /// After this long with no voice playing the engine pauses its output
