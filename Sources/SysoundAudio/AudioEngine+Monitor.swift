@@ -11,11 +11,11 @@ import SysoundEventLoop
 ///   to — the doorbell, rung by whoever ends the last voice (the own
 ///   stream's render, which plays voices out, or a stop) or, on OpenAL
 ///   Soft's device, stops a ducking or solo voice; a play or a resume on
-///   OpenAL Soft's device (`wake`); the stream's failure or a play that
-///   finds OpenAL Soft's device lost (`outputFailed`)
-///   — and on OpenAL Soft's device, which tells neither a voice's end nor
-///   its loss, at the time the engine foresees (`AudioEngine.nextCheck`):
-///   a voice's end, a ramp's next step, the loss watch of a looping voice.
+///   OpenAL Soft's device (`wake`); the stream's failure, OpenAL Soft's
+///   disconnect event or a play that finds its device lost (`outputFailed`)
+///   — and on OpenAL Soft's device, which tells no voice's end, at the time
+///   the engine foresees (`AudioEngine.nextCheck`): a voice's end, a ramp's
+///   next step, the loss watch of a loop where OpenAL tells no loss.
 ///   Paused, or quiet, or on the own stream, it arms no timer.
 /// - The idle timer is one-shot, armed by the check that first finds the
 ///   engine quiet, at the last activity + `idlePauseMilliseconds`; activity
@@ -65,7 +65,7 @@ final class AudioMonitor: @unchecked Sendable {
                 if let doorbell {
                     try doorbell.watch(on: host.loop) { [unowned self] in checkNow() }
                 } else {
-                    engine.logger.critical("audio monitor has no eventfd: the end of the last voice is noticed at the next play")
+                    engine.logger.critical("audio monitor has no eventfd: after a sound ends on the own stream the device may not pause")
                 }
             } catch {
                 engine.logger.critical("audio monitor cannot start on its loop: \(error); voice ends and device loss go unnoticed")
@@ -83,12 +83,14 @@ final class AudioMonitor: @unchecked Sendable {
         }
     }
 
-    /// Has the check run: the engine fell quiet (its last voice ended). From
-    /// any thread, the render's included (`ALLock` may be held): one write.
+    /// Has the check run: the engine fell quiet (its last voice ended), or a
+    /// stop moved the ramps on OpenAL Soft's device. From any thread, the
+    /// render's included (`ALLock` may be held): one write.
     func ring() { doorbell?.ring() }
 
-    /// The output reported its loss (the own stream's failure), or a play
-    /// found it: checks at once. From any thread; never waits.
+    /// The output reported its loss (the own stream's failure, OpenAL Soft's
+    /// disconnect event), or a play found it: checks at once. From any
+    /// thread; never waits.
     func outputFailed() {
         host.loop.post { [self] in
             guard !stopped else { return }

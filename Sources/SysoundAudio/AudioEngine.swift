@@ -196,9 +196,10 @@ public final class AudioEngine: @unchecked Sendable {
         lock.lock()
         guard let out = output, pool.count > 0 else { lock.unlock(); throw .deviceUnavailable }
         guard clip.buffer != 0 else { lock.unlock(); throw .clipNotLoaded(clip.name) }
-        // OpenAL Soft's device tells no loss: a paused one plays nothing, so
-        // a loss matters from the next play on, which finds it here, answers
-        // that there is no device and has the monitor reopen.
+        // Where OpenAL Soft tells no loss (no disconnect event; ALSA while
+        // paused), a paused device playing nothing, a loss matters from the
+        // next play on: it finds it here, answers that there is no device and
+        // has the monitor reopen.
         if out.ownStream == nil && !pausing && !resuming && !out.isConnected {
             lock.unlock()
             monitor?.outputFailed()

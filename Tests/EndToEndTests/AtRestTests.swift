@@ -27,8 +27,9 @@ final class AtRestTests: DaemonTestCase {
         try assertRests(daemon)
     }
 
-    /// The same on OpenAL Soft's own device: paused, it is not watched (a
-    /// play finds a loss), and OpenAL Soft ends its mixer thread. Not
+    /// The same on OpenAL Soft's own device: paused, it is not watched (its
+    /// loss comes from OpenAL Soft's event thread, asleep until then), and
+    /// OpenAL Soft ends its mixer thread. Not
     /// counted: libpulse's mainloop inside OpenAL Soft's PulseAudio backend
     /// (`threaded-ml`), which OpenAL Soft runs and wakes (measured 8 times in
     /// 5 s on PulseAudio); it is not there on ALSA, where `auto` picks this output.
