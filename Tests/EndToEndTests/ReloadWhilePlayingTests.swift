@@ -88,7 +88,7 @@ final class ReloadWhilePlayingTests: DaemonTestCase {
             let controlDips = ControlTone.dips(right, from: 4_800)
             let windows = (recorded.count - 4_800) / 96
             print("PipeWire: the tone dipped at \(seconds(dips)) s, the control at \(seconds(controlDips)) s, of \(windows) windows")
-            XCTAssertLessThan(controlDips.count, windows / 20, "the control stream played through (else the server dropped too much to judge)")
+            XCTAssertLessThan(controlDips.count, windows / 4, "the control's tone held in most windows (else there is nothing to judge against)")
             XCTAssertEqual(seconds(ControlTone.own(dips, control: right)), [], "the tone dipped below −26 dBFS where the control did not (seconds after the mark)")
         } else {
             XCTAssertEqual(seconds(dips), [], "the tone dipped below −26 dBFS (seconds after the mark) over \(Double(recorded.count) / 48_000) s")

@@ -109,7 +109,7 @@ final class PulseStreamTests: IdlePauseTests, OutputSelecting {
         if control != nil {
             let controlDips = ControlTone.dips(right, from: 0)
             print("steady tone: the control dipped at \(seconds(controlDips)) s")
-            XCTAssertLessThan(controlDips.count, left.count / 96 / 20, "the control stream played through (else the server dropped too much to judge)")
+            XCTAssertLessThan(controlDips.count, left.count / 96 / 4, "the control's tone held in most windows (else there is nothing to judge against)")
             XCTAssertEqual(seconds(ControlTone.own(dips, control: right)), [], "dips where the control held (s)")
         } else {
             XCTAssertEqual(seconds(dips), [], "dips (s)")
