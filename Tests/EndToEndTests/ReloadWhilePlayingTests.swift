@@ -6,8 +6,8 @@ import XCTest
 /// looping steady tone plays on through five reloads of a theme of more
 /// than 40 MB of 16-bit PCM, each of which decodes and uploads it all again
 /// (every file's mtime changes), and a tap sent during one is answered from
-/// the old theme while the reload goes on. On PipeWire a dip is judged
-/// against a control stream recorded in the same frames (`ControlTone`).
+/// the old theme while the reload goes on. A dip is judged against a control
+/// stream recorded in the same frames (`ControlTone`).
 final class ReloadWhilePlayingTests: DaemonTestCase {
     /// 54 sounds of 4 s of 16-bit stereo at 48 kHz: 41.5 MB, plus the tone and the tap.
     static let bigSounds = 54
@@ -19,7 +19,7 @@ final class ReloadWhilePlayingTests: DaemonTestCase {
         index += "[sounds.tap]\nfile = \"tap.wav\"\n"
         try FileManager.default.copyItem(atPath: TestPaths.packageRoot + "/Sounds/tap.wav", toPath: dir + "/tap.wav")
         // 440 whole periods in 1 s: the loop is seamless, so any dip in the recording is a gap.
-        // Left only: on PipeWire a control stream plays on the right (`ControlTone`).
+        // Left only: a control stream plays on the right (`ControlTone`).
         try sox(["-n", "-r", "48000", "-c", "2", "-b", "16", dir + "/tone.wav", "synth", "1", "sine", "440", "vol", "0.5", "remix", "1", "0"])
         for i in 0..<Self.bigSounds {
             let file = "big-\(i).wav"
@@ -57,8 +57,8 @@ final class ReloadWhilePlayingTests: DaemonTestCase {
         daemon = try DaemonProcess(arguments: ["--config", config])
         let cli = daemon.cli
 
-        let control = Pulse.server == .pipewire ? try ControlTone() : nil
-        defer { control?.stop() }
+        let control = try ControlTone()
+        defer { control.stop() }
         let loop = try cli.run(["play", "tone", "--loop"])
         XCTAssertEqual(loop.status, 0, loop.stderr)
         let recording = try MonitorRecording()
@@ -79,20 +79,14 @@ final class ReloadWhilePlayingTests: DaemonTestCase {
         let (recorded, right) = try recording.stereo(secondsFromNow: 0.2)
         XCTAssertEqual(try cli.run(["stop"]).status, 0)
 
-        // From 0.1 s after the mark (the tone was already playing), every 2 ms window holds the tone.
+        // From 0.1 s after the mark (the tone was already playing), every 2 ms
+        // window holds the tone where the control's held.
         let seconds = { (frames: [Int]) in frames.map { Double($0) / 48_000 } }
-        let dips = ControlTone.dips(recorded, from: 4_800)
-        if control != nil {
-            // On PipeWire the server drops whole cycles of every stream now and
-            // then: a dip counts where the control's tone, in the same frames, held.
-            let controlDips = ControlTone.dips(right, from: 4_800)
-            let windows = (recorded.count - 4_800) / 96
-            print("PipeWire: the tone dipped at \(seconds(dips)) s, the control at \(seconds(controlDips)) s, of \(windows) windows")
-            XCTAssertLessThan(controlDips.count, windows / 4, "the control's tone held in most windows (else there is nothing to judge against)")
-            XCTAssertEqual(seconds(ControlTone.own(dips, control: right)), [], "the tone dipped below −26 dBFS where the control did not (seconds after the mark)")
-        } else {
-            XCTAssertEqual(seconds(dips), [], "the tone dipped below −26 dBFS (seconds after the mark) over \(Double(recorded.count) / 48_000) s")
-        }
+        let dips = ControlTone.dips(recorded, from: 4_800), controlDips = ControlTone.dips(right, from: 4_800)
+        let windows = (recorded.count - 4_800) / 96
+        print("the tone dipped at \(seconds(dips)) s, the control at \(seconds(controlDips)) s, of \(windows) windows")
+        XCTAssertLessThan(controlDips.count, windows / 4, "the control's tone held in most windows (else there is nothing to judge against)")
+        XCTAssertEqual(seconds(ControlTone.own(dips, control: right)), [], "the tone dipped below −26 dBFS where the control did not (seconds after the mark)")
         XCTAssertGreaterThan(Double(recorded.count) / 48_000, 1.0)
         XCTAssertTrue(daemon.isRunning, "the daemon is up (no SIGXCPU): \(daemon.log(tail: 20))")
         XCTAssertFalse(daemon.log().contains("SIGXCPU") || daemon.log().contains("CPU time limit"), daemon.log(tail: 20))

@@ -1,20 +1,24 @@
 import Foundation
 
-/// A plain `pacat` stream beside sysound's, for judging sysound's stream on
-/// PipeWire against what the server does to any stream in the same run.
+/// A plain `pacat` stream beside sysound's, for judging sysound's stream
+/// against what the sound server does to any stream in the same run.
 ///
-/// On pipewire-pulse 0.3.65 on the shared 2-core test machine, whole graph
-/// cycles come out silent for every stream of the server at once: sysound's
-/// and a plain `pacat` stream with the same buffer dip in the same frames,
-/// though neither stream's buffer ran dry (docs/reliability.md, "Dips on
-/// PipeWire that are not the stream's"). So a steady tone's dip on PipeWire is
-/// sysound's only where this control's tone, recorded in the same frames, held.
+/// On the shared 2-core test machine both servers now and then drop audio of
+/// every stream at once: pipewire-pulse 0.3.65 whole graph cycles, and runs
+/// of cycles when its main thread is late to pass on requests and data;
+/// PulseAudio runs of milliseconds. sysound's stream and a plain `pacat`
+/// stream with the same buffer then dip in the same frames
+/// (docs/reliability.md, "Dips that are the server's"). So a dip counts
+/// against sysound only where this control's tone, recorded in the same
+/// frames, held. What is sysound's own (its render, its locks, its writes,
+/// a reload beside them) still shows; what it shares with any stream of
+/// the same buffer does not.
 ///
 /// It plays a 440 Hz tone of amplitude 0.5 on the right channel (sysound's
 /// tone goes on the left), asks for the buffer sysound's stream asks for
-/// (`tlength` 384 frames, `minreq` 96: granted 320 and 128 with the shipped
-/// drop-in) and carries the same client mark, so it gets the same floor,
-/// quantum and buffer.
+/// (`tlength` 384 frames, `minreq` 96: on PipeWire with the shipped drop-in
+/// granted 320 and 128, on PulseAudio 288 and 96) and carries the same
+/// client mark, so it gets the same floor, quantum and buffer.
 public final class ControlTone {
     private let process: Spawned
 
