@@ -27,7 +27,7 @@ enum RestFigure {
     static let afterSysound = "music, after sysound stopped"
     static let serverRatio = "server wake-ups: music + an idle sysound / music alone"
     static let idleRSS = "RSS, idle: shipped theme"
-    static let rssPerPCM = "RSS growth per PCM byte: 50 MB theme vs shipped"
+    static let rssPerPCM = "RSS growth per PCM byte: big theme vs shipped"
     /// The big theme: 66 sounds of 768 000 bytes, 50.7 MB of PCM (a smoke run: 8).
     static let bigSounds = 66
 
