@@ -29,8 +29,12 @@ logs=$(mktemp -d /tmp/sysound-tests.XXXXXX)
 trap 'rm -rf "$logs"' EXIT
 passed=0 failed=0
 
+# Each count also says how long its part took: the whole run must stay
+# under 30 minutes on 2 cores (README "Set-up").
+part_started=$SECONDS
 count() { # name passed failed
-    echo "== $1: $2 passed, $3 failed"
+    echo "== $1: $2 passed, $3 failed ($((SECONDS - part_started)) s)"
+    part_started=$SECONDS
     passed=$((passed + $2)) failed=$((failed + $3))
 }
 
@@ -140,5 +144,6 @@ if [ -s "$failures" ]; then
     echo "== what failed (the first 20 lines; each suite's output is above)"
     head -20 "$failures"
 fi
+echo "== the whole run took $((SECONDS / 60)) min $((SECONDS % 60)) s"
 echo "total: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
