@@ -7,13 +7,19 @@ public struct VoiceID: Hashable, Sendable, CustomStringConvertible {
     /// The voice's start order (mod 2³²): unique for the engine's life, also
     /// across device reopenings.
     public let serial: UInt32
+    /// The engine's role: which of the role engines (AudioRoles) plays it.
+    public let role: MediaRole
 
-    public init(slot: Int, serial: UInt32) {
+    public init(slot: Int, serial: UInt32, role: MediaRole = .event) {
         self.slot = slot
         self.serial = serial
+        self.role = role
     }
 
-    public var description: String { "voice \(slot).\(serial)" }
+    /// The same voice as played by the engine of `role`.
+    func of(_ role: MediaRole) -> VoiceID { VoiceID(slot: slot, serial: serial, role: role) }
+
+    public var description: String { role == .event ? "voice \(slot).\(serial)" : "voice \(slot).\(serial) (\(role))" }
 }
 
 /// One slot of the pool: what plays on the source with the same index.
