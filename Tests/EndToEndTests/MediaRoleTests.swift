@@ -102,6 +102,28 @@ final class MediaRoleTests: DaemonTestCase {
         XCTAssertEqual(try cli.run(["stop"]).status, 0)
     }
 
+    /// After the server went away and came back, the role's engine reopens
+    /// its stream with the same role (the reopen is the engine's own, as
+    /// the event stream's), and the next alarm is heard there.
+    func testARolesStreamReopensWithItsRoleAfterTheServerReturns() throws {
+        XCTAssertEqual(try cli.run(["play", "alarm"]).status, 0)
+        XCTAssertNotNil(try stream(role: "Alarm"))
+        try Pulse.control("stop")
+        var back = false
+        defer { if !back { try? Pulse.control("start") } }
+        usleep(300_000)
+        try Pulse.control("start")
+        back = true
+        XCTAssertTrue(eventually(10) { (try? self.stream(role: "Alarm")) != nil && (try? self.stream(role: "event")) != nil },
+                      "the streams did not come back: \(daemon.log(tail: 20))")
+        var heard: Float = 0
+        XCTAssertTrue(eventually(6) {
+            heard = (try? Pulse.peak(0.6) { _ = try self.cli.run(["play", "alarm"]) }) ?? 0
+            return heard > 0.05
+        }, "the alarm was not heard after the server returned")
+        XCTAssertEqual(try daemonStreams().compactMap(\.role).sorted(), ["Alarm", "event"])
+    }
+
     /// Silent mode, volume and interruptions reach the role's stream as the
     /// event stream's: the alarm (playback) survives silent mode, volume 0
     /// silences it, an interruption pauses it.
