@@ -13,14 +13,14 @@ extension AudioEngine {
     public func duck(_ others: [AudioEngine], whilePlaying voice: VoiceID) {
         locked {
             guard !closed, pool.isCurrent(voice), !others.isEmpty else { return }
-            for other in others { other.heldDucks += 1 }
+            for other in others { other.pool.heldDucks += 1 }
             // Told with the lock held (tellEnded), which guards the others' counts too.
             endObservers[voice, default: []].append {
-                for other in others { other.heldDucks = max(0, other.heldDucks - 1) }
+                for other in others { other.pool.heldDucks = max(0, other.pool.heldDucks - 1) }
             }
         }
     }
 
     /// Whether another role's ducking voice holds this engine's voices down.
-    public var isDuckHeld: Bool { locked { heldDucks > 0 } }
+    public var isDuckHeld: Bool { locked { pool.heldDucks > 0 } }
 }

@@ -36,8 +36,6 @@ public final class AudioEngine: @unchecked Sendable {
     /// Seconds rendered so far (loopback clock).
     var renderedSeconds: Double = 0
     var interrupted = false
-    /// Ducking voices of other roles' engines (AudioEngine+Roles.swift).
-    var heldDucks = 0
     var closed = false
     /// The output's name as last logged (at attach, or a move the monitor
     /// saw); what `deviceName` says after a loss.
@@ -397,7 +395,7 @@ public final class AudioEngine: @unchecked Sendable {
             finish(slot: i)
             ended = true
         }
-        duckRamp.target = pool.anyDucking || heldDucks > 0 ? settings.duckGain : 1
+        duckRamp.target = pool.anyDucking ? settings.duckGain : 1
         hushRamp.target = pool.anySolo ? 0 : 1
         let dt = max(0, now - lastTick)
         lastTick = now
