@@ -99,7 +99,12 @@ final class MediaRoleTests: DaemonTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertGreaterThan(peak, 0.05, "the alarm after the idle pause was not heard")
         XCTAssertEqual(try stream(role: "Alarm")?.index, alarm.index, "the same stream, uncorked, not a new one")
+        XCTAssertFalse(try stream(role: "Alarm")?.corked ?? true, "playing, uncorked")
+        // Stopped mid-sound, it corks again at the idle pause: a stream left
+        // uncorked keeps the server's role policy on (a duck, a cork of music).
         XCTAssertEqual(try cli.run(["stop"]).status, 0)
+        XCTAssertTrue(eventually(3) { (try? self.stream(role: "Alarm"))??.corked ?? false },
+                      "the alarm's stream was not corked after a stop: \(daemon.log(tail: 10))")
     }
 
     /// After the server went away and came back, the role's engine reopens
