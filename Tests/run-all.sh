@@ -86,7 +86,7 @@ count_xctest "swift test" "$logs/swift-test.log"
 # The suites that touch the sound server, again on PipeWire: sound heard and
 # silenced end to end, device loss and return, the idle pause, the server
 # killed and restarted under a running daemon (about 2 minutes).
-pipewire_suites='EndToEndTests|PulseDeviceTests|IdlePauseTests|PulseStreamTests|OutputSelectionTests|FaultTests/testPulseAudioKilledAndRestartedWhileSoundsPlay|SoundServerProbeTests/testTheRealServerRepliesToTheAuthPacket'
+pipewire_suites='EndToEndTests|PulseDeviceTests|IdlePauseTests|PulseStreamTests|StreamRoleTests|OutputSelectionTests|FaultTests/testPulseAudioKilledAndRestartedWhileSoundsPlay|SoundServerProbeTests/testTheRealServerRepliesToTheAuthPacket'
 echo "== swift test on PipeWire ($pipewire_suites)"
 SYSOUND_REQUIRE_PULSE=1 SYSOUND_REQUIRE_DBUS=1 Tests/fixture/with-pipewire.sh swift test --skip-build --filter "$pipewire_suites" 2>&1 | tee "$logs/swift-test-pipewire.log"
 count_xctest "swift test on PipeWire" "$logs/swift-test-pipewire.log"
