@@ -74,7 +74,7 @@ run: release
 test: test-deps
 	Tests/run-all.sh
 
-# The benchmark: every figure on PulseAudio, then on PipeWire (about 50 minutes
+# The benchmark: every figure on PulseAudio, then on PipeWire (about an hour
 # on 2 cores; not part of the set-up), then docs/benchmarks.md made from the two
 # runs' JSON, so the published figures are always one run's, with its machine,
 # date and commit (docs/bench-method.md says how each is measured). The old JSON

@@ -29,8 +29,12 @@ logs=$(mktemp -d /tmp/sysound-tests.XXXXXX)
 trap 'rm -rf "$logs"' EXIT
 passed=0 failed=0
 
+# Each count also says how long its part took: the whole run must stay
+# under 30 minutes on 2 cores (README "Set-up").
+part_started=$SECONDS
 count() { # name passed failed
-    echo "== $1: $2 passed, $3 failed"
+    echo "== $1: $2 passed, $3 failed ($((SECONDS - part_started)) s)"
+    part_started=$SECONDS
     passed=$((passed + $2)) failed=$((failed + $3))
 }
 
@@ -82,7 +86,7 @@ count_xctest "swift test" "$logs/swift-test.log"
 # The suites that touch the sound server, again on PipeWire: sound heard and
 # silenced end to end, device loss and return, the idle pause, the server
 # killed and restarted under a running daemon (about 2 minutes).
-pipewire_suites='EndToEndTests|PulseDeviceTests|IdlePauseTests|PulseStreamTests|OutputSelectionTests|FaultTests/testPulseAudioKilledAndRestartedWhileSoundsPlay|SoundServerProbeTests/testTheRealServerRepliesToTheAuthPacket'
+pipewire_suites='EndToEndTests|PulseDeviceTests|IdlePauseTests|PulseStreamTests|StreamRoleTests|OutputSelectionTests|FaultTests/testPulseAudioKilledAndRestartedWhileSoundsPlay|SoundServerProbeTests/testTheRealServerRepliesToTheAuthPacket'
 echo "== swift test on PipeWire ($pipewire_suites)"
 SYSOUND_REQUIRE_PULSE=1 SYSOUND_REQUIRE_DBUS=1 Tests/fixture/with-pipewire.sh swift test --skip-build --filter "$pipewire_suites" 2>&1 | tee "$logs/swift-test-pipewire.log"
 count_xctest "swift test on PipeWire" "$logs/swift-test-pipewire.log"
@@ -140,5 +144,6 @@ if [ -s "$failures" ]; then
     echo "== what failed (the first 20 lines; each suite's output is above)"
     head -20 "$failures"
 fi
+echo "== the whole run took $((SECONDS / 60)) min $((SECONDS % 60)) s"
 echo "total: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -201,7 +201,7 @@ extension SoundService {
         guard let manager = embedded.withLock({ $0 }) else { return }
         var waited = 0.0
         while waited < timeoutSeconds,
-              (manager.audio?.hasActiveVoices ?? false) || (manager.haptics?.isVibrating ?? false) {
+              manager.audioEngines.contains(where: \.hasActiveVoices) || (manager.haptics?.isVibrating ?? false) {
             usleep(2_000)
             waited += 0.002
         }

@@ -149,12 +149,12 @@ final class AudioMonitor: @unchecked Sendable {
 
     private func reopen() {
         guard let engine else { return }
-        let settings = engine.settings, realtime = engine.realtime
+        let settings = engine.settings, realtime = engine.realtime, role = engine.role
         engine.locked { engine.reopening = true }
         host.workers.submit({ () -> OpenedOutput in
             // alcOpenDevice waits on the sound server (or its absence): here, not on the loop;
             // and the clips go up into the new context here too, not under the lock on the loop.
-            guard let out = try? AudioOutputs.openDevice(settings, realtime: realtime) else { return OpenedOutput(output: nil, buffers: []) }
+            guard let out = try? AudioOutputs.openDevice(settings, role: role, realtime: realtime) else { return OpenedOutput(output: nil, buffers: []) }
             return OpenedOutput(output: out, buffers: engine.uploadClips(into: out))
         }, then: { [self] opened in
             reopened(opened.output, buffers: opened.buffers)

@@ -20,6 +20,8 @@ import SysoundRealtime
 public final class AudioEngine: @unchecked Sendable {
     public let settings: AudioSettings
     public let outputKind: AudioOutput
+    /// The `media.role` of the own stream, and of every voice this engine plays.
+    public let role: MediaRole
     let logger = Logger(label: "sysound.audio")
 
     // Everything below is guarded by ALLock.condition.
@@ -89,12 +91,14 @@ public final class AudioEngine: @unchecked Sendable {
     /// - Parameter server: what `SoundServerProbe.ask()` answered just now,
     ///   if the caller asked (ServiceSetup does, before every open): the
     ///   `auto` output then does not ask again. Nil: it asks itself.
+    /// - Parameter role: the own stream's `media.role` (AudioRoles opens one engine per role).
     public init(
         settings: AudioSettings = .defaults, output: AudioOutput = .device, host: LoopHost? = nil,
-        realtime: RealtimeThreads? = nil, server: SoundServerProbe.Answer? = nil
+        realtime: RealtimeThreads? = nil, server: SoundServerProbe.Answer? = nil, role: MediaRole = .event
     ) throws(AudioError) {
         self.settings = settings
         self.outputKind = output
+        self.role = role
         self.realtime = realtime
         // Before the embedded host's threads: a no-op once any thread runs.
         AudioProcess.prepare(settings)
@@ -117,7 +121,7 @@ public final class AudioEngine: @unchecked Sendable {
                 Self.opens.unlock()
             }
             switch output {
-            case .device: out = try AudioOutputs.openDevice(settings, realtime: realtime, server: server)
+            case .device: out = try AudioOutputs.openDevice(settings, role: role, realtime: realtime, server: server)
             case .loopback: out = try LoopbackOutput.open(settings)
             }
         }
@@ -133,7 +137,7 @@ public final class AudioEngine: @unchecked Sendable {
         out.ownStream?.prime()
         if let stream = out.ownStream {
             let b = stream.granted
-            logger.info("audio output \(out.name): own PulseAudio stream, \(stream.rate) Hz, tlength \(b?.tlength ?? 0) / minreq \(b?.minreq ?? 0) / prebuf \(b?.prebuf ?? 0) frames, \(sources.count) voices")
+            logger.info("audio output \(out.name): own PulseAudio stream (media.role \(role.streamName)), \(stream.rate) Hz, tlength \(b?.tlength ?? 0) / minreq \(b?.minreq ?? 0) / prebuf \(b?.prebuf ?? 0) frames, \(sources.count) voices")
         } else {
             logger.info("audio output \(out.name): \(out.frequency) Hz, refresh \(out.refresh) Hz, \(sources.count) voices")
         }
@@ -215,7 +219,7 @@ public final class AudioEngine: @unchecked Sendable {
         }
         let g = gain.isFinite ? Float(min(max(gain, 0), 1)) : 0
         let base = volume > 0 ? min(g / volume, 1) : g
-        let id = pool.begin(slot: slot, clip: clip, baseGain: base, category: category, priority: priority, duck: duck)
+        let id = pool.begin(slot: slot, clip: clip, baseGain: base, category: category, priority: priority, duck: duck).of(role)
         clip.lastUse = store.touch()
         AL.start(source: sources[slot], buffer: clip.buffer,
                  gain: pool.gain(slot: slot, volume: volume, duckLevel: duckRamp.level, hushLevel: hushRamp.level),
@@ -386,7 +390,7 @@ public final class AudioEngine: @unchecked Sendable {
     func finish(slot: Int) {
         let clip = pool[slot].clip
         if output != nil { AL.stop(source: sources[slot]) }
-        let voice = VoiceID(slot: slot, serial: UInt32(truncatingIfNeeded: pool[slot].order))
+        let voice = VoiceID(slot: slot, serial: UInt32(truncatingIfNeeded: pool[slot].order), role: role)
         pool.end(slot: slot)
         if !endObservers.isEmpty { tellEnded(voice) }
         // The last voice ended (the render, a stop): the monitor arms the idle

@@ -62,9 +62,10 @@ enum AudioOutputs {
     /// `realtime` makes the output's audio threads real-time: OpenAL Soft's,
     /// or the stream's one mainloop thread. `server` is the sound server's
     /// answer when the caller asked it just now (ServiceSetup); nil asks
-    /// here, for `auto` only.
+    /// here, for `auto` only. `role` is the own stream's `media.role`;
+    /// OpenAL Soft's device has none (its stream is OpenAL Soft's).
     static func openDevice(
-        _ s: AudioSettings, realtime: RealtimeThreads?, server: SoundServerProbe.Answer? = nil
+        _ s: AudioSettings, role: MediaRole = .event, realtime: RealtimeThreads?, server: SoundServerProbe.Answer? = nil
     ) throws(AudioError) -> any AudioOutputDevice {
         // One open at a time in the process, a reopen after a loss included:
         // an open finds the threads it started in the process's thread list.
@@ -72,10 +73,10 @@ enum AudioOutputs {
         defer { AudioThreads.opens.unlock() }
         switch s.backend {
         case .openal: return try OpenALDeviceOutput.open(s, realtime: realtime)
-        case .pulse: return try StreamOutput.open(s, realtime: realtime)
+        case .pulse: return try StreamOutput.open(s, role: role, realtime: realtime)
         case .auto:
             if (server ?? SoundServerProbe.ask()) == .absent { return try OpenALDeviceOutput.open(s, realtime: realtime) }
-            do { return try StreamOutput.open(s, realtime: realtime) } catch {
+            do { return try StreamOutput.open(s, role: role, realtime: realtime) } catch {
                 if case .pulse = error { return try OpenALDeviceOutput.open(s, realtime: realtime) }
                 throw error
             }

@@ -46,6 +46,8 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
 
     static let frameBytes = 8
     let rate: Int
+    /// The stream's `media.role` (PulseStream+Role.swift).
+    let role: MediaRole
     let request: Request
 
     private let loop: ThreadedMainloop
@@ -72,8 +74,9 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
     private var timingAskedAt: UInt64 = 0
     private var closed = false
 
-    private init(settings: AudioSettings, clientName: String) throws(AudioError) {
+    private init(settings: AudioSettings, clientName: String, role: MediaRole) throws(AudioError) {
         rate = settings.sampleRate
+        self.role = role
         request = Request(settings)
         // The thread's name is what the real-time helper and `ps -L` see;
         // the context carries sysound.engine (PulseClientTag) in its property list.
@@ -90,8 +93,10 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
     /// session's), creates the playback stream at the settings' rate and
     /// waits until it is ready (at most `timeoutSeconds`). Nothing is written
     /// until a `kick`.
-    static func connect(_ settings: AudioSettings, clientName: String, timeoutSeconds: Double = 5) throws(AudioError) -> PulseStream {
-        let s = try PulseStream(settings: settings, clientName: clientName)
+    static func connect(
+        _ settings: AudioSettings, clientName: String, role: MediaRole = .event, timeoutSeconds: Double = 5
+    ) throws(AudioError) -> PulseStream {
+        let s = try PulseStream(settings: settings, clientName: clientName, role: role)
         do { try s.start(timeoutSeconds: timeoutSeconds) } catch {
             s.close()
             throw error
@@ -110,7 +115,7 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
         var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(rate), channels: 2)
         var map = pa_channel_map()
         pa_channel_map_init_stereo(&map)
-        guard let s = pa_stream_new(context, "sysound", &spec, &map) else { throw loop.failure("pa_stream_new") }
+        guard let s = Self.newStream(context, &spec, &map, role: role) else { throw loop.failure("pa_stream_new") }
         stream = s
         pa_stream_set_state_callback(s, { _, me in PulseStream.from(me).stateChanged() }, selfPointer)
         pa_stream_set_write_callback(s, { _, bytes, me in PulseStream.from(me).requested(bytes) }, selfPointer)

@@ -18,12 +18,12 @@ final class StreamOutput: AudioOutputDevice, @unchecked Sendable {
         self.stream = stream
     }
 
-    /// Opens the loopback device, then the stream. `realtime` makes the
-    /// stream's one mainloop thread real-time.
-    static func open(_ s: AudioSettings, realtime: RealtimeThreads?) throws(AudioError) -> StreamOutput {
+    /// Opens the loopback device, then the stream, whose `media.role` is
+    /// `role`. `realtime` makes the stream's one mainloop thread real-time.
+    static func open(_ s: AudioSettings, role: MediaRole = .event, realtime: RealtimeThreads?) throws(AudioError) -> StreamOutput {
         let mixer = try LoopbackOutput.open(s)
         let stream: PulseStream
-        do { stream = try PulseStream.connect(s, clientName: ProcessInfo.processInfo.processName) } catch {
+        do { stream = try PulseStream.connect(s, clientName: ProcessInfo.processInfo.processName, role: role) } catch {
             mixer.close()
             throw error
         }

@@ -7,13 +7,19 @@ public struct VoiceID: Hashable, Sendable, CustomStringConvertible {
     /// The voice's start order (mod 2³²): unique for the engine's life, also
     /// across device reopenings.
     public let serial: UInt32
+    /// The engine's role: which of the role engines (AudioRoles) plays it.
+    public let role: MediaRole
 
-    public init(slot: Int, serial: UInt32) {
+    public init(slot: Int, serial: UInt32, role: MediaRole = .event) {
         self.slot = slot
         self.serial = serial
+        self.role = role
     }
 
-    public var description: String { "voice \(slot).\(serial)" }
+    /// The same voice as played by the engine of `role`.
+    func of(_ role: MediaRole) -> VoiceID { VoiceID(slot: slot, serial: serial, role: role) }
+
+    public var description: String { role == .event ? "voice \(slot).\(serial)" : "voice \(slot).\(serial) (\(role))" }
 }
 
 /// One slot of the pool: what plays on the source with the same index.
@@ -40,10 +46,15 @@ struct VoicePool {
     /// The next start order; carried over when the pool is rebuilt after a
     /// device loss so an old VoiceID never names a new voice.
     private(set) var nextOrder: UInt64
+    /// Ducking voices of other media roles' engines (AudioEngine+Roles.swift):
+    /// these voices duck while any plays. Carried over with `nextOrder`,
+    /// since those voices play on whatever happens to this pool.
+    var heldDucks: Int
 
-    init(count: Int, nextOrder: UInt64 = 1) {
+    init(count: Int, nextOrder: UInt64 = 1, heldDucks: Int = 0) {
         voices = [Voice](repeating: Voice(), count: count)
         self.nextOrder = nextOrder
+        self.heldDucks = heldDucks
     }
 
     var count: Int { voices.count }
@@ -98,8 +109,8 @@ struct VoicePool {
         id.slot >= 0 && id.slot < voices.count && UInt32(truncatingIfNeeded: voices[id.slot].order) == id.serial && voices[id.slot].isActive
     }
 
-    /// A playing voice asks the others to duck.
-    var anyDucking: Bool { voices.contains { $0.phase == .playing && $0.duck } }
+    /// A playing voice, of this pool or of another role's engine, asks the others to duck.
+    var anyDucking: Bool { heldDucks > 0 || voices.contains { $0.phase == .playing && $0.duck } }
     /// A solo-ambient voice plays, so other ambient voices hush.
     var anySolo: Bool { voices.contains { $0.phase == .playing && $0.category == .soloAmbient } }
 

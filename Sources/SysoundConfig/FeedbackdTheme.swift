@@ -5,10 +5,11 @@ import SysoundCore
 /// sysound's theme (its names, aliases and the XDG fallback).
 public struct FeedbackdSound: Sendable, Equatable {
     public var effect: String
-    /// The stream role (`event`, `Notification`, `Alarm`…), kept for the sound server.
-    public var mediaRole: String
+    /// The stream's role for the sound server (`media-role`: `event`,
+    /// `Notification`, `Alarm`…; an unknown one is `event`, with a warning).
+    public var mediaRole: MediaRole
 
-    public init(effect: String, mediaRole: String = "event") {
+    public init(effect: String, mediaRole: MediaRole = .event) {
         self.effect = effect
         self.mediaRole = mediaRole
     }

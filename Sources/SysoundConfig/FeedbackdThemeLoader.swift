@@ -51,7 +51,7 @@ public struct FeedbackdTheme: Sendable, Equatable {
     /// section) and which sysound's `key` sound answers in full. Themes older
     /// than 0.8.4 (Debian's default.json among them) lack them.
     public static let builtIn = FeedbackdTheme(name: "sysound built-in", files: ["(built-in)"], sections: [
-        .full: ["key-pressed": .sound(FeedbackdSound(effect: "key-pressed", mediaRole: "event"))],
+        .full: ["key-pressed": .sound(FeedbackdSound(effect: "key-pressed", mediaRole: .event))],
         .silent: [
             "key-pressed": .rumble(FeedbackdRumble(durationMs: 7, count: 1, pauseMs: 0, magnitude: 1)),
             "key-released": .rumble(FeedbackdRumble(durationMs: 7, count: 1, pauseMs: 0, magnitude: 0.5)),

@@ -95,7 +95,7 @@ struct FeedbackdThemeParser {
                 report(.missingKey, key + ".effect", "the Sound of \"\(Self.show(event))\" names no \"effect\"; entry skipped")
                 return nil
             }
-            return .sound(FeedbackdSound(effect: effect, mediaRole: string(o, "media-role", at: key + ".media-role") ?? "event"))
+            return .sound(FeedbackdSound(effect: effect, mediaRole: mediaRole(o, at: key + ".media-role")))
         case "vibrarumble":
             unknownKeys(o, known: common + ["duration", "count", "pause", "magnitude"], at: key)
             var r = FeedbackdRumble()
@@ -169,6 +169,16 @@ struct FeedbackdThemeParser {
             return fallback
         }
         return number <= 1 ? number : number / 65535
+    }
+
+    /// `media-role`: one of `MediaRole`'s, in any case; absent is `event`
+    /// (feedbackd's default); an unknown one plays as `event`, with a warning
+    /// naming the file and the key (feedbackd hands any string to the server).
+    mutating func mediaRole(_ o: [String: Any], at key: String) -> MediaRole {
+        guard let text = string(o, "media-role", at: key) else { return .event }
+        if let role = MediaRole(parsing: text) { return role }
+        report(.invalidValue, key, "unknown media role \"\(Self.show(text))\"; played as event; expected one of \(MediaRole.names)")
+        return .event
     }
 
     mutating func unknownKeys(_ o: [String: Any], known: [String], at key: String?) {

@@ -12,7 +12,7 @@ struct Origin: Sendable, Equatable {
 /// absolute) and its `[aliases]` table.
 struct ThemeIndex {
     static let fileName = "index.toml"
-    static let soundKeys = ["file", "gain", "category", "priority", "haptic", "aliases", "loopable", "input"]
+    static let soundKeys = ["file", "gain", "category", "priority", "haptic", "aliases", "loopable", "input", "role"]
 
     var directory: String
     var name: String?
@@ -133,6 +133,14 @@ struct ThemeIndex {
         entry.aliases = sound.strings("aliases", default: [], expected: "an array of names")
         entry.loopable = sound.bool("loopable", default: false)
         entry.input = sound.bool("input", default: false)
+        if let text = sound.string("role", default: nil) {
+            if let role = MediaRole(parsing: text) {
+                entry.role = role
+            } else {
+                let all = MediaRole.allCases.map(\.rawValue)
+                document.report(.invalidValue, key: sound.keyPath("role"), "unknown media role \"\(text)\"\(NameSuggestions.phrase(for: text, among: all)); expected one of \(all.joined(separator: ", ")); the category's role is used")
+            }
+        }
         sound.reportUnknownKeys(known: soundKeys)
         guard file != nil else {
             if !sound.table.keys.contains("file") {

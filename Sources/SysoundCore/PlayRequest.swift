@@ -29,6 +29,9 @@ public struct PlayRequest: Sendable, Equatable, Hashable {
     /// Asks to pierce silent mode (feedbackd's `important` hint); granted only
     /// to apps of the configuration's allow-list.
     public var important: Bool
+    /// The sound server's role for the stream it plays on (`role=`, or a
+    /// feedbackd theme's `media-role`); nil: the theme's, else the category's.
+    public var role: MediaRole?
 
     public static let gainRange = 0.0...1.0
     public static let rateRange = 0.5...2.0
@@ -36,7 +39,7 @@ public struct PlayRequest: Sendable, Equatable, Hashable {
     public init(
         _ source: Source, category: SoundCategory? = nil, gain: Double = 1, rate: Double = 1,
         duck: Bool = false, loop: Bool = false, haptic: Bool = true,
-        app: String? = nil, profile: FeedbackProfile? = nil, important: Bool = false
+        app: String? = nil, profile: FeedbackProfile? = nil, important: Bool = false, role: MediaRole? = nil
     ) {
         self.source = source
         self.category = category
@@ -48,6 +51,7 @@ public struct PlayRequest: Sendable, Equatable, Hashable {
         self.app = app
         self.profile = profile
         self.important = important
+        self.role = role
     }
 
     /// The longest app id accepted (D-Bus names are at most 255 bytes).

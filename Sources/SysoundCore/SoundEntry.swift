@@ -19,11 +19,14 @@ public struct SoundEntry: Sendable, Equatable, Hashable {
     /// Input feedback (a tap, a key press): the desktop's "input feedback
     /// sounds" switch governs it (the theme's `input = true`).
     public var input: Bool
+    /// The sound server's role for its stream (the theme's `role`); nil: the
+    /// category's default (`MediaRole.defaultRole(for:)`).
+    public var role: MediaRole?
 
     public init(
         name: String, file: String, gain: Double = 1, category: SoundCategory = .ambient,
         priority: Int = 0, haptic: String? = nil, aliases: [String] = [], loopable: Bool = false,
-        input: Bool = false
+        input: Bool = false, role: MediaRole? = nil
     ) {
         self.name = name
         self.file = file
@@ -34,5 +37,6 @@ public struct SoundEntry: Sendable, Equatable, Hashable {
         self.aliases = aliases
         self.loopable = loopable
         self.input = input
+        self.role = role
     }
 }

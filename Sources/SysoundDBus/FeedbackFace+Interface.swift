@@ -132,13 +132,32 @@ extension FeedbackFace {
             }
         }
         let request = PlayRequest(source, loop: timeout != -1, app: app, profile: hints.profile, important: hints.important)
+        let themed = hints.soundFile == nil
+        // The first sound of a media role opens that role's stream on a
+        // worker; the call is answered once it is open (never on the loop).
+        let (message, sender) = (m, m.sender)
+        let later = manager.prepareStream(forEvent: themed ? eventName : nil, request) { [self] in
+            do {
+                try trigger(BusMethodCall.replying(to: message), eventName, request, themed: themed, timeout: timeout, sender: sender)
+            } catch {
+                logger.debug("TriggerFeedback: the reply could not be sent: \(error)")
+            }
+        }
+        if !later { try trigger(call, eventName, request, themed: themed, timeout: timeout, sender: sender) }
+    }
+
+    /// TriggerFeedback once its stream is open: the feedbackd theme first
+    /// (unless a sound-file hint names what to play), then sysound's own
+    /// name of the event.
+    private func trigger(
+        _ call: BusMethodCall, _ eventName: String, _ request: PlayRequest, themed: Bool, timeout: Int32, sender: String?
+    ) throws {
+        let app = request.app ?? ""
         let id = events.nextID()
-        // The feedbackd theme first (unless a sound-file hint names what to
-        // play), then sysound's own name of the event.
-        if hints.soundFile == nil, let event = manager.triggerEvent(eventName, request) {
+        if themed, let event = manager.triggerEvent(eventName, request) {
             try call.reply { r in try r.append(id) }
             guard event.found else { return emitEnded(id, .notFound) }
-            return track(id, voice: event.voice, hapticMs: event.hapticMs, timeout: timeout, sender: m.sender)
+            return track(id, voice: event.voice, hapticMs: event.hapticMs, timeout: timeout, sender: sender)
         }
         let result: PlayResult
         do throws(FeedbackError) {
@@ -148,7 +167,7 @@ extension FeedbackFace {
             if error.code != .unknownSound {
                 logger.warning("TriggerFeedback \(FeedbackHints.show(eventName)) from \(app): \(error.message)")
             }
-            if hints.soundFile != nil, error.code == .badFile {
+            if !themed, error.code == .badFile {
                 logger.warning("sound-file of \(app): \(error.message)")
             }
             emitEnded(id, .notFound)
@@ -162,7 +181,7 @@ extension FeedbackFace {
         } else {
             hapticMs = 0
         }
-        track(id, voice: result.voice, hapticMs: hapticMs, timeout: timeout, sender: m.sender)
+        track(id, voice: result.voice, hapticMs: hapticMs, timeout: timeout, sender: sender)
     }
 
     /// Follows a started event to its end: natural, by its timeout, or when its caller leaves.

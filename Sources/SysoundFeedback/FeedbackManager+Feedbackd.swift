@@ -68,6 +68,16 @@ extension FeedbackManager {
         FeedbackProfile(state: configuration.policy.limits(for: request, state: state, desktop: desktop).state)
     }
 
+    /// The media role of the sound the feedbackd theme plays for `event` at
+    /// the request's level; nil when it plays none.
+    func eventSoundRole(_ event: String, _ request: PlayRequest) -> MediaRole? {
+        guard let theme = feedbackdTheme, let feedbacks = theme.feedbacks(for: event, level: level(for: request)) else { return nil }
+        for (_, feedback) in feedbacks {
+            if case .sound(let sound) = feedback { return sound.mediaRole }
+        }
+        return nil
+    }
+
     /// Carries out a D-Bus event as the feedbackd theme says at the request's
     /// level: its sound (by sysound's names, under the same policy as any
     /// play, without the sound's own paired haptic), its first vibration
@@ -98,6 +108,7 @@ extension FeedbackManager {
                 var play = request
                 play.source = .name(sound.effect)
                 play.haptic = false
+                play.role = sound.mediaRole
                 counted = true
                 do throws(FeedbackError) {
                     let played = try self.play(play)

@@ -69,14 +69,14 @@ extension FeedbackManager {
         case .skip:
             return try start(nil, request, entry: entry, decision: decision)
         case .deferred:
-            let clip = try clip(for: entry)
+            let clip = try clip(for: entry, role: role(of: request, entry: entry))
             deferred.withLock { d in
                 if d.count == Self.maximumDeferred { d.removeFirst() }
                 d.append(DeferredPlay(clip: clip, request: request, entry: entry))
             }
             return try start(nil, request, entry: entry, decision: decision)
         case .play:
-            let clip = try clip(for: entry)
+            let clip = try clip(for: entry, role: role(of: request, entry: entry))
             return try start(clip, request, entry: entry, decision: decision)
         }
     }
@@ -88,7 +88,8 @@ extension FeedbackManager {
         // The sound is heard the output's latency after it starts: the haptic
         // starts then too (nothing to wait for without a sound, or on loopback).
         let sounds = if case .play = decision.sound, clip != nil { true } else { false }
-        let latency = sounds ? (audio?.outputLatencyNanoseconds ?? 0) : 0
+        let role = role(of: request, entry: entry)
+        let latency = sounds ? ((try? engine(for: role))?.outputLatencyNanoseconds ?? 0) : 0
         switch decision.haptic {
         case .none: break
         case .skip(let reason): result.haptic = .skipped(.policy(reason))
@@ -98,9 +99,13 @@ extension FeedbackManager {
         }
         if case .play(let gain) = decision.sound, let clip {
             do {
-                result.voice = try audioEngine().play(
+                // The clip was loaded into this role's engine (`clip(for:role:)`).
+                let engine = try engine(for: role)
+                let voice = try engine.play(
                     clip, gain: gain, rate: request.rate, category: decision.category,
                     priority: entry.priority, loop: request.loop && entry.loopable, duck: request.duck)
+                if request.duck { duckOtherRoles(for: voice, on: engine) }
+                result.voice = voice
             } catch {
                 throw FeedbackError(error)
             }
@@ -144,11 +149,12 @@ extension FeedbackManager {
         }
     }
 
-    /// The decoded clip for an entry: preloaded, or loaded now (embedded
-    /// engine, XDG fallback sounds, ad-hoc files).
-    func clip(for entry: SoundEntry) throws(FeedbackError) -> Clip {
+    /// The decoded clip for an entry in the engine of `role`: preloaded (the
+    /// event engine's theme), or loaded now (embedded engine, XDG fallback
+    /// sounds, ad-hoc files, the first play of a sound with another role).
+    func clip(for entry: SoundEntry, role: MediaRole) throws(FeedbackError) -> Clip {
         do throws(AudioError) {
-            let audio = try audioEngine()
+            let audio = try engine(for: role)
             if entry.name == entry.file { return try audio.clip(forFile: entry.file) }
             if let clip = try? audio.clip(named: entry.name) { return clip }
             let report = audio.preload([ClipSource(name: entry.name, path: entry.file, gain: entry.gain)])

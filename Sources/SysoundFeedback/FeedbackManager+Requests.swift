@@ -24,7 +24,7 @@ extension FeedbackManager {
             do throws(FeedbackError) {
                 let result = try self.play(play)
                 var fields = Self.fields(of: result)
-                if result.voice != nil, let audio { fields["device"] = audio.deviceName }
+                if let voice = result.voice, let engine = engine(of: voice) { fields["device"] = engine.deviceName }
                 return (.ok(fields), wait ? result.voice : nil)
             } catch {
                 return (.error(error.code, error.message), nil)
@@ -46,7 +46,7 @@ extension FeedbackManager {
     /// heard: the engine's end event, then the output's latency, on a queue
     /// of its own. Nothing is blocked or polled meanwhile; at once without audio.
     public func whenHeard(_ voice: VoiceID, _ heard: @escaping @Sendable () -> Void) {
-        guard let audio else { return heard() }
+        guard let audio = engine(of: voice) else { return heard() }
         audio.whenEnded(voice) {
             // The engine's lock is held here: the latency is read on the queue.
             Self.ends.async {
@@ -63,7 +63,7 @@ extension FeedbackManager {
     /// the engine's end is when the mixer has taken the last of it, and the
     /// sound server still holds up to the output's latency of it.
     public func waitForEnd(of voice: VoiceID) {
-        guard let audio else { return }
+        guard let audio = engine(of: voice) else { return }
         audio.wait(for: voice)
         let tail = min(audio.outputLatencyNanoseconds, 500_000_000)
         if tail > 0 { usleep(useconds_t(tail / 1000)) }
@@ -168,14 +168,14 @@ extension FeedbackManager {
     func stop(_ target: StopTarget) throws(FeedbackError) -> Reply {
         switch target {
         case .all:
-            audio?.stopAll()
+            for engine in audioEngines { engine.stopAll() }
             haptics?.stop()
             deferred.withLock { $0 = [] }
         case .voice(let text):
             guard let voice = VoiceID(text) else {
                 throw FeedbackError(.badValue, Self.notAVoice(text))
             }
-            audio?.stop(voice)
+            engine(of: voice)?.stop(voice)
         }
         return .ok()
     }
@@ -221,8 +221,10 @@ extension FeedbackManager {
 
     func status() -> WireFields {
         var fields: WireFields = ["audio": audio?.deviceName ?? "none"]
-        fields["voices"] = "\(audio?.voiceCount ?? 0)"
-        fields["playing"] = "\(audio?.activeVoiceCount ?? 0)"
+        let engines = audioEngines
+        fields["voices"] = "\(engines.reduce(0) { $0 + $1.voiceCount })"
+        fields["playing"] = "\(engines.reduce(0) { $0 + $1.activeVoiceCount })"
+        if audio != nil { fields["media-roles"] = openMediaRoles.map(\.rawValue).joined(separator: ",") }
         fields["haptic-devices"] = "\(haptics?.devices.count ?? 0)"
         if let haptics {
             fields["haptic-profile"] = haptics.profile?.description ?? "none (built-in presets; no profile for this device tree or DMI name)"
@@ -291,13 +293,16 @@ extension FeedbackManager {
 }
 
 extension VoiceID {
-    /// The text form on the wire: `slot.serial`.
-    public var wireID: String { "\(slot).\(serial)" }
+    /// The text form on the wire: `slot.serial` for the event stream's voices
+    /// (as before roles), `slot.serial.role` for another role's (`3.17.alarm`).
+    public var wireID: String { role == .event ? "\(slot).\(serial)" : "\(slot).\(serial).\(role.rawValue)" }
 
     /// Parses the wire form.
     public init?(_ text: String) {
-        let parts = text.split(separator: ".")
-        guard parts.count == 2, let slot = Int(parts[0]), let serial = UInt32(parts[1]), slot >= 0 else { return nil }
-        self.init(slot: slot, serial: serial)
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2 || parts.count == 3, let slot = Int(parts[0]), let serial = UInt32(parts[1]), slot >= 0 else { return nil }
+        let role = parts.count == 3 ? MediaRole(rawValue: String(parts[2])) : .event
+        guard let role else { return nil }
+        self.init(slot: slot, serial: serial, role: role)
     }
 }

@@ -2,6 +2,7 @@ import Logging
 import SysoundAudio
 import SysoundConfig
 import SysoundCore
+import SysoundEventLoop
 import SysoundHaptics
 import SysoundState
 
@@ -14,6 +15,8 @@ public final class FeedbackManager: Sendable {
     /// The audio engine once opened; see `audioEngine()`.
     private let audioSlot: Locked<AudioEngine?>
     private let openAudio: @Sendable () throws(AudioError) -> AudioEngine
+    /// The engines of the other media roles in use (FeedbackManager+Roles).
+    let roles: AudioRoles
     public let haptics: HapticsEngine?
     public let controls: ControlFiles
     public let logger: Logger
@@ -65,17 +68,23 @@ public final class FeedbackManager: Sendable {
     ///   - haptics: nil when vibration is not wanted (e.g. `--to FILE`).
     ///   - settings: where the user's settings are read; a watcher must
     ///     also report its changes to `stateChanged` (`ServiceSetup` does so).
+    ///   - openRole: opens the engine of a media role other than event (its
+    ///     own stream); nil plays every role on the event engine.
+    ///   - roleHost: where `openRole` runs: the daemon's workers; nil opens
+    ///     in the play itself (the embedded engine).
     public init(
         configuration: SysoundConfiguration, theme: Theme, audio: AudioEngine?,
         openAudio: @escaping @Sendable () throws(AudioError) -> AudioEngine = { () throws(AudioError) -> AudioEngine in
             throw AudioError.noOutputDevice(detail: "no audio engine was configured")
         },
+        openRole: (@Sendable (MediaRole) throws(AudioError) -> AudioEngine)? = nil, roleHost: LoopHost? = nil,
         haptics: HapticsEngine?, controls: ControlFiles, settings: SettingsSource,
         logger: Logger = Logger(label: "sysound")
     ) {
         self.settings = settings
         audioSlot = Locked(audio)
         self.openAudio = openAudio
+        roles = AudioRoles(open: openRole, host: roleHost, logger: logger)
         self.haptics = haptics
         self.controls = controls
         self.readState = settings.current
@@ -135,6 +144,14 @@ public final class FeedbackManager: Sendable {
         let report = audio.preload(
             theme.entries.map { ClipSource(name: $0.name, path: $0.file, gain: $0.gain) }, replacingTheme: true)
         for failure in report.failures { logger.warning("\(failure)") }
+        // Another role's engine holds only what played on it: those clips are
+        // brought up to date, the others it loads on their first play.
+        for engine in roles.engines {
+            let loaded = Set(engine.clipNames)
+            engine.preload(theme.entries.filter { loaded.contains($0.name) }.map {
+                ClipSource(name: $0.name, path: $0.file, gain: $0.gain)
+            }, replacingTheme: true)
+        }
         return report
     }
 
@@ -161,12 +178,16 @@ public final class FeedbackManager: Sendable {
     /// silent mode on stops ambient voices (the theatre case), the volume
     /// applies to playing voices, an interruption pauses and ends.
     public func stateChanged(from old: SystemState, to new: SystemState) {
+        // Every role's engine: an alarm's stream obeys the settings as the taps' does.
+        let engines = audioEngines
         guard let audio else { return }
-        if new.volume != old.volume { audio.setVolume(new.volume) }
-        let silenced = Set(SoundCategory.allCases.filter { !$0.survivesSilentModeChange })
-        if new.silent && !old.silent { audio.stopVoices(categories: silenced) }
-        if new.locked && !old.locked {
-            audio.stopVoices(categories: Set(SoundCategory.allCases.filter(\.silencedByLock)))
+        for engine in engines {
+            if new.volume != old.volume { engine.setVolume(new.volume) }
+            let silenced = Set(SoundCategory.allCases.filter { !$0.survivesSilentModeChange })
+            if new.silent && !old.silent { engine.stopVoices(categories: silenced) }
+            if new.locked && !old.locked {
+                engine.stopVoices(categories: Set(SoundCategory.allCases.filter(\.silencedByLock)))
+            }
         }
         if new.interrupted && !old.interrupted { beginInterruption() }
         // Ended by a control file rather than `interrupt end`: not resumable.
@@ -174,12 +195,12 @@ public final class FeedbackManager: Sendable {
     }
 
     func beginInterruption() {
-        audio?.beginInterruption()
+        for engine in audioEngines { engine.beginInterruption() }
         haptics?.stop()
     }
 
     func endInterruption(resumable: Bool) {
-        audio?.endInterruption(resumable: resumable)
+        for engine in audioEngines { engine.endInterruption(resumable: resumable) }
         let held = deferred.withLock { d in defer { d = [] }; return d }
         guard resumable else { return }
         let state = state

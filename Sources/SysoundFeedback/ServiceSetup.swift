@@ -116,6 +116,13 @@ public enum ServiceSetup {
             // The open takes this answer (`output = "auto"`) instead of asking again.
             return try AudioEngine(settings: engineSettings, output: .device, host: host, realtime: realtime, server: server)
         }
+        // Another media role's engine: always sysound's own stream (the event
+        // engine plays on one, or no role gets its own: AudioRoles.separates).
+        let roleSettings = { var s = engineSettings; s.backend = .pulse; return s }()
+        let openRole: @Sendable (MediaRole) throws(AudioError) -> AudioEngine = { (role) throws(AudioError) -> AudioEngine in
+            try AudioEngine(settings: roleSettings, output: .device, host: host, realtime: realtime, role: role)
+        }
+        let rendersOffline = if case .loopback = mode { true } else { false }
         let engine: AudioEngine?
         var openInRequest = open
         switch mode {
@@ -129,7 +136,8 @@ public enum ServiceSetup {
         case .loopback: engine = try AudioEngine(settings: engineSettings, output: .loopback)
         }
         let manager = FeedbackManager(
-            configuration: configuration, theme: theme, audio: engine, openAudio: openInRequest, haptics: haptics,
+            configuration: configuration, theme: theme, audio: engine, openAudio: openInRequest,
+            openRole: rendersOffline ? nil : openRole, roleHost: host, haptics: haptics,
             controls: ControlFiles(directory: stateDirectory), settings: settings, logger: logger)
         if case .deviceInBackground = mode {
             let host = if let host { host } else { try AudioEngine.embeddedHost() }

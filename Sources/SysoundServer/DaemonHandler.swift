@@ -16,6 +16,16 @@ public struct DaemonHandler: RequestHandler {
     }
 
     package func handle(_ request: Request, from peer: PeerCredentials, workers: WorkerPool, respond: Responder) {
+        // The first play of a media role opens that role's stream on a
+        // worker; the request is answered once it is open (or played on the
+        // event stream, if it could not open), never waiting on the loop.
+        let later = manager.prepareStream(for: request) { [self] in
+            serve(request, from: peer, workers: workers, respond: respond)
+        }
+        if !later { serve(request, from: peer, workers: workers, respond: respond) }
+    }
+
+    private func serve(_ request: Request, from peer: PeerCredentials, workers: WorkerPool, respond: Responder) {
         // Another user's `play file=` may open only what FileAccessPolicy allows.
         if case .play(var play, let wait) = request, case .file(let path) = play.source {
             let configuration = manager.configuration

@@ -20,6 +20,9 @@ struct PlayCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("ambient, solo-ambient, alert or playback (default: the sound's own).", valueName: "category"))
     var category: String?
 
+    @Option(name: .long, help: ArgumentHelp("The sound server's media.role of its stream: event, alarm, ringtone, notification… (default: the sound's own, else alarm for playback and event for the rest).", valueName: "role"))
+    var role: String?
+
     @Option(name: .long, help: ArgumentHelp("Level relative to the theme's, 0 to 1.", valueName: "gain"))
     var gain: Double = 1
 
@@ -53,6 +56,9 @@ struct PlayCommand: ParsableCommand {
         if let category, SoundCategory(parsing: category) == nil {
             throw ValidationError("unknown category \"\(category)\"; use ambient, solo-ambient, alert or playback")
         }
+        if let role, MediaRole(parsing: role) == nil {
+            throw ValidationError("unknown media role \"\(role)\"; use one of \(MediaRole.names)")
+        }
         guard gain.isFinite, PlayRequest.gainRange.contains(gain) else {
             throw ValidationError("--gain \(gain) is outside 0–1; a request can quiet a sound, never boost it")
         }
@@ -77,7 +83,7 @@ struct PlayCommand: ParsableCommand {
         let label = file ?? name!
         let request = PlayRequest(
             source, category: category.flatMap(SoundCategory.init(parsing:)), gain: gain, rate: rate,
-            duck: duck, loop: loop, haptic: !noHaptic, app: app)
+            duck: duck, loop: loop, haptic: !noHaptic, app: app, role: role.flatMap(MediaRole.init(parsing:)))
         let backend = common.backend
         if let to {
             do {

@@ -83,7 +83,7 @@ struct ServeCommand: ParsableCommand {
         manager.configurationProblem = configurationProblem.map { "\($0)" }
         defer {
             haptics?.shutdown()
-            manager.audio?.shutdown()
+            manager.shutdownAudio()
         }
 
         var options = DaemonOptions(stateDirectory: directory.path, allowedGroup: configuration.socketGroup)

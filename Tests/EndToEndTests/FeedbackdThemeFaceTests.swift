@@ -13,12 +13,15 @@ final class FeedbackdThemeFaceTests: XCTestCase {
     var themeFile: String { directory + "/custom.json" }
 
     /// message-new-instant remapped to `bell` (sysound's own is `notification`),
-    /// an event only this theme knows, and button-pressed blanked.
+    /// an event only this theme knows, and button-pressed blanked; two
+    /// events with media roles, one unknown to sysound.
     static let theme = """
         {"name": "custom", "parent-name": "default", "profiles": [
           {"name": "full", "feedbacks": [
             {"event-name": "message-new-instant", "type": "Sound", "effect": "bell"},
             {"event-name": "org.example.only-in-this-theme", "type": "Sound", "effect": "camera-shutter"},
+            {"event-name": "org.example.wake-up", "type": "Sound", "effect": "bell", "media-role": "Alarm"},
+            {"event-name": "org.example.odd-role", "type": "Sound", "effect": "bell", "media-role": "Karaoke"},
             {"event-name": "button-pressed", "type": "Dummy"}]}]}
         """
 
@@ -103,6 +106,24 @@ final class FeedbackdThemeFaceTests: XCTestCase {
     func testAnEventOnlyTheThemeKnowsIsHeard() throws {
         let shutter = try heard("org.example.only-in-this-theme", as: "camera-shutter").likeness
         XCTAssertGreaterThan(shutter, 0.9, "the theme's own event was not heard as camera-shutter")
+    }
+
+    /// The theme's `media-role` is the role of the stream the event's sound
+    /// plays on (issue 26): `bell` with role Alarm opens a stream of that role
+    /// and is heard there; without one (event) it stays on the event stream;
+    /// an unknown role plays as event, with a warning naming file and key.
+    func testTheThemesMediaRoleIsTheStreamsRole() throws {
+        func roles() throws -> [String] {
+            try MediaRoleTests.sinkInputs().filter { $0.pid == "\(daemon.pid)" }.compactMap(\.role).sorted()
+        }
+        XCTAssertGreaterThan(try heard("message-new-instant", as: "bell").likeness, 0.9)
+        XCTAssertEqual(try roles(), ["event"], "an event-role sound opened another stream")
+        XCTAssertGreaterThan(try heard("org.example.wake-up", as: "bell").likeness, 0.9, "the Alarm-role event was not heard")
+        XCTAssertEqual(try roles(), ["Alarm", "event"], "the theme's Alarm role has no stream of its own")
+        XCTAssertGreaterThan(try heard("org.example.odd-role", as: "bell").likeness, 0.9)
+        XCTAssertEqual(try roles(), ["Alarm", "event"], "an unknown role opened a stream")
+        let log = daemon.log()
+        XCTAssertTrue(log.contains("custom.json") && log.contains("media-role") && log.contains("Karaoke"), daemon.log(tail: 30))
     }
 
     func testADummyEntrySilencesAnInheritedEvent() throws {

@@ -18,6 +18,8 @@ class IdlePauseTests: XCTestCase {
     struct Take {
         /// The tone as the sink's monitor recorded it, from its first sample over −40 dBFS.
         var left: [Float]
+        /// The right channel in the same frames (where a `ControlTone` plays).
+        var right: [Float]
         /// Seconds from the play call to that sample (includes the recorder's lag).
         var onset: Double
         /// How long `play` itself took, in seconds.
@@ -32,9 +34,10 @@ class IdlePauseTests: XCTestCase {
         let t1 = DispatchTime.now().uptimeNanoseconds
         XCTAssertTrue(engine.wait(for: v, timeout: 2), "the voice ends within 2 s")
         usleep(150_000)
-        let left = Fixture.channel(try p.recorded(since: before), 0)
+        let recorded = try p.recorded(since: before)
+        let left = Fixture.channel(recorded, 0), right = Fixture.channel(recorded, 1)
         guard let start = Fixture.onset(left, threshold: 0.01) else { return nil }
-        return Take(left: Array(left[start...]), onset: Double(start) / 48_000, call: Double(t1 - t0) / 1e9)
+        return Take(left: Array(left[start...]), right: Array(right[start...]), onset: Double(start) / 48_000, call: Double(t1 - t0) / 1e9)
     }
 
     func corked(_ p: PulseFixture) throws -> Bool? {
@@ -179,6 +182,8 @@ class IdlePauseTests: XCTestCase {
         /// Silent frames inside the take and clip frames they replaced: what a
         /// late buffer (underrun) does to any stream on a loaded machine.
         var gapFrames = 0, skipped = 0
+        /// Where in the take each gap starts.
+        var gapsAt: [Int] = []
         /// Clip frames never recorded at the end.
         var unfinished = 0
         var description: String { "start −\(missingAtStart), foreign \(foreign), gaps \(gapFrames)/−\(skipped), end −\(unfinished)" }
@@ -206,6 +211,7 @@ class IdlePauseTests: XCTestCase {
                 let gapStart = i
                 while i < r.count && r[i] == 0 { i += 1 }
                 d.gapFrames += i - gapStart
+                d.gapsAt.append(gapStart)
                 guard let again = (j..<ideal.count).first(where: { matches(i, $0) }) else { break }
                 d.skipped += again - j
                 j = again

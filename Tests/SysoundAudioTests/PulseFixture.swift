@@ -57,11 +57,11 @@ protocol OutputSelecting {
 }
 
 extension XCTestCase {
-    /// A device engine with `samples` (mono, 48 kHz; by default a 150 ms,
+    /// A device engine with `samples` (mono unless `channels` says otherwise, 48 kHz; by default a 150 ms,
     /// −6 dBFS 1 kHz tone) preloaded as "tap", on OpenAL Soft's device unless
     /// the test class selects another output (`OutputSelecting`).
     func deviceEngine(
-        _ dir: String, samples: [Float] = Fixture.tone(frequency: 1_000, seconds: 0.15, amplitude: 0.5),
+        _ dir: String, samples: [Float] = Fixture.tone(frequency: 1_000, seconds: 0.15, amplitude: 0.5), channels: Int = 1,
         _ configure: (inout AudioSettings) -> Void = { _ in }
     ) throws -> (AudioEngine, Clip) {
         var s = AudioSettings()
@@ -69,7 +69,7 @@ extension XCTestCase {
         configure(&s)
         let engine = try AudioEngine(settings: s, output: .device, realtime: .asTheDaemon)
         addTeardownBlock { engine.shutdown() }
-        let path = try Fixture.write(samples, to: dir, name: "tap.wav")
+        let path = try Fixture.write(samples, channels: channels, to: dir, name: "tap.wav")
         XCTAssertTrue(engine.preload([ClipSource(name: "tap", path: path)]).failures.isEmpty)
         return (engine, try engine.clip(named: "tap"))
     }

@@ -50,24 +50,62 @@ final class PulseStreamTests: IdlePauseTests, OutputSelecting {
     /// A clip of noise arrives at the sink sample for sample: nothing
     /// foreign, no gap (one take of three may have one: at normal priority
     /// on this shared 2-core machine any stream can underrun), at most the
-    /// recording's shadow missing at its start (`recordingShadowFrames`).
+    /// recording's shadow missing at its start (`recordingShadowFrames`). A
+    /// gap is the stream's only where a control stream's tone held in the
+    /// same frames (`ControlTone`: on this shared machine both servers drop
+    /// audio of every stream at once now and then).
     func testTheClipArrivesWhole() throws {
         let p = try PulseFixture.require()
         let ideal = Self.noise(seconds: 0.5)
-        let (engine, clip) = try deviceEngine(try Fixture.directory(self), samples: ideal) { $0.idlePauseMilliseconds = 0 }
-        var damages: [Damage] = []
+        // On the left only: the control plays on the right.
+        let (engine, clip) = try deviceEngine(try Fixture.directory(self), samples: ideal.flatMap { [$0, 0] }, channels: 2) {
+            $0.idlePauseMilliseconds = 0
+        }
+        let control = try ControlTone()
+        defer { control.stop() }
+        var damages: [Damage] = [], own: [[Int]] = []
         for _ in 0..<3 {
             usleep(100_000)
             let t = try XCTUnwrap(try take(engine, clip, p), "the clip reached the sink")
-            damages.append(damage(t, clip: ideal))
+            let d = damage(t, clip: ideal)
+            damages.append(d)
+            XCTAssertGreaterThan(Fixture.peak(t.right), 0.45, "the control played beside the clip")
+            own.append(ControlTone.own(d.gapsAt, window: 1, control: t.right))
         }
-        print("own stream: takes \(damages), underflows while writing \(engine.streamUnderflows ?? -1), granted \(String(describing: engine.streamBuffer))")
+        print("own stream: takes \(damages), gaps of its own at \(own), underflows while writing \(engine.streamUnderflows ?? -1), granted \(String(describing: engine.streamBuffer))")
         for d in damages {
             XCTAssertEqual(d.foreign, 0, "every recorded sample is the clip's, in order: \(d)")
             XCTAssertLessThanOrEqual(d.missingAtStart, Self.recordingShadowFrames, "at most 1 ms missing at the start: \(d)")
             XCTAssertEqual(d.unfinished, 0, "the clip's end is written (its tail): \(d)")
         }
-        XCTAssertGreaterThanOrEqual(damages.filter { $0.gapFrames == 0 }.count, 2, "no gap in the clip: \(damages)")
+        XCTAssertGreaterThanOrEqual(own.filter(\.isEmpty).count, 2, "no gap of the stream's own in the clip: \(damages), own gaps at \(own)")
+    }
+
+    /// A looping steady tone plays on for 3 s without a dip (a 2 ms window
+    /// below −26 dBFS) where a control stream's tone held in the same frames
+    /// (`ControlTone`).
+    func testASteadyToneDoesNotDip() throws {
+        let p = try PulseFixture.require()
+        // 440 whole periods in 1 s, on the left: the loop is seamless.
+        let tone = (0..<48_000).flatMap { [0.5 * Float(sin(2 * Double.pi * 440 * Double($0) / 48_000)), 0] }
+        let (engine, clip) = try deviceEngine(try Fixture.directory(self), samples: tone, channels: 2) { $0.idlePauseMilliseconds = 0 }
+        let control = try ControlTone()
+        defer { control.stop() }
+        let v = try engine.play(clip, category: .playback, loop: true)
+        usleep(200_000)
+        let before = p.recordedBytes
+        usleep(3_000_000)
+        let recorded = try p.recorded(since: before)
+        engine.stop(v)
+        let left = Fixture.channel(recorded, 0), right = Fixture.channel(recorded, 1)
+        let dips = ControlTone.dips(left, from: 0)
+        let seconds = { (frames: [Int]) in frames.map { Double($0) / 48_000 } }
+        print("steady tone: \(left.count) frames, dips at \(seconds(dips)) s, underflows while writing \(engine.streamUnderflows ?? -1)")
+        XCTAssertGreaterThan(left.count, 48_000 * 2, "the recorder delivered the 3 s")
+        let controlDips = ControlTone.dips(right, from: 0)
+        print("steady tone: the control dipped at \(seconds(controlDips)) s")
+        XCTAssertLessThan(controlDips.count, left.count / 96 / 4, "the control's tone held in most windows (else there is nothing to judge against)")
+        XCTAssertEqual(seconds(ControlTone.own(dips, control: right)), [], "dips where the control held (s)")
     }
 
     /// Idle is nothing written: neither the client's count nor the server's

@@ -81,6 +81,25 @@ final class VoicePolicyTests: XCTestCase {
         XCTAssertEqual(try level(e) / before, 1, accuracy: 0.01, "restored when the ducking voice ends")
     }
 
+    /// A ducking voice of another role's engine ducks this engine's voices
+    /// (AudioRoles: one engine per media role) by the same amount, until it ends.
+    func testADuckingVoiceOfAnotherEngineDucksThisOnesVoices() throws {
+        let music = try engine(["music"], seconds: 2)
+        let alarms = try engine(["alarm"], seconds: 2)
+        _ = try music.play(music.clip(named: "music"))
+        _ = try music.render(frames: 2_400)
+        let before = try level(music)
+        let alarm = try alarms.play(alarms.clip(named: "alarm"), gain: 0, category: .playback, duck: true)
+        alarms.duck([music], whilePlaying: alarm)
+        XCTAssertTrue(music.isDuckHeld)
+        _ = try music.render(frames: 48 * 100)
+        XCTAssertEqual(try level(music) / before, 0.2512, accuracy: 0.01, "−12 dB, as a voice of its own would")
+        alarms.stop(alarm)
+        XCTAssertFalse(music.isDuckHeld, "released when the ducking voice ends")
+        _ = try music.render(frames: 48 * 100)
+        XCTAssertEqual(try level(music) / before, 1, accuracy: 0.01, "restored")
+    }
+
     func testDuckRampsRatherThanJumps() throws {
         let e = try engine(["music", "alarm"])
         _ = try e.play(e.clip(named: "music"))

@@ -73,6 +73,7 @@ final class CheckTests: XCTestCase {
             category = "alrt"
             haptic = "buzz"
             volume = 1
+            role = "karaoke"
             [aliases]
             ok = "odd"
             """, to: theme + "/index.toml")
@@ -90,7 +91,8 @@ final class CheckTests: XCTestCase {
             "invalid-value sounds.odd.category 12",
             "unknown-reference sounds.odd.haptic 13",
             "unknown-key sounds.odd.volume 14",
-            "duplicate-name aliases.ok 16",
+            "invalid-value sounds.odd.role 15",
+            "duplicate-name aliases.ok 17",
         ], found.map(\.description).joined(separator: "\n"))
         XCTAssertTrue(found.allSatisfy { $0.file == index })
         XCTAssertTrue(found[5].message.contains("did you mean \"alert\""), found[5].message)

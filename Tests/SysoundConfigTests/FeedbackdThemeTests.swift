@@ -39,8 +39,8 @@ final class FeedbackdThemeTests: XCTestCase {
         XCTAssertEqual(problems, [])
         let t = try XCTUnwrap(theme)
         XCTAssertEqual(t.parentName, "default")
-        XCTAssertEqual(t.sections[.full]?["a"], .sound(FeedbackdSound(effect: "bell", mediaRole: "Alarm")))
-        XCTAssertEqual(t.sections[.full]?["b"], .sound(FeedbackdSound(effect: "tap", mediaRole: "event")))
+        XCTAssertEqual(t.sections[.full]?["a"], .sound(FeedbackdSound(effect: "bell", mediaRole: .alarm)))
+        XCTAssertEqual(t.sections[.full]?["b"], .sound(FeedbackdSound(effect: "tap", mediaRole: .event)))
         XCTAssertEqual(t.sections[.quiet]?["a"]?.hapticPattern, try HapticPattern(parsing: "0.5:20,0:10,0.5:20,0:10,0.5:20"))
         XCTAssertEqual(t.sections[.quiet]?["c"]?.hapticPattern, try HapticPattern(parsing: "1:10,0:20,0.5:30"))
         XCTAssertEqual(t.sections[.quiet]?["d"], .dummy)
@@ -67,7 +67,7 @@ final class FeedbackdThemeTests: XCTestCase {
               {"name": "loud", "feedbacks": []}]}
             """)
         let t = try XCTUnwrap(theme)
-        XCTAssertEqual(t.sections[.full]?["ok"], .sound(FeedbackdSound(effect: "tap", mediaRole: "event")))
+        XCTAssertEqual(t.sections[.full]?["ok"], .sound(FeedbackdSound(effect: "tap", mediaRole: .event)))
         // A bad value falls back to the type's default; a bad entry is skipped.
         XCTAssertEqual(t.sections[.full]?["bad-duration"], .rumble(FeedbackdRumble()))
         XCTAssertNil(t.sections[.full]?["bad-type"])
@@ -81,6 +81,23 @@ final class FeedbackdThemeTests: XCTestCase {
             XCTAssertTrue(keys.contains(key), "no warning at \(key): \(problems)")
         }
         XCTAssertTrue(problems.contains { $0.message.contains("Smell") })
+    }
+
+    func testMediaRolesAreTypedAndAnUnknownOneIsEventWithAWarning() throws {
+        let (theme, problems) = parse("""
+            {"name": "t", "profiles": [{"name": "full", "feedbacks": [
+                {"event-name": "ring", "type": "Sound", "effect": "bell", "media-role": "Ringtone"},
+                {"event-name": "sos", "type": "Sound", "effect": "bell", "media-role": "emergency"},
+                {"event-name": "odd", "type": "Sound", "effect": "bell", "media-role": "Karaoke"}]}]}
+            """)
+        let t = try XCTUnwrap(theme)
+        XCTAssertEqual(t.sections[.full]?["ring"], .sound(FeedbackdSound(effect: "bell", mediaRole: .ringtone)))
+        XCTAssertEqual(t.sections[.full]?["sos"], .sound(FeedbackdSound(effect: "bell", mediaRole: .emergency)))
+        XCTAssertEqual(t.sections[.full]?["odd"], .sound(FeedbackdSound(effect: "bell", mediaRole: .event)))
+        XCTAssertEqual(problems.count, 1, "\(problems)")
+        XCTAssertEqual(problems.first?.file, "t.json")
+        XCTAssertEqual(problems.first?.key, "profiles[0].feedbacks[2].media-role")
+        XCTAssertTrue(problems.first?.message.contains("Karaoke") ?? false, "\(problems)")
     }
 
     func testBrokenFilesAreErrorsNeverCrashes() {
@@ -120,7 +137,7 @@ final class FeedbackdThemeTests: XCTestCase {
         // The child's sound replaces the parent's; the parent's vibration stays.
         let full = try XCTUnwrap(theme.feedbacks(for: "m", level: .full))
         XCTAssertEqual(full.map(\.section), [.full, .quiet])
-        XCTAssertEqual(full[0].feedback, .sound(FeedbackdSound(effect: "bell", mediaRole: "event")))
+        XCTAssertEqual(full[0].feedback, .sound(FeedbackdSound(effect: "bell", mediaRole: .event)))
         XCTAssertEqual(theme.feedbacks(for: "m", level: .quiet)?.map(\.section), [.quiet])
         XCTAssertEqual(theme.feedbacks(for: "m", level: .silent)?.count, 0)
         XCTAssertEqual(theme.feedbacks(for: "gone", level: .full)?.map(\.feedback), [.dummy])

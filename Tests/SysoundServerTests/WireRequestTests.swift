@@ -148,6 +148,17 @@ final class WireRequestTests: XCTestCase {
         XCTAssertEqual(try Request(parsing: request.encoded()), request)
     }
 
+    func testRoleOption() throws {
+        guard case .play(let play, _) = try parse("sysound/1 play bell role=Ringtone") else { return XCTFail() }
+        XCTAssertEqual(play.role, .ringtone)
+        guard case .play(let plain, _) = try parse("sysound/1 play bell") else { return XCTFail() }
+        XCTAssertNil(plain.role, "no role= leaves it to the theme and the category")
+        assertRefused("sysound/1 play tap role=karaoke", .badValue, mentions: "role \"karaoke\": expected event, ")
+        let request = Request.play(PlayRequest(.name("tap"), role: .alarm))
+        XCTAssertEqual(request.text, "sysound/1 play tap role=alarm")
+        XCTAssertEqual(try Request(parsing: request.encoded()), request)
+    }
+
     func testRoundTrips() throws {
         let pattern = try HapticPattern(parsing: "0.25:15,0:40,1:30")
         let requests: [Request] = [

@@ -138,8 +138,14 @@ public struct MonitorRecording {
     /// machine, a daemon activated by the request), whose wait must not eat
     /// the window the sound has to arrive in.
     public func samples(secondsFromNow seconds: Double) throws -> [Float] {
+        try stereo(secondsFromNow: seconds).left
+    }
+
+    /// Both channels recorded since the mark until `seconds` from now, frame
+    /// for frame (a control stream plays on the right: `ControlTone`).
+    public func stereo(secondsFromNow seconds: Double) throws -> (left: [Float], right: [Float]) {
         let since = Double(DispatchTime.now().uptimeNanoseconds - markedAt) / 1e9
-        return try samples(atLeast: since + seconds, timeout: since + seconds + 10)
+        return try stereo(atLeast: since + seconds, timeout: since + seconds + 10)
     }
 
     /// The left channel recorded since the mark once it holds a sound of
@@ -163,6 +169,11 @@ public struct MonitorRecording {
     /// The left channel recorded since the mark, waiting until at least
     /// `seconds` of audio have arrived (the recorder delivers in small blocks).
     public func samples(atLeast seconds: Double, timeout: Double = 10) throws -> [Float] {
+        try stereo(atLeast: seconds, timeout: timeout).left
+    }
+
+    /// Both channels recorded since the mark, once at least `seconds` of audio have arrived.
+    public func stereo(atLeast seconds: Double, timeout: Double = 10) throws -> (left: [Float], right: [Float]) {
         let frameBytes = UInt64(MemoryLayout<Float>.size * Self.channels)
         let wanted = UInt64(seconds * Self.sampleRate) * frameBytes
         let deadline = Date().addingTimeInterval(timeout)
@@ -177,7 +188,7 @@ public struct MonitorRecording {
         let frames = data.count / Int(frameBytes)
         return data.withUnsafeBytes { raw in
             let floats = raw.bindMemory(to: Float.self)
-            return (0..<frames).map { floats[$0 * Self.channels] }
+            return ((0..<frames).map { floats[$0 * Self.channels] }, (0..<frames).map { floats[$0 * Self.channels + 1] })
         }
     }
 }

@@ -31,12 +31,10 @@ TITLES = {
     "10": "LockedHint → daemon state",
     "11": "Latency levers, idle and under load",
     "12": "Sound–haptic skew",
+    "13": "A desktop setting flipped → policy applied",
     "14": "A tap during a big reload",
+    "15": "Cost at rest: wake-ups, the sound server beside an idle sysound, memory",
 }
-
-# The bench files figure 11's rows (LeverFigure) under "9", beside figure 9's
-# own: they are told apart by their names, which name a lever configuration.
-LEVER_ROW = re.compile(r"^(CLI launch → sink|ratio CLI / pactl|clips not whole at the sink): .*( × |output = )")
 
 LOAD_NOTE = re.compile(r"^load average \(1, 5, 15 min\) at the start: (.*); at the end: (.*?) —")
 
@@ -65,8 +63,6 @@ def cell(text):
 
 
 def figure_of(row):
-    if row.get("figure") == "9" and LEVER_ROW.match(row.get("name", "")):
-        return "11"
     return str(row.get("figure", "?"))
 
 

@@ -22,6 +22,7 @@ extension Request {
             if request.loop { option("loop", "1") }
             if !request.haptic { option("haptic", "0") }
             if let app = request.app { option("app", app) }
+            if let role = request.role { option("role", role.rawValue) }
             if wait { option("wait", "1") }
         case .vibrate(let request):
             switch request.source {

@@ -98,7 +98,7 @@ enum RequestParser {
     }
 
     private static func play(_ args: inout Arguments) throws(RequestParseError) -> Request {
-        try args.allowOptions(["file", "category", "gain", "rate", "duck", "loop", "haptic", "wait", "app"])
+        try args.allowOptions(["file", "category", "gain", "rate", "duck", "loop", "haptic", "wait", "app", "role"])
         let name = args.optionalPositional()
         let source: PlayRequest.Source
         switch (name, args.option("file")) {
@@ -123,6 +123,10 @@ enum RequestParser {
         request.loop = try args.flag("loop") ?? request.loop
         request.haptic = try args.flag("haptic") ?? request.haptic
         request.app = try app(&args)
+        if let text = args.option("role") {
+            guard let role = MediaRole(parsing: text) else { throw .badValue(name: "role", found: text, expected: MediaRole.names) }
+            request.role = role
+        }
         let wait = try args.flag("wait") ?? false
         // A loop ends only when stopped: its reply would never come, and it would hold the connection for good.
         if wait && request.loop { throw .conflicting("loop=1", "wait=1") }

@@ -69,34 +69,24 @@ final class BenchDaemon {
     /// SIGTERM and wait (SIGKILL after 3 s).
     func stop() { Children.stop(pid) }
 
-    /// Resident memory from /proc/PID/status: VmRSS and RssAnon, in bytes.
-    var memory: (rss: Int, anonymous: Int) {
-        let text = readTextFile("/proc/\(pid)/status") ?? ""
-        func kB(_ key: String) -> Int {
-            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(key + ":") }) else { return 0 }
-            return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+    /// Resident memory: VmRSS and RssAnon, in bytes.
+    var memory: (rss: Int, anonymous: Int) { ProcFS.memory(of: pid) }
+
+    /// Waits until the daemon's log holds `text` at least `count` times (a
+    /// finished preload or reload, which the daemon logs).
+    func waitForLog(_ text: String, count: Int = 1, timeout: Double) throws {
+        let deadline = Clock.now() + UInt64(timeout * 1e9)
+        while (readTextFile(logPath) ?? "").components(separatedBy: text).count - 1 < count {
+            guard Clock.now() < deadline else {
+                throw BenchError("sysound serve did not log \"\(text)\" \(count) time(s) within \(Int(timeout)) s; its log \(logPath):\n\(Self.tail(logPath))")
+            }
+            Clock.sleep(seconds: 0.01)
         }
-        return (kB("VmRSS"), kB("RssAnon"))
     }
 
     static func tail(_ path: String) -> String {
         (readTextFile(path) ?? "").split(separator: "\n").suffix(15).joined(separator: "\n")
     }
-}
-
-/// On-CPU time of every thread of `pid` (sum of the first field of
-/// /proc/PID/task/*/schedstat: nanoseconds, unlike the 10 ms ticks of /proc/PID/stat).
-func cpuNanoseconds(of pid: pid_t) -> UInt64 {
-    guard let dir = opendir("/proc/\(pid)/task") else { return 0 }
-    defer { closedir(dir) }
-    var total: UInt64 = 0
-    while let entry = readdir(dir) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        guard name.first?.isNumber == true, let text = readTextFile("/proc/\(pid)/task/\(name)/schedstat"),
-              let first = text.split(separator: " ").first, let ns = UInt64(first) else { continue }
-        total += ns
-    }
-    return total
 }
 
 /// A small file's text (`open`/`read`), nil if it cannot be read.

@@ -45,12 +45,11 @@ enum IdleFigure {
             // Past start-up work, and past the idle time when the device pauses.
             let settle = c.seconds(1, smoke: 0.3) + Double(run.pause) / 1000
             Clock.sleep(seconds: settle)
-            let threads0 = cpuByThread(of: daemon.pid)
+            let threads0 = ProcFS.threads(of: daemon.pid)
             let (serverShares, daemonShares, total) = sample(daemon.pid, serverPids, windows: windows, window: window)
-            let threads1 = cpuByThread(of: daemon.pid)
             let elapsed = Double(windows) * window
-            let busiest = threads1.map { name, ns in (name, Double(ns &- (threads0[name] ?? 0)) / (elapsed * 1e7)) }
-                .filter { $0.1 >= 0.005 }.sorted { $0.1 > $1.1 }
+            let busiest = ProcFS.byThread(threads0, ProcFS.threads(of: daemon.pid), \.cpuNanoseconds)
+                .map { ($0.0, Double($0.1) / (elapsed * 1e7)) }.filter { $0.1 >= 0.005 }
                 .map { String(format: "%@ %.2f %%", $0.0, $0.1) }.joined(separator: ", ")
             let state = run.pause > 0
                 ? String(format: "shipped config: device paused after idle_pause_ms = %d, sampled from %.1f s after start; ", run.pause, settle)
@@ -86,44 +85,20 @@ enum IdleFigure {
     /// over all of them.
     static func sample(_ daemon: pid_t?, _ server: [pid_t], windows: Int, window: Double) -> ([Double], [Double], Double) {
         var daemonShares: [Double] = [], serverShares: [Double] = []
-        let serverThreads = { server.reduce(into: [String: UInt64]()) { all, pid in all.merge(cpuByThread(of: pid)) { $0 + $1 } } }
-        var d0 = daemon.map(cpuByThread) ?? [:], p0 = serverThreads()
+        let serverThreads = { ProcFS.threads(of: server) }
+        var d0 = daemon.map { ProcFS.threads(of: $0) } ?? [:], p0 = serverThreads()
         var t0 = Clock.now()
         let first = t0
         var daemonTotal: UInt64 = 0
         for _ in 0..<windows {
             Clock.sleep(until: t0 + UInt64(window * 1e9))
-            let d1 = daemon.map(cpuByThread) ?? [:], p1 = serverThreads(), t1 = Clock.now()
-            let d = spent(d0, d1)
+            let d1 = daemon.map { ProcFS.threads(of: $0) } ?? [:], p1 = serverThreads(), t1 = Clock.now()
+            let d = ProcFS.spent(d0, d1, \.cpuNanoseconds)
             daemonTotal += d
             daemonShares.append(Double(d) / Double(t1 - t0) * 100)
-            serverShares.append(Double(spent(p0, p1)) / Double(t1 - t0) * 100)
+            serverShares.append(Double(ProcFS.spent(p0, p1, \.cpuNanoseconds)) / Double(t1 - t0) * 100)
             (d0, p0, t0) = (d1, p1, t1)
         }
         return (serverShares, daemonShares, Double(daemonTotal) / Double(t0 - first) * 100)
-    }
-
-    /// CPU nanoseconds spent between two per-thread snapshots. Threads are
-    /// matched by id: one that ended in between (OpenAL Soft's mixer thread
-    /// ends when the device pauses) drops out instead of making the sum go
-    /// backwards; one that started counts from zero.
-    static func spent(_ before: [String: UInt64], _ after: [String: UInt64]) -> UInt64 {
-        after.reduce(0) { sum, entry in sum + (entry.value &- min(before[entry.key] ?? 0, entry.value)) }
-    }
-
-    /// On-CPU nanoseconds of each thread of `pid`, as "name[tid]" (/proc/PID/task/*/comm, schedstat).
-    static func cpuByThread(of pid: pid_t) -> [String: UInt64] {
-        guard let dir = opendir("/proc/\(pid)/task") else { return [:] }
-        defer { closedir(dir) }
-        var result: [String: UInt64] = [:]
-        while let entry = readdir(dir) {
-            let tid = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard tid.first?.isNumber == true,
-                  let name = readTextFile("/proc/\(pid)/task/\(tid)/comm")?.trimmingCharacters(in: .whitespacesAndNewlines),
-                  let ns = readTextFile("/proc/\(pid)/task/\(tid)/schedstat")?.split(separator: " ").first.flatMap({ UInt64($0) })
-            else { continue }
-            result["\(name)[\(tid)]", default: 0] += ns
-        }
-        return result
     }
 }

@@ -78,16 +78,16 @@ enum LeverFigure {
             for (i, lever) in chosen.enumerated() {
                 let run = try measure(c, lever, index: i, loaded: loaded, pactl: pactl, clip: clip)
                 let label = lever.label + condition
-                c.report.addWithCI("9", "CLI launch → sink: " + label, unit: "ms", run.latencies[0])
-                c.report.add("9", "ratio CLI / pactl: " + label, unit: "×", value: run.median(0) / run.median(1),
+                c.report.addWithCI("11", "CLI launch → sink: " + label, unit: "ms", run.latencies[0])
+                c.report.add("11", "ratio CLI / pactl: " + label, unit: "×", value: run.median(0) / run.median(1),
                              ci95: Bootstrap.ratioCI(run.latencies[0], run.latencies[1]))
-                c.report.add("9", "clips not whole at the sink: " + label, unit: "clips", value: Double(run.broken[0]))
+                c.report.add("11", "clips not whole at the sink: " + label, unit: "clips", value: Double(run.broken[0]))
                 let missed = run.misses.map { "\($0.value) × \($0.key)" }.sorted().joined(separator: ", ")
                 let bounds = run.referenceBounds(c)
                 c.report.notes.append(String(format: "figure 11, %@: pactl %@ ms, reference %@ ms (medians; valid %@–%@), pactl clips not whole %d, load average %@%@",
                                              label, fmt(run.median(1)), fmt(run.median(2)), fmt(bounds.lowerBound), fmt(bounds.upperBound), run.broken[1], run.load,
                                              missed.isEmpty ? "" : "; not measured: " + missed))
-                do { try run.validate(c, figure: "9, " + label) } catch { invalid.append("\(error)") }
+                do { try run.validate(c, figure: "11, " + label) } catch { invalid.append("\(error)") }
             }
         }
         c.report.notes.append("figure 11: one daemon per lever (idle_pause_ms = 0 unless the row says otherwise), measured alone with pactl and the reference interleaved; rt-prio takes effect only where the process may set SCHED_RR (here: root); the shipped realtime_priority = 4 makes the daemon's audio threads SCHED_FIFO 4 directly (root)")

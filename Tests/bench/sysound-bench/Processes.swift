@@ -12,16 +12,18 @@ struct BenchError: Error, CustomStringConvertible {
 enum Children {
     private static let pids = Locked<Set<pid_t>>([])
 
-    /// Starts `path` with `arguments` (`posix_spawn`). stdin is /dev/null;
-    /// stdout and stderr go to `stdout`/`stderr` descriptors, or /dev/null.
+    /// Starts `path` with `arguments` (`posix_spawn`). stdin, stdout and
+    /// stderr are the `stdin`/`stdout`/`stderr` descriptors, or /dev/null.
     /// The child gets the default signal mask and dispositions back (the
     /// bench blocks SIGINT/SIGTERM for its signal thread).
     static func spawn(_ path: String, _ arguments: [String], environment: [String: String]? = nil,
-                      stdout: Int32? = nil, stderr: Int32? = nil) throws -> pid_t {
+                      stdin: Int32? = nil, stdout: Int32? = nil, stderr: Int32? = nil) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let stdin { posix_spawn_file_actions_adddup2(&actions, stdin, 0) } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         if let stdout { posix_spawn_file_actions_adddup2(&actions, stdout, 1) } else {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         }

@@ -11,38 +11,13 @@ enum ReloadFigure {
     static func run(_ c: BenchContext) throws {
         // 54 sounds of 4 s of 16-bit stereo (41.5 MB) as a big device theme; fewer in a smoke run.
         let sounds = c.count(54, smoke: 8)
-        let theme = c.work + "/big-theme"
-        var index = "[sounds.tap]\nfile = \"tap.wav\"\n"
-        do {
-            try FileManager.default.createDirectory(atPath: theme, withIntermediateDirectories: true)
-            try FileManager.default.copyItem(atPath: c.tapPath, toPath: theme + "/tap.wav")
-        } catch {
-            throw BenchError("cannot copy \(c.tapPath) into \(theme): \(error)")
-        }
-        for i in 0..<sounds {
-            let file = "big-\(i).wav"
-            let (status, output) = try runCapturing("/usr/bin/sox", [
-                "-n", "-r", "48000", "-c", "2", "-b", "16", theme + "/" + file, "synth", "4", "sine", "\(200 + 10 * i)", "vol", "0.3",
-            ])
-            guard exitCode(status) == 0 else { throw BenchError("sox could not make \(file): \(output)") }
-            index += "[sounds.big-\(i)]\nfile = \"\(file)\"\n"
-        }
-        do { try index.write(toFile: theme + "/index.toml", atomically: true, encoding: .utf8) } catch {
-            throw BenchError("cannot write \(theme)/index.toml: \(error)")
-        }
-        let config = try c.setConfigLine("max_preload_bytes = ", to: "1073741824", in: try c.writeConfig(name: "reload", theme: theme))
+        let (theme, config) = try BigTheme.make(c, sounds: sounds, name: "reload")
         let daemon = try BenchDaemon(binary: c.sysound, config: config, workDirectory: c.work, name: "reload")
         defer { daemon.stop() }
 
         var asked = 0
         /// Waits until every reload asked for has finished (the daemon logs each).
-        func settle() throws {
-            let deadline = Clock.now() + 60_000_000_000
-            while (readTextFile(daemon.logPath) ?? "").components(separatedBy: "reloaded configuration and theme").count - 1 < asked {
-                guard Clock.now() < deadline else { throw BenchError("reload \(asked) did not finish within 60 s: \(daemon.logPath)") }
-                Clock.sleep(seconds: 0.01)
-            }
-        }
+        func settle() throws { try daemon.waitForLog("reloaded configuration and theme", count: asked, timeout: 60) }
         try settle()
         let play = { () throws -> UInt64 in
             let start = Clock.now()
@@ -57,7 +32,7 @@ enum ReloadFigure {
             OnsetRun.Tool(label: "launch → sink: sysound play tap during a reload of \(sounds + 1) sounds") {
                 try settle()
                 let now = Date()
-                for i in 0..<sounds { try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: theme + "/big-\(i).wav") }
+                for i in 0..<sounds { try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: theme + "/" + BigTheme.file(i)) }
                 asked += 1
                 kill(daemon.pid, SIGHUP)
                 // Into the reload: the daemon has taken the signal and its workers decode.

@@ -26,7 +26,7 @@ struct Summary: Codable, Sendable {
 
 /// One line of the results table.
 struct Row: Codable, Sendable {
-    /// "1".."8", the figure number.
+    /// The figure's number ("1" … "15"), the one it is filed and rendered under.
     var figure: String
     var name: String
     var unit: String

@@ -36,8 +36,8 @@ enum Targets {
         check("first sound after an idle pause within 0.2 ms of a warm one", r.row("2", pause)?.value,
               { "\(fmt($0)) ms\(ci("2", pause))" }, { $0 <= 0.2 })
         let loaded = "clips not whole at the sink: " + LeverFigure.levers[0].label + " (both cores loaded)"
-        check("shipped period: no clip broken with both cores loaded", r.row("9", loaded)?.value,
-              { "\(fmt($0)) of \(r.row("9", "CLI launch → sink: " + LeverFigure.levers[0].label + " (both cores loaded)")?.summary?.n ?? 0) measured" },
+        check("shipped period: no clip broken with both cores loaded", r.row("11", loaded)?.value,
+              { "\(fmt($0)) of \(r.row("11", "CLI launch → sink: " + LeverFigure.levers[0].label + " (both cores loaded)")?.summary?.n ?? 0) measured" },
               { $0 == 0 })
         let library = "SoundService.play(\"tap\") (library, embedded)"
         check("play() call ≤ 20 µs p99 (library)", p99("3", "call: " + library), { "\(fmt($0)) µs p99" }, { $0 <= 20 })
@@ -54,8 +54,11 @@ enum Targets {
         let blockedShift = "sound onset: uploads blocked − free (medians)"
         check("a blocked haptic upload does not move the sound (|Δ onset| ≤ 0.5 ms)", r.row("12", blockedShift)?.value.map(abs),
               { "\(fmt($0)) ms\(ci("12", blockedShift))" }, { $0 <= 0.5 })
-        check("gsettings set → policy applied ≤ 20 ms median", median("13", "gsettings set → policy applied (do-not-disturb)"),
-              { "\(fmt($0)) ms median (the tool alone: \(fmt(median("13", "of which: the gsettings tool, start to exit") ?? .nan)) ms; written in-process: \(fmt(median("13", "GSettings write in a settings app → policy applied") ?? .nan)) ms)" },
+        // Judged on the in-process write, what a settings app does; the tool's launch
+        // row is mostly the gsettings tool starting (docs/bench-method.md, figure 13).
+        let setting = DesktopSettingFigure.self
+        check("desktop setting written (g_settings_set in-process) → policy applied ≤ 20 ms median", median("13", setting.inProcess),
+              { "\(fmt($0)) ms median (launch of `gsettings set` → applied: \(fmt(median("13", setting.toolLaunch) ?? .nan)) ms, of which the tool alone \(fmt(median("13", setting.toolAlone) ?? .nan)) ms)" },
               { $0 <= 20 })
         let rates = r.rows.filter { $0.figure == "5" && $0.name.hasPrefix("play tap") && $0.unit == "req/s" }.compactMap(\.value)
         check("≥ 50 000 play requests/s through the socket", rates.max(), { "\(fmt($0)) req/s (best of 1, 4, 16 clients)" }, { $0 >= 50_000 })
@@ -69,6 +72,19 @@ enum Targets {
               { "\(fmt($0)) ms p99 (median \(fmt((median("10", "SetLockedHint → daemon state") ?? .nan) / 1000)) ms)" }, { $0 <= 5 })
         check("daemon idle CPU ≤ 1 % of a core (default period)", median("8", "daemon idle CPU, " + IdleFigure.shippedLabel),
               { "\(fmt($0)) % median of 1 s windows" }, { $0 <= 1 })
+        // Figure 15, the cost at rest (issue 24). The first sound after an idle pause is
+        // judged above, on figure 2's row (0.2 ms, stricter than the issue's 0.3 ms).
+        let rest = RestFigure.self
+        check("idle daemon ≤ 0.25 wake-ups/s over all its threads, under WatchdogSec", r.row(rest.figure, rest.idleWatchdog)?.value,
+              { "\(fmt($0)) /s" }, { $0 <= 0.25 })
+        check("idle daemon without a watchdog: 0 wake-ups", r.row(rest.figure, rest.idleNoWatchdog)?.value,
+              { "\(fmt($0)) /s" }, { $0 == 0 })
+        check("sound server wake-ups with music + an idle sysound ≤ 1.1 × music alone", r.row(rest.figure, rest.serverRatio)?.value,
+              { "\(fmt($0)) ×" }, { $0 <= 1.1 })
+        check("idle RSS ≤ 24 MB with the shipped theme", r.row(rest.figure, rest.idleRSS)?.value,
+              { "\(fmt($0)) MB" }, { $0 <= 24 })
+        check("RSS growth ≤ 1.2 × the PCM bytes of a 50 MB theme", r.row(rest.figure, rest.rssPerPCM)?.value,
+              { "\(fmt($0)) ×" }, { $0 <= 1.2 })
         r.targets = checks
     }
 }

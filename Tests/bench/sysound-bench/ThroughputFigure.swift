@@ -22,9 +22,9 @@ enum ThroughputFigure {
         ]
         for (label, bytes) in kinds {
             for clients in [1, 4, 16] {
-                let cpu0 = IdleFigure.cpuByThread(of: daemon.pid)
+                let cpu0 = ProcFS.threads(of: daemon.pid)
                 let result = try measure(socket: daemon.socketPath, bytes: bytes, clients: clients, seconds: duration)
-                let cpu = IdleFigure.spent(cpu0, IdleFigure.cpuByThread(of: daemon.pid))
+                let cpu = ProcFS.spent(cpu0, ProcFS.threads(of: daemon.pid), \.cpuNanoseconds)
                 // On-CPU time per answered request, all daemon threads: unlike the rate,
                 // hardly moved by other processes sharing the cores. 1 s / this is
                 // what one core could serve if the clients cost nothing.
@@ -43,12 +43,12 @@ enum ThroughputFigure {
     /// The daemon's threads idle, and the most seen while 100 clients send pings.
     static func threadCounts(_ c: BenchContext, daemon: BenchDaemon, duration: Double) throws {
         let pid = daemon.pid
-        let idle = threadCount(of: pid)
+        let idle = ProcFS.threadCount(of: pid)
         let sampling = Atomic<Bool>(true)
         let most = Atomic<Int>(0)
         let sampler = JoinableThread {
             while sampling.load(ordering: .acquiring) {
-                let n = threadCount(of: pid)
+                let n = ProcFS.threadCount(of: pid)
                 if n > most.load(ordering: .relaxed) { most.store(n, ordering: .relaxed) }
                 usleep(5_000)
             }
@@ -63,17 +63,6 @@ enum ThroughputFigure {
         if result.failures > 0 {
             c.report.problems.append("figure 5: \(result.failures) pings with 100 clients not answered ok (first: \(result.firstFailure ?? "?"))")
         }
-    }
-
-    /// Entries of /proc/PID/task: the process's threads now.
-    static func threadCount(of pid: pid_t) -> Int {
-        guard let dir = opendir("/proc/\(pid)/task") else { return 0 }
-        defer { closedir(dir) }
-        var count = 0
-        while let entry = readdir(dir) {
-            if entry.pointee.d_name.0 != UInt8(ascii: ".") { count += 1 }
-        }
-        return count
     }
 
     struct Result {
