@@ -400,6 +400,10 @@ public final class AudioEngine: @unchecked Sendable {
         if let monitor, !monitorRung, !closed,
            !pool.voices.contains(where: \.isActive) || (output?.ownStream == nil && rampTargetsMove) {
             monitorRung = true
+            // The end is the last activity: the idle pause comes
+            // `idle_pause_ms` after it, not at once (a cork while the stream
+            // still writes the sound's tail is refused, and nothing retries it).
+            if !pool.voices.contains(where: \.isActive) { lastBusy = Self.monotonicSeconds() }
             monitor.ring()
         }
         // The last voice of a clip a reload replaced: its buffer can go now.
