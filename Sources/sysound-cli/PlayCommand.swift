@@ -20,7 +20,7 @@ struct PlayCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("ambient, solo-ambient, alert or playback (default: the sound's own).", valueName: "category"))
     var category: String?
 
-    @Option(name: .long, help: ArgumentHelp("The sound server's media.role of its stream: event, alarm, ringtone, notification… (default: the sound's own, else alarm for playback and event for the rest).", valueName: "role"))
+    @Option(name: .long, help: ArgumentHelp("The sound server's media.role of its stream: event, alarm, ringtone, notification, ... (default: the sound's own, else alarm for playback and event for the rest).", valueName: "role"))
     var role: String?
 
     @Option(name: .long, help: ArgumentHelp("Level relative to the theme's, 0 to 1.", valueName: "gain"))
