@@ -217,6 +217,36 @@ final class DesktopSettingsTests: XCTestCase {
         try assertHeard("tap", "after the reset", extra: ["--app", "org.example.Chat"])
     }
 
+    /// feedbackd's own `theme` setting (what phosh-mobile-settings writes)
+    /// names the D-Bus face's theme once the user sets it, found as NAME.json
+    /// in `$XDG_CONFIG_HOME/feedbackd/themes` (the fixture's, where its dconf
+    /// database lives too); its reset goes back to the configuration's (here
+    /// feedbackd's `default`, which knows no such event).
+    func testFeedbackdThemeSettingChoosesTheDBusFacesTheme() throws {
+        let themes = try XCTUnwrap(Self.environment["XDG_CONFIG_HOME"]) + "/feedbackd/themes"
+        let file = themes + "/sysound-test-mine.json"
+        try FileManager.default.createDirectory(atPath: themes, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try """
+            {"name": "sysound-test-mine", "parent-name": "default", "profiles": [
+              {"name": "full", "feedbacks": [
+                {"event-name": "org.example.only-in-mine", "type": "Sound", "effect": "bell"}]}]}
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        try startDaemon()
+        func event() throws -> Float {
+            try Pulse.peak(1.0) { _ = try feedbackClient(["trigger", "org.example.Chat", "org.example.only-in-mine", "-1"]) }
+        }
+        expectStatus("feedbackd-theme-setting", "?")
+        XCTAssertLessThan(try event(), 1e-4, "an event only the user's theme knows sounded before the theme was chosen")
+        try gsettings("set", "org.sigxcpu.feedbackd", "theme", "sysound-test-mine")
+        XCTAssertTrue(eventually(5) { status()["feedbackd-theme-in-use"]?.hasPrefix("sysound-test-mine:") == true },
+                      "\(status()["feedbackd-theme-in-use"] ?? "none")\n\(daemon!.log(tail: 15))")
+        XCTAssertGreaterThan(try event(), 0.05, "the theme feedbackd's setting names was not used")
+        try gsettings("reset", "org.sigxcpu.feedbackd", "theme")
+        XCTAssertTrue(eventually(5) { status()["feedbackd-theme-in-use"]?.hasPrefix("sysound-test-mine:") == false }, "\(status())")
+        XCTAssertLessThan(try event(), 1e-4, "the user's theme was still used after the setting's reset")
+    }
+
     func testFeedbackd08AllowImportantAndMaxHapticStrength() throws {
         // feedbackd 0.8's schema in a private schema directory, searched first.
         let schemas = NSTemporaryDirectory() + "sysound-schemas-\(UUID().uuidString.prefix(8))"
