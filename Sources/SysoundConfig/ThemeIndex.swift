@@ -107,6 +107,18 @@ struct ThemeIndex {
         return (index, document.diagnostics)
     }
 
+    /// A key whose value is one of an enumeration's names: the value, or nil
+    /// and one error naming the key, the nearest names and every choice.
+    private static func choice<T: CaseIterable & RawRepresentable>(
+        _ key: String, of sound: TableReader, named what: String, parse: (String) -> T?, otherwise: String = ""
+    ) -> T? where T.RawValue == String {
+        guard let text = sound.string(key, default: nil) else { return nil }
+        if let value = parse(text) { return value }
+        let all = T.allCases.map(\.rawValue)
+        sound.document.report(.invalidValue, key: sound.keyPath(key), "unknown \(what) \"\(text)\"\(NameSuggestions.phrase(for: text, among: all)); expected one of \(all.joined(separator: ", "))\(otherwise)")
+        return nil
+    }
+
     private static func readEntry(
         _ name: String, _ sound: TableReader, directory: String, presets: Set<String>, maxClipSeconds: Double
     ) -> SoundEntry? {
@@ -114,14 +126,7 @@ struct ThemeIndex {
         let file = sound.string("file", default: nil, expected: "the sound file's path, in quotes")
         var entry = SoundEntry(name: name, file: file.map { Paths.resolve($0, relativeTo: directory, environment: [:]) } ?? "")
         entry.gain = sound.double("gain", in: 0...1, default: 1)
-        if let text = sound.string("category", default: nil) {
-            if let category = SoundCategory(parsing: text) {
-                entry.category = category
-            } else {
-                let all = SoundCategory.allCases.map(\.rawValue)
-                document.report(.invalidValue, key: sound.keyPath("category"), "unknown category \"\(text)\"\(NameSuggestions.phrase(for: text, among: all)); expected one of \(all.joined(separator: ", "))")
-            }
-        }
+        if let category = choice("category", of: sound, named: "category", parse: SoundCategory.init(parsing:)) { entry.category = category }
         entry.priority = sound.int("priority", in: -1000...1000, default: 0)
         if let haptic = sound.string("haptic", default: nil) {
             if presets.contains(haptic) {
@@ -133,14 +138,7 @@ struct ThemeIndex {
         entry.aliases = sound.strings("aliases", default: [], expected: "an array of names")
         entry.loopable = sound.bool("loopable", default: false)
         entry.input = sound.bool("input", default: false)
-        if let text = sound.string("role", default: nil) {
-            if let role = MediaRole(parsing: text) {
-                entry.role = role
-            } else {
-                let all = MediaRole.allCases.map(\.rawValue)
-                document.report(.invalidValue, key: sound.keyPath("role"), "unknown media role \"\(text)\"\(NameSuggestions.phrase(for: text, among: all)); expected one of \(all.joined(separator: ", ")); the category's role is used")
-            }
-        }
+        entry.role = choice("role", of: sound, named: "media role", parse: MediaRole.init(parsing:), otherwise: "; the category's role is used")
         sound.reportUnknownKeys(known: soundKeys)
         guard file != nil else {
             if !sound.table.keys.contains("file") {
