@@ -136,6 +136,7 @@ extension AudioEngine {
     /// from the files. A file whose layout changed since (a reload will load
     /// it anew) is refused, so the byte counts stay those of the buffers.
     func reupload(_ clip: Clip) throws(AudioError) -> ALuint {
+        reuploads.add(1, ordering: .relaxed)
         let decoder = SoundDecoder(maxSeconds: settings.maxClipSeconds)
         return try decoder.withPCM(path: clip.format.path) { (format, pcm) throws(AudioError) -> ALuint in
             guard format.sameLayout(as: clip.format) else {

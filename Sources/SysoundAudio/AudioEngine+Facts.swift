@@ -22,9 +22,13 @@ extension AudioEngine {
     /// Voices in the pool (the configured count, or fewer if the device gives fewer).
     public var voiceCount: Int { locked { pool.count } }
     /// Whether an output device is open (false between a device loss and its return).
-    public var isConnected: Bool { locked { output != nil } }
+    public var isConnected: Bool { locked { output != nil && !streamLost && output?.ownStream?.isConnected != false } }
     /// How many times the device was reopened after a loss.
     public var reconnections: Int { locked { reopenCount } }
+    /// How many times a clip was decoded again from its file to give a new
+    /// device its buffer (a reopen of OpenAL Soft's device; never the own
+    /// stream's reconnection, whose mix keeps them).
+    public var clipReuploads: Int { reuploads.load(ordering: .relaxed) }
     /// How long a sound started now takes to reach the sound server's sink,
     /// in ns: the output latency OpenAL reports (ALC_SOFT_device_clock),
     /// read by the monitor on each check so that asking costs only the lock,

@@ -150,30 +150,45 @@ final class AudioMonitor: @unchecked Sendable {
     private func reopen() {
         guard let engine else { return }
         let settings = engine.settings, realtime = engine.realtime, role = engine.role
-        engine.locked { engine.reopening = true }
-        host.workers.submit({ () -> OpenedOutput in
-            // alcOpenDevice waits on the sound server (or its absence): here, not on the loop;
-            // and the clips go up into the new context here too, not under the lock on the loop.
-            guard let out = try? AudioOutputs.openDevice(settings, role: role, realtime: realtime) else { return OpenedOutput(output: nil, buffers: []) }
-            return OpenedOutput(output: out, buffers: engine.uploadClips(into: out))
-        }, then: { [self] opened in
-            reopened(opened.output, buffers: opened.buffers)
+        let keepsMix = engine.locked { () -> Bool in
+            engine.reopening = true
+            return engine.streamLost
+        }
+        host.workers.submit({ () -> Reopened in
+            // Waiting on the sound server (or its absence) is a worker's, not the loop's.
+            // The own stream's mix needs no server: only the stream is made again,
+            // unless on `auto` the server is gone for good (OpenAL Soft's device then, as at start).
+            if keepsMix, settings.backend != .auto || SoundServerProbe.ask() != .absent {
+                AudioThreads.opens.lock()
+                defer { AudioThreads.opens.unlock() }
+                return .stream(try? StreamOutput.connectStream(settings, role: role, realtime: realtime))
+            }
+            // A new device's clips go up into its context here too, not under the lock on the loop.
+            guard let out = try? AudioOutputs.openDevice(settings, role: role, realtime: realtime) else { return .output(nil, buffers: []) }
+            return .output(out, buffers: engine.uploadClips(into: out))
+        }, then: { [self] result in
+            engine.locked { engine.reopening = false }
+            switch result {
+            case .stream(let stream): reconnected(stream)
+            case .output(let out, let buffers): reopened(out, buffers: buffers)
+            }
         })
     }
 
-    /// The completion of `reopen`, on the loop.
+    /// A `reopen` that opened nothing: tries again later, backing off.
+    private func retryLater(_ now: UInt64) {
+        retry?.schedule(at: now + Self.micros(backoff))
+        backoff = min(backoff * 2, maxBackoff)
+    }
+
+    /// The completion of a whole device's `reopen`, on the loop.
     private func reopened(_ out: (any AudioOutputDevice)?, buffers: [(Clip, ALuint)]) {
-        engine?.locked { engine?.reopening = false }
         guard !stopped, let engine else {
             if let out { host.workers.submit { out.close() } }
             return
         }
         let now = EventLoop.monotonicNow()
-        guard let out else {
-            retry?.schedule(at: now + Self.micros(backoff))
-            backoff = min(backoff * 2, maxBackoff)
-            return
-        }
+        guard let out else { return retryLater(now) }
         if engine.attachReopened(out, now: Double(now) / 1e6, buffers: buffers) {
             check?.schedule(at: now + Self.micros(busyInterval))
         } else {
@@ -181,15 +196,33 @@ final class AudioMonitor: @unchecked Sendable {
         }
     }
 
+    /// The completion of a stream's `reopen`, on the loop.
+    private func reconnected(_ stream: PulseStream?) {
+        guard !stopped, let engine else {
+            if let stream { host.workers.submit { stream.close() } }
+            return
+        }
+        let now = EventLoop.monotonicNow()
+        guard let stream else { return retryLater(now) }
+        if let lost = engine.replaceLostStream(with: stream, now: Double(now) / 1e6) {
+            // Closing still talks to the server's socket: a worker's job.
+            host.workers.submit { lost.close() }
+            check?.schedule(at: now + Self.micros(busyInterval))
+        } else {
+            host.workers.submit { stream.close() }
+        }
+    }
+
     static func micros(_ seconds: Double) -> UInt64 { UInt64(max(seconds, 0) * 1e6) }
 }
 
-/// A worker's result: an opened output or none, handed to the loop.
-private struct OpenedOutput: @unchecked Sendable {
-    // @unchecked: the output is used by one thread at a time (worker, then loop).
-    let output: (any AudioOutputDevice)?
-    /// The clips' buffers, made in the output's context before it was attached.
-    let buffers: [(Clip, ALuint)]
+/// A worker's reopen, handed to the loop: a stream for the own stream's
+/// kept mix, or a whole output with the clips' buffers made in its context
+/// before it is attached; nil when nothing could be opened.
+private enum Reopened: @unchecked Sendable {
+    // @unchecked: what it holds is used by one thread at a time (worker, then loop).
+    case stream(PulseStream?)
+    case output((any AudioOutputDevice)?, buffers: [(Clip, ALuint)])
 }
 
 /// What the monitor's check found.
@@ -227,13 +260,22 @@ extension AudioEngine {
                 logger.info("audio output now on \(out.name) (was \(openedDeviceName))")
                 openedDeviceName = out.name
             }
+            // Waiting for the stream that replaces a lost one (`reopen`).
+            if streamLost { return .nothing }
             // A pause or resume in flight keeps the device open: the loss is handled at a later check.
             if !out.isConnected && !pausing && !resuming {
-                logger.warning("audio device \(out.name) disconnected; voices dropped, reopening")
-                let gone = detach()
                 checkArmedAt = nil
-                ALLock.condition.broadcast()
-                return .lost(gone: gone)
+                defer { ALLock.condition.broadcast() }
+                // The own stream's mix, sources and buffers need no server: they stay.
+                if out.ownStream != nil {
+                    logger.warning("audio output \(out.name) lost its sound server; voices dropped, connecting a new stream (the mix and its clips stay)")
+                    dropVoices(out)
+                    streamLost = true
+                    outputPaused = false
+                    return .lost(gone: nil)
+                }
+                logger.warning("audio device \(out.name) disconnected; voices dropped, reopening")
+                return .lost(gone: detach())
             }
             // Not while a worker pauses or resumes: the query would wait for its
             // backend lock. The own stream's is read when asked (`outputLatencyNanoseconds`).
@@ -299,7 +341,13 @@ extension AudioEngine {
     /// engine closed meanwhile (the caller closes `out`).
     func attachReopened(_ out: any AudioOutputDevice, now: Double, buffers: [(Clip, ALuint)]) -> Bool {
         connectStream(out)
+        var kept: (any AudioOutputDevice)?
         let attached = locked { () -> Bool in
+            // The own stream's kept mix, when the server came back as none (`auto`).
+            if streamLost {
+                kept = detach()
+                streamLost = false
+            }
             if closed || output != nil { return false }
             attach(out, buffers: buffers)
             reopenCount += 1
@@ -307,11 +355,38 @@ extension AudioEngine {
             lastBusy = now
             return true
         }
+        if let kept, let host { host.workers.submit { [self] in closeAfterUploads(kept) } }
         if attached {
             out.ownStream?.prime()
             logger.info("audio output reopened: \(out.name)")
         }
         return attached
+    }
+
+    /// Plays the kept mix on `stream` instead of the own stream the
+    /// server's loss ended (loop thread). Returns the lost stream, for the
+    /// caller to close; nil when the engine closed or no longer waits for a
+    /// stream (the caller closes `stream`).
+    func replaceLostStream(with stream: PulseStream, now: Double) -> PulseStream? {
+        guard let out = locked({ streamLost ? output as? StreamOutput : nil }) else { return nil }
+        // Before it plays: nothing reaches the new stream until the swap.
+        connect(stream, to: out)
+        let lost = locked { () -> PulseStream? in
+            guard streamLost, !closed, output === out else { return nil }
+            streamLost = false
+            reopenCount += 1
+            latencyNs = 0
+            lastTick = renderedSeconds
+            lastBusy = now
+            let lost = out.replaceStream(stream)
+            openedDeviceName = out.name
+            return lost
+        }
+        if lost != nil {
+            stream.prime()
+            logger.info("audio output reconnected: \(out.name) (the mix and its clips kept)")
+        }
+        return lost
     }
 
     static func monotonicSeconds() -> Double {

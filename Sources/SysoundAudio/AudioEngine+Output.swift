@@ -57,13 +57,18 @@ extension AudioEngine {
         }
     }
 
+    /// Ends every voice of `out`, the attached output (lock held).
+    func dropVoices(_ out: any AudioOutputDevice) {
+        out.makeCurrent()
+        for i in 0..<pool.count where pool[i].isActive { finish(slot: i) }
+    }
+
     /// Ends every voice and deletes the sources and buffers, keeping what
     /// is needed to load the clips again; returns the output for the caller to `close()` after
     /// releasing the lock (closing waits for the sound server).
     func detach() -> (any AudioOutputDevice)? {
         guard let out = output else { return nil }
-        out.makeCurrent()
-        for i in 0..<pool.count where pool[i].isActive { finish(slot: i) }
+        dropVoices(out)
         for clip in store.forgetRetired() where clip.buffer != 0 {
             AL.deleteBuffer(clip.buffer)
             clip.buffer = 0

@@ -45,7 +45,14 @@ extension AudioEngine {
             return
         }
         guard let out = out as? StreamOutput else { return }
-        out.stream.setRenderer { [weak self, weak out] buf, frames in
+        connect(out.stream, to: out)
+    }
+
+    /// Has `stream` render `out`'s mix and tell its loss: the output's own
+    /// stream, or the one that replaces it after the server's loss (before
+    /// it does: nothing reaches `stream` until then). Without `ALLock`.
+    func connect(_ stream: PulseStream, to out: StreamOutput) {
+        stream.setRenderer { [weak self, weak out] buf, frames in
             guard let self, let out else {
                 buf.update(repeating: 0, count: frames * 2)
                 return false
@@ -54,7 +61,7 @@ extension AudioEngine {
         }
         // The server's loss reaches the loop at once: a play in the gap is told
         // there is no device, and the paused monitor needs no polling.
-        out.stream.setFailureHandler { [weak self] in self?.monitor?.outputFailed() }
+        stream.setFailureHandler { [weak self] in self?.monitor?.outputFailed() }
     }
 
     /// The stream's renderer (its mainloop thread, under its lock; takes

@@ -4,6 +4,7 @@ import Logging
 import SysoundCore
 import SysoundEventLoop
 import SysoundRealtime
+import Synchronization
 
 /// The audio engine: one OpenAL device and context for the life of the
 /// process, preloaded clips, a fixed voice pool, and the primitives the policy
@@ -63,6 +64,12 @@ public final class AudioEngine: @unchecked Sendable {
     var latencyNs: UInt64 = 0
     /// A worker is opening the device again after a loss (alcOpenDevice).
     var reopening = false
+    /// The own stream's server went away; the output stays attached (its
+    /// mix, sources and buffers need no server) until a new stream replaces
+    /// the lost one (`reconnect`) or a device of another kind the whole output.
+    var streamLost = false
+    /// Clips decoded again to give a new device their buffers (`reupload`).
+    let reuploads = Atomic<Int>(0)
     /// Who is told when a voice ends (`whenEnded`), by voice.
     var endObservers: [VoiceID: [@Sendable () -> Void]] = [:]
     /// Preloads whose uploads may be in flight (off the lock, into the
@@ -200,11 +207,12 @@ public final class AudioEngine: @unchecked Sendable {
         lock.lock()
         guard let out = output, pool.count > 0 else { lock.unlock(); throw .deviceUnavailable }
         guard clip.buffer != 0 else { lock.unlock(); throw .clipNotLoaded(clip.name) }
-        // Where OpenAL Soft tells no loss (no disconnect event; ALSA while
-        // paused), a paused device playing nothing, a loss matters from the
-        // next play on: it finds it here, answers that there is no device and
-        // has the monitor reopen.
-        if out.ownStream == nil && !pausing && !resuming && !out.isConnected {
+        // A lost output answers that there is no device, never "played":
+        // the own stream's loss is told at once (its new stream may be on
+        // the way); where OpenAL Soft tells no loss (no disconnect event;
+        // ALSA while paused), a paused device playing nothing, a loss matters
+        // from the next play on, which finds it here and has the monitor reopen.
+        if streamLost || (!out.isConnected && (out.ownStream != nil || (!pausing && !resuming))) {
             lock.unlock()
             monitor?.outputFailed()
             throw .deviceUnavailable

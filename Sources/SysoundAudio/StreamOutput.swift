@@ -11,7 +11,11 @@ import SysoundRealtime
 final class StreamOutput: AudioOutputDevice, @unchecked Sendable {
     /// The loopback device OpenAL Soft mixes into; the stream renders it.
     let mixer: LoopbackOutput
-    let stream: PulseStream
+    /// Replaced by `replaceStream` after the server's loss: the mix, its
+    /// sources and the clips' buffers stay (the loopback device needs no
+    /// server). Read under `ALLock`, or by a device call on a worker, which
+    /// the engine never runs during a replacement.
+    private(set) var stream: PulseStream
 
     private init(mixer: LoopbackOutput, stream: PulseStream) {
         self.mixer = mixer
@@ -22,14 +26,27 @@ final class StreamOutput: AudioOutputDevice, @unchecked Sendable {
     /// `role`. `realtime` makes the stream's one mainloop thread real-time.
     static func open(_ s: AudioSettings, role: MediaRole = .event, realtime: RealtimeThreads?) throws(AudioError) -> StreamOutput {
         let mixer = try LoopbackOutput.open(s)
-        let stream: PulseStream
-        do { stream = try PulseStream.connect(s, clientName: ProcessInfo.processInfo.processName, role: role) } catch {
+        do { return StreamOutput(mixer: mixer, stream: try connectStream(s, role: role, realtime: realtime)) } catch {
             mixer.close()
             throw error
         }
+    }
+
+    /// Connects a stream to the server (and makes its thread real-time):
+    /// half of `open`, and all of a reconnection after the server's loss.
+    static func connectStream(_ s: AudioSettings, role: MediaRole, realtime: RealtimeThreads?) throws(AudioError) -> PulseStream {
+        let stream = try PulseStream.connect(s, clientName: ProcessInfo.processInfo.processName, role: role)
         let tid = stream.threadID
         if tid > 0 { realtime?.promote([tid], purpose: "sysound's PulseAudio stream thread (sysound-audio), which mixes and writes") }
-        return StreamOutput(mixer: mixer, stream: stream)
+        return stream
+    }
+
+    /// Plays on `new` from now on (`ALLock` held, no device call in flight);
+    /// returns the lost stream, for the caller to close off the lock.
+    func replaceStream(_ new: PulseStream) -> PulseStream {
+        let old = stream
+        stream = new
+        return old
     }
 
     var al: ALDeviceContext { mixer.al }

@@ -31,6 +31,29 @@ final class PulseStreamTests: IdlePauseTests, OutputSelecting {
         return Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces).split(separator: " ")[0])
     }
 
+    /// The server's loss ends only the stream: a play in the gap answers that
+    /// there is no device; once the server is back a new stream plays the
+    /// same mix, sources and buffers, so no clip is decoded again (OpenAL
+    /// Soft's device, which dies with the server, decodes every clip again).
+    func testTheServersLossKeepsTheMixAndItsClips() throws {
+        let p = try PulseFixture.require()
+        let (engine, clip) = try deviceEngine(try Fixture.directory(self))
+        XCTAssertNotNil(try take(engine, clip, p), "plays before the loss")
+        let decoded = engine.clipReuploads
+        try p.control("stop")
+        XCTAssertTrue(eventually(3) { !engine.isConnected }, "the loss is noticed")
+        XCTAssertThrowsError(try engine.play(clip), "a play in the gap is not answered as played") {
+            XCTAssertEqual($0 as? AudioError, .deviceUnavailable)
+        }
+        try p.control("start")
+        XCTAssertTrue(eventually(10) { engine.isConnected && engine.deviceName.contains("sysound") },
+                      "the engine plays on a new stream when the server returns: on \(engine.deviceName)")
+        let t = try take(engine, clip, p)
+        XCTAssertEqual(t.map { Fixture.peak($0.left) } ?? 0, 0.5, accuracy: 0.01, "plays on the new stream")
+        XCTAssertEqual(engine.clipReuploads, decoded, "no clip was decoded again: the mix kept its buffers")
+        XCTAssertGreaterThanOrEqual(engine.reconnections, 1)
+    }
+
     func testPlaysOnItsOwnStreamFromAThreadNamedForIt() throws {
         let p = try PulseFixture.require()
         let (engine, _) = try deviceEngine(try Fixture.directory(self))
