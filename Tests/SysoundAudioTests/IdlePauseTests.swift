@@ -189,9 +189,14 @@ class IdlePauseTests: XCTestCase {
         var description: String { "start −\(missingAtStart), foreign \(foreign), gaps \(gapFrames)/−\(skipped), end −\(unfinished)" }
     }
 
+    /// How far ahead a recording that stops matching is looked for in the
+    /// clip (100 ms): further on, the frames count as foreign.
+    static let jumpSearchFrames = 4_800
+
     /// Walks the take against the clip: a frame equal to the clip's next
     /// sample (within 3 steps of the null sink's 16 bits) advances both; a run
-    /// of silence is an underrun's gap, after which the clip is found again.
+    /// of silence is an underrun's gap, after which the clip is found again,
+    /// and so is a jump ahead with no silence (`jumpSearchFrames`).
     func damage(_ take: Take, clip ideal: [Float]) -> Damage {
         let r = take.left, tolerance: Float = 3 / 32_768
         func matches(_ i: Int, _ j: Int) -> Bool {
@@ -215,12 +220,37 @@ class IdlePauseTests: XCTestCase {
                 guard let again = (j..<ideal.count).first(where: { matches(i, $0) }) else { break }
                 d.skipped += again - j
                 j = again
+            } else if let again = (j + 1..<min(j + Self.jumpSearchFrames, ideal.count)).first(where: { matches(i, $0) }) {
+                // The recording jumped ahead in the clip with no silence
+                // between (frames the server or the recorder lost in one
+                // cycle): a gap of no length, judged like the others.
+                d.gapsAt.append(i)
+                d.skipped += again - j
+                j = again
             } else {
                 d.foreign += 1; i += 1; j += 1
             }
         }
         d.unfinished = ideal.count - j
         return d
+    }
+
+    /// The walk itself: a gap of silence and a jump ahead with none are gaps
+    /// (the clip found again after each); a second copy is foreign.
+    func testTheWalkTellsGapsAndJumpsFromForeignFrames() {
+        let ideal = Self.noise(seconds: 0.15)
+        func walk(_ left: [Float]) -> Damage {
+            damage(Take(left: left, right: [], onset: 0, call: 0), clip: ideal)
+        }
+        let start = Fixture.onset(ideal, threshold: 0.01)!
+        let clip = Array(ideal[start...])
+        XCTAssertEqual(walk(clip), Damage(), "the clip itself")
+        let silence = walk(Array(clip[..<2_000]) + [Float](repeating: 0, count: 128) + Array(clip[2_128...]))
+        XCTAssertEqual([silence.foreign, silence.gapFrames, silence.skipped, silence.gapsAt.count], [0, 128, 128, 1], "\(silence)")
+        let jump = walk(Array(clip[..<2_000]) + Array(clip[2_256...]))
+        XCTAssertEqual([jump.foreign, jump.gapFrames, jump.skipped, jump.gapsAt.count, jump.unfinished], [0, 0, 256, 1, 0], "\(jump)")
+        let copy = walk(Array(clip[..<2_000]) + Array(clip[1_000..<1_200]))
+        XCTAssertEqual(copy.foreign, 200, "a stretch played twice is foreign: \(copy)")
     }
 
     /// The first sound after a pause reaches the sink whole, from its first
