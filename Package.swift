@@ -167,6 +167,15 @@ let package = Package(
                 "SysoundRealtime", "SysoundRealtimeKit", "SysoundDesktop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            // The daemon stays a PIE, but with its relative relocations packed
+            // (DT_RELR, glibc 2.36): 2 MB of RELA entries the dynamic loader read
+            // at start-up no longer stay in the resident set (docs/benchmarks.md,
+            // figure 15). lld is the toolchain's; gold cannot pack them.
+            linkerSettings: [
+                .unsafeFlags(
+                    ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
+                    .when(platforms: [.linux], configuration: .release))
             ]),
         // Options both executables parse (serve, check), declared once.
         .target(
