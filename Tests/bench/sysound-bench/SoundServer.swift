@@ -10,6 +10,9 @@ enum SoundServer: String, CaseIterable, ExpressibleByArgument {
     /// The fixture script under Tests/fixture/ (it exports SYSOUND_SOUND_SERVER = rawValue).
     var fixture: String { self == .pulseaudio ? "with-pulse.sh" : "with-pipewire.sh" }
 
+    /// The script under Tests/fixture/ that controls the running fixture.
+    var control: String { self == .pulseaudio ? "pulse-ctl.sh" : "pipewire-ctl.sh" }
+
     /// How the table names the server's processes.
     var label: String { self == .pulseaudio ? "PulseAudio server" : "PipeWire (pipewire + pipewire-pulse + wireplumber)" }
 
