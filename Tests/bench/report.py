@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Turns sysound-bench's JSON (one file per sound server) into docs/benchmarks.md.
 
-    Tests/bench/report.py [--commit REV] [--output FILE] RESULT.json...
+    Tests/bench/report.py [--commit REV]... [--output FILE] RESULT.json...
 
 `make bench` calls it after Tests/bench/run.sh with the files of both servers,
 so the published figures are always one run's, with its machine, date and
 commit. The JSON does not carry the commit: it is taken here from git (the tree
 the bench just built), marked "+ local changes" when the tree differs from it;
---commit overrides that. The method is not repeated here: docs/bench-method.md.
+--commit overrides that: once for every file, or once per file in their order
+(a later run of some figures, `--figures`, may have been made at another commit). The method is not repeated here: docs/bench-method.md.
 Python 3 standard library only.
 """
 
@@ -82,10 +83,16 @@ def git_commit(root):
     return rev + (" + local changes" if dirty else "")
 
 
+def heading(report):
+    """The server, and for a run of some figures only (--figures), which."""
+    figures = sorted({figure_of(row) for row in report.get("rows", [])}, key=figure_key)
+    some = f" — figure{'s' if len(figures) > 1 else ''} {', '.join(figures)} only" if len(figures) < len(TITLES) else ""
+    return (report.get("server") or "unknown server") + some
+
+
 def server_section(report, commit, source):
     out = []
-    server = report.get("server") or "unknown server"
-    out.append(f"## {server}")
+    out.append("## " + heading(report))
     out.append("")
     notes = list(report.get("notes", []))
     load = None
@@ -111,6 +118,8 @@ def server_section(report, commit, source):
     out.append("")
 
     targets = report.get("targets", [])
+    if heading(report).endswith(" only"):  # the targets of the figures not run are not news
+        targets = [t for t in targets if t.get("met") is not None]
     if targets:
         out.append("### Targets")
         out.append("")
@@ -166,7 +175,7 @@ def server_section(report, commit, source):
     return out
 
 
-def render(reports, commit):
+def render(reports, commits):
     out = [
         "# Benchmarks",
         "",
@@ -176,7 +185,8 @@ def render(reports, commit):
         "The figures of one `make bench` run, one section per sound server, each with",
         "the machine, date and commit it was measured at. How each figure is measured:",
         "[bench-method.md](bench-method.md); why the audio path is built as it is and",
-        "what the targets are: [latency.md](latency.md). Runs of other days:",
+        "what the targets are: [latency.md](latency.md); where the memory goes:",
+        "[memory.md](memory.md). Runs of other days:",
         "[journal/](journal/).",
         "",
     ]
@@ -184,7 +194,10 @@ def render(reports, commit):
     if smoke:
         out += ["**These are smoke-run figures** (a few iterations, no target judged):",
                 "they show the bench works, not what sysound achieves.", ""]
-    for source, report in reports:
+    if any(heading(report).endswith(" only") for _, report in reports):
+        out += ["A section whose heading ends \"… only\" is a later run of those figures; where",
+                "it repeats a row of the whole run, it is the current figure.", ""]
+    for (source, report), commit in zip(reports, commits):
         out += server_section(report, commit, source)
     return "\n".join(out).rstrip("\n") + "\n"
 
@@ -193,7 +206,8 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("json", nargs="+", help="sysound-bench --json output, one per sound server")
     parser.add_argument("--output", "-o", help="where to write the Markdown (default: standard output)")
-    parser.add_argument("--commit", help="the commit the run measured (default: git's HEAD of this tree)")
+    parser.add_argument("--commit", action="append", default=[],
+                        help="the commit the run measured (default: git's HEAD of this tree); once per file, or once for all")
     args = parser.parse_args(argv)
 
     reports = []
@@ -204,8 +218,12 @@ def main(argv):
         except (OSError, ValueError) as e:
             print(f"report.py: cannot read {path}: {e}", file=sys.stderr)
             return 1
+    if len(args.commit) not in (0, 1, len(reports)):
+        print(f"report.py: {len(args.commit)} --commit for {len(reports)} files: give one, or one per file", file=sys.stderr)
+        return 2
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    text = render(reports, args.commit or git_commit(root))
+    commits = args.commit * len(reports) if len(args.commit) == 1 else args.commit or [git_commit(root)] * len(reports)
+    text = render(reports, commits)
     if args.output:
         tmp = args.output + ".tmp"
         with open(tmp, "w", encoding="utf-8") as f:
