@@ -157,8 +157,9 @@ def main(argv):
                     if symbols[j][0] + max(symbols[j][1], 1) > vaddr:
                         modules.add(module_of(symbols[j][2]))
                     j += 1
-                for module in modules or {"(no symbol)"}:
-                    by_module[module] += PAGE / len(modules or {1})
+                modules = modules or {"(no symbol)"}
+                for module in modules:
+                    by_module[module] += PAGE / len(modules)
     print(f"\n{os.path.basename(executable)} by section (MB resident):")
     for section, size in by_section.most_common(10):
         print(f"  {size / 1e6:6.2f}  {section}")
