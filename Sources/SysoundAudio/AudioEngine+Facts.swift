@@ -39,6 +39,13 @@ extension AudioEngine {
     public var outputLatencyNanoseconds: UInt64 {
         locked { output.map { $0.ownStream != nil ? $0.latencyNanoseconds() : latencyNs } ?? 0 }
     }
+    /// How long until what the output was given has been heard, in ns: a
+    /// voice the engine has just told ended still plays for this long. On
+    /// the own stream, what it wrote ahead and the sink's latency
+    /// (`PlayoutClock`); on OpenAL Soft's device, its latency; 0 on loopback.
+    public var untilHeardNanoseconds: UInt64 {
+        locked { output.map { $0.ownStream?.untilHeardNanoseconds ?? latencyNs } ?? 0 }
+    }
     /// The mixing rate and refresh (updates per second) the device granted.
     public var grantedFormat: (frequency: Int, refresh: Int) {
         locked { (output?.frequency ?? 0, output?.refresh ?? 0) }

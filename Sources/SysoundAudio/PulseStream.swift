@@ -32,6 +32,8 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
         var failed = false
         var failure: String?
         var latencyNs: UInt64 = 0
+        /// When what is written has been heard (a voice's end is told before its tail is).
+        var playout = PlayoutClock()
         /// Whether a sound is being written (else the stream has run dry).
         var writing = false
         var threadID: Int32 = 0
@@ -207,6 +209,12 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
     /// ms in figure 2), where `pa_stream_get_latency` would still count the
     /// sink's whole latency (2 ms at 96 × 4) and hold a paired haptic back by that.
     var latencyNanoseconds: UInt64 { shared.withLock { $0.writing ? $0.latencyNs : 0 } }
+    /// How long until what the stream has written has been heard, in ns: a
+    /// voice that ended in the last block rendered is heard to its end then.
+    var untilHeardNanoseconds: UInt64 {
+        let now = Self.monotonicMicros()
+        return shared.withLock { $0.playout.untilHeard(now: now) } * 1000
+    }
     /// The mainloop thread's kernel id (gettid), 0 until it ran.
     var threadID: Int32 { shared.withLock { $0.threadID } }
     /// Bytes written on the stream since it opened.
@@ -415,6 +423,10 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
             var bytes = left * Self.frameBytes
             guard pa_stream_begin_write(s, &data, &bytes) == 0, let data, bytes >= Self.frameBytes else { break }
             let n = min(bytes / Self.frameBytes, left)
+            // Counted before the render, which may tell a voice's end: whoever
+            // then asks `untilHeardNanoseconds` counts this block in.
+            let now = Self.monotonicMicros()
+            shared.withLock { [rate] in $0.playout.write(frames: n, rate: rate, now: now) }
             let more = renderer(data.assumingMemoryBound(to: Float.self), n)
             guard pa_stream_write(s, data, n * Self.frameBytes, nil, 0, PA_SEEK_RELATIVE) == 0 else {
                 pa_stream_cancel_write(s)
@@ -465,7 +477,11 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
         var negative: Int32 = 0
         guard pa_stream_get_latency(stream, &usec, &negative) == 0 else { return }
         let ns = negative != 0 ? 0 : usec * 1000
-        shared.withLock { $0.latencyNs = ns }
+        let sink = pa_stream_get_timing_info(stream).map { $0.pointee.sink_usec } ?? 0
+        shared.withLock {
+            $0.latencyNs = ns
+            $0.playout.sinkMicros = sink
+        }
     }
 
     private func underflowed() {

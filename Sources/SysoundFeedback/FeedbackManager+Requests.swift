@@ -43,14 +43,14 @@ extension FeedbackManager {
     }
 
     /// Calls `heard` once `voice` has ended (or was stopped) and has been
-    /// heard: the engine's end event, then the output's latency, on a queue
+    /// heard: the engine's end event, then what the output still holds, on a queue
     /// of its own. Nothing is blocked or polled meanwhile; at once without audio.
     public func whenHeard(_ voice: VoiceID, _ heard: @escaping @Sendable () -> Void) {
         guard let audio = engine(of: voice) else { return heard() }
         audio.whenEnded(voice) {
             // The engine's lock is held here: the latency is read on the queue.
             Self.ends.async {
-                let tail = min(audio.outputLatencyNanoseconds, 500_000_000)
+                let tail = min(audio.untilHeardNanoseconds, 500_000_000)
                 if tail == 0 { return heard() }
                 Self.ends.asyncAfter(deadline: .now() + .nanoseconds(Int(tail)), execute: heard)
             }
@@ -61,11 +61,11 @@ extension FeedbackManager {
 
     /// Blocks until `voice` has ended (or was stopped) and has been heard:
     /// the engine's end is when the mixer has taken the last of it, and the
-    /// sound server still holds up to the output's latency of it.
+    /// sound server still holds what was written ahead (`untilHeardNanoseconds`).
     public func waitForEnd(of voice: VoiceID) {
         guard let audio = engine(of: voice) else { return }
         audio.wait(for: voice)
-        let tail = min(audio.outputLatencyNanoseconds, 500_000_000)
+        let tail = min(audio.untilHeardNanoseconds, 500_000_000)
         if tail > 0 { usleep(useconds_t(tail / 1000)) }
     }
 

@@ -230,6 +230,29 @@ final class PulseStreamTests: IdlePauseTests, OutputSelecting {
         XCTAssertTrue(eventually(1) { engine.outputLatencyNanoseconds == 0 }, "drained again: \(engine.outputLatencyNanoseconds) ns")
     }
 
+    /// The engine tells a voice's end when the render has taken its last
+    /// frame, while what the stream wrote ahead of the sink is still to be
+    /// heard: `untilHeardNanoseconds` then counts it, so the end plus that
+    /// lies at least the clip's length after the play (a drained stream
+    /// starts the clip at once). It read 0 once the stream had stopped
+    /// writing: `finished` came up to a buffer early.
+    func testAVoicesEndPlusWhatIsStillToBeHeardIsNotBeforeItsLength() throws {
+        _ = try PulseFixture.require()
+        let (engine, clip) = try deviceEngine(try Fixture.directory(self))
+        let length = Double(clip.format.frames) / Double(clip.format.sampleRate)
+        for take in 1...3 {
+            usleep(100_000)  // drained: the play is written at once
+            let ended = DispatchSemaphore(value: 0)
+            let started = AudioEngine.monotonicSeconds()
+            engine.whenEnded(try engine.play(clip)) { ended.signal() }
+            XCTAssertEqual(ended.wait(timeout: .now() + 3), .success, "take \(take): the end is told")
+            let heardAt = AudioEngine.monotonicSeconds() + Double(engine.untilHeardNanoseconds) / 1e9
+            let sinceStart = heardAt - started
+            XCTAssertGreaterThanOrEqual(sinceStart, length, "take \(take): heard to its end before its length had passed")
+            XCTAssertLessThan(sinceStart, length + 0.1, "take \(take): the tail counted is the stream's buffer, not more")
+        }
+    }
+
     func testLoopbackRenderIsRefusedOnTheStream() throws {
         _ = try PulseFixture.require()
         let (engine, _) = try deviceEngine(try Fixture.directory(self))

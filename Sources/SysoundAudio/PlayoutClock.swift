@@ -1,0 +1,29 @@
+/// When what a stream has written will have been heard, by the writer's own
+/// count: each block plays after what was written before it, or at once on a
+/// stream that has run dry (the server starts a drained stream's first
+/// write as soon as it holds `prebuf`, which every write after a kick does),
+/// and the sink then holds it for its own latency.
+///
+/// The server's timing answer (`pa_stream_get_latency`) says the same only
+/// while it is fresh, and the stream asks for it at most every 250 ms; its
+/// `latencyNanoseconds` is also 0 once the stream has run dry, since a new
+/// sound then plays at once, while the tail just written still has to be
+/// heard. Times are CLOCK_MONOTONIC microseconds.
+struct PlayoutClock: Equatable {
+    /// When the last frame written so far has left the stream for the sink.
+    private(set) var playedOutAt: UInt64 = 0
+    /// The sink's latency, from the stream's last timing update.
+    var sinkMicros: UInt64 = 0
+
+    /// `frames` at `rate` are about to be written at `now`.
+    mutating func write(frames: Int, rate: Int, now: UInt64) {
+        guard frames > 0, rate > 0 else { return }
+        playedOutAt = max(playedOutAt, now) + UInt64(frames) * 1_000_000 / UInt64(rate)
+    }
+
+    /// How long from `now` until the last frame written has been heard.
+    func untilHeard(now: UInt64) -> UInt64 {
+        let heardAt = playedOutAt + sinkMicros
+        return heardAt > now ? heardAt - now : 0
+    }
+}
