@@ -259,7 +259,7 @@ extension FeedbackManager {
 
     /// A play's reply fields: its wire form, built in this one place.
     package static func fields(of result: PlayResult) -> WireFields {
-        var fields = WireFields()
+        var fields = WireFields(capacity: 6)  // all a play's reply can say, without regrowing
         if let voice = result.voice { fields["id"] = voice.wireID }
         fields["outcome"] = result.outcome.rawValue
         fields["category"] = result.decision.category.rawValue
@@ -297,11 +297,13 @@ extension VoiceID {
     /// (as before roles), `slot.serial.role` for another role's (`3.17.alarm`).
     public var wireID: String { role == .event ? "\(slot).\(serial)" : "\(slot).\(serial).\(role.rawValue)" }
 
-    /// Parses the wire form.
+    /// Parses the wire form (in place: no array of parts for a play's id).
     public init?(_ text: String) {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2 || parts.count == 3, let slot = Int(parts[0]), let serial = UInt32(parts[1]), slot >= 0 else { return nil }
-        let role = parts.count == 3 ? MediaRole(rawValue: String(parts[2])) : .event
+        guard let dot = text.firstIndex(of: "."), let slot = Int(text[..<dot]), slot >= 0 else { return nil }
+        let rest = text[text.index(after: dot)...]
+        let serialEnd = rest.firstIndex(of: ".") ?? rest.endIndex
+        guard let serial = UInt32(rest[..<serialEnd]) else { return nil }
+        let role = serialEnd == rest.endIndex ? .event : MediaRole(rawValue: String(rest[rest.index(after: serialEnd)...]))
         guard let role else { return nil }
         self.init(slot: slot, serial: serial, role: role)
     }

@@ -64,6 +64,9 @@ package struct WireFields: Sendable, Equatable, Hashable, Sequence, ExpressibleB
 
     package init() {}
 
+    /// Room for `capacity` fields before the storage grows.
+    package init(capacity: Int) { pairs.reserveCapacity(capacity) }
+
     /// Later duplicates replace earlier ones, keeping the first position.
     package init(dictionaryLiteral elements: (String, String)...) {
         for (k, v) in elements { self[k] = v }
