@@ -13,6 +13,8 @@ extension AudioEngine {
     /// What the stream has written since it opened, in bytes (stereo float32
     /// frames × 8); nil without a stream.
     public var streamBytesWritten: UInt64? { locked { output?.ownStream?.bytesWritten } }
+    /// Plays that woke the stream's thread (its kicks) since it opened; nil without a stream.
+    public var streamKicks: Int? { locked { output?.ownStream?.kicks } }
     /// Underflows of the stream while a sound was being written (gaps heard); nil without a stream.
     public var streamUnderflows: Int? { locked { output?.ownStream?.underflows } }
     /// The stream's buffer as the server granted it, in frames; nil without a stream.

@@ -76,9 +76,9 @@ extension AudioEngine {
                 return false
             }
             mix(out.mixer, into: buf, frames: frames)
-            if pool.voices.contains(where: { $0.phase == .playing }) { return true }
-            settleRampsIfSilent()
-            return false
+            out.rendering = pool.voices.contains(where: { $0.phase == .playing })
+            if !out.rendering { settleRampsIfSilent() }
+            return out.rendering
         }
     }
 

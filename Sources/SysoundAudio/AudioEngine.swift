@@ -249,12 +249,15 @@ public final class AudioEngine: @unchecked Sendable {
             // flight is undone by its worker once it returns.
             if out.ownStream != nil { outputPaused = false } else { resume = resumeOutput(out) }
         }
+        // A stream still rendering mixes the voice into its next block, where
+        // a kick would write it too: only a drained stream is woken.
+        let kick = (out as? StreamOutput).map { !$0.rendering } ?? false
         lock.unlock()
         // None waits: the kick is an eventfd write (the stream's thread mixes
         // and writes the voice now), the resume goes to a worker (which wakes
         // the monitor once the device runs: one thread woken from here, not
         // two), the wake to the loop.
-        out.ownStream?.kick()
+        if kick { out.ownStream?.kick() }
         if let resume {
             resumeLater(resume)
         } else if wake {

@@ -39,6 +39,7 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
         var threadID: Int32 = 0
         var bytesWritten: UInt64 = 0
         var underflows = 0
+        var kicks = 0
         var granted: Request?
         var sinkName = ""
         var kickClosed = false
@@ -192,6 +193,7 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
         shared.withLock {
             guard !$0.kickClosed else { return }
             $0.kicksPending += 1
+            $0.kicks += 1
             var one: UInt64 = 1
             _ = write(kickFD, &one, 8)
         }
@@ -219,6 +221,8 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
     var threadID: Int32 { shared.withLock { $0.threadID } }
     /// Bytes written on the stream since it opened.
     var bytesWritten: UInt64 { shared.withLock { $0.bytesWritten } }
+    /// Kicks since the stream opened: plays that found it drained.
+    var kicks: Int { shared.withLock { $0.kicks } }
     /// Underflows while a sound was being written (gaps), not the planned ones after a tail.
     var underflows: Int { shared.withLock { $0.underflows } }
     /// What the server granted (`pa_stream_get_buffer_attr`), in frames.

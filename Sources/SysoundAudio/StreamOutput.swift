@@ -16,6 +16,11 @@ final class StreamOutput: AudioOutputDevice, @unchecked Sendable {
     /// server). Read under `ALLock`, or by a device call on a worker, which
     /// the engine never runs during a replacement.
     private(set) var stream: PulseStream
+    /// Whether the stream's last render said more is to come (`ALLock`
+    /// held): it then renders again when the server asks, and a voice
+    /// started now is mixed into that block. Only a stream that has stopped
+    /// writing needs a play's kick.
+    var rendering = false
 
     private init(mixer: LoopbackOutput, stream: PulseStream) {
         self.mixer = mixer
@@ -46,6 +51,7 @@ final class StreamOutput: AudioOutputDevice, @unchecked Sendable {
     func replaceStream(_ new: PulseStream) -> PulseStream {
         let old = stream
         stream = new
+        rendering = false
         return old
     }
 
