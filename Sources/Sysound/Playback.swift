@@ -43,9 +43,9 @@ public final class Playback: Sendable {
     package let fields: WireFields
 
     private let engine: Engine
-    /// Whether the end is known: at once when no sound plays, else once a
-    /// watch (started by the first wait, not by the play) has seen it.
-    private let ended: Atomic<Bool>
+    /// The watch for the sound's end, made by the first wait (most plays
+    /// are never awaited): until then a play costs nothing for it.
+    private let end = AtomicLazyReference<EndSignal>()
 
     /// Who plays the sound, to stop it and to know its end.
     enum Engine: Sendable {
@@ -64,68 +64,51 @@ public final class Playback: Sendable {
         hapticSkipped = fields["haptic-skipped"].flatMap(HapticSkipReason.init(rawValue:))
         duration = fields["duration-ms"].flatMap(Double.init).map { $0 / 1000 }
         self.engine = id == nil ? .none : engine
-        ended = Atomic(id == nil)
     }
 
-    /// Completes when the sound has ended: played to its end (and through the
-    /// output's latency, so it has been heard), stopped, or never started.
+    /// Completes when the sound has ended: played to its end (and through what
+    /// the sound server still held of it, so it has been heard), stopped, or
+    /// never started.
     ///
     /// Waiting costs nothing while nobody awaits: the service starts watching
     /// for the end on the first `await`. A looping sound ends only when stopped.
     /// A cancelled task stops waiting at once; the sound plays on.
     public var finished: Void {
-        get async {
-            let resumed = Locked<CheckedContinuation<Void, Never>?>(nil)
-            await withTaskCancellationHandler {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    resumed.withLock { $0 = continuation }
-                    if Task.isCancelled { return Self.resumeOnce(resumed) }
-                    whenEnded { Self.resumeOnce(resumed) }
-                }
-            } onCancel: {
-                Self.resumeOnce(resumed)
-            }
-        }
+        get async { await endSignal.wait() }
     }
 
     /// Whether the sound has ended, as far as is known without waiting.
-    public var hasFinished: Bool { ended.load(ordering: .acquiring) }
+    public var hasFinished: Bool {
+        if case .none = engine { return true }
+        return end.load()?.hasEnded ?? false
+    }
 
     /// Blocks the calling thread until the sound has ended: ``finished`` for
     /// scripts and command-line tools. Never call it from an async context.
     public func waitUntilFinished() {
         let done = DispatchSemaphore(value: 0)
-        whenEnded { done.signal() }
+        endSignal.whenEnded { done.signal() }
         done.wait()
     }
 
-    /// Calls `body` once the sound has ended, at once if that is known. Each
-    /// wait watches on its own (the engine's end event, or a `wait` to the
-    /// daemon): nothing is made for the end while nobody waits, so a play
-    /// costs the `Playback` and its fields only.
-    private func whenEnded(_ body: @escaping @Sendable () -> Void) {
-        if hasFinished { return body() }
-        let done: @Sendable () -> Void = { [self] in
-            ended.store(true, ordering: .releasing)
-            body()
-        }
+    /// The one watch all waits share, made by the first.
+    private var endSignal: EndSignal {
+        if let signal = end.load() { return signal }
+        let signal: EndSignal
         switch (engine, id) {
         case (.daemon(let link), let id?):
-            link.whenEnded(id.text, done)
+            signal = EndSignal { done in link.whenEnded(id.text, done) }
         case (.embedded(let manager), let id?):
             // The engine's end event, the one the daemon answers `wait` with too.
-            guard let voice = VoiceID(id.text) else { return done() }
-            manager.whenHeard(voice, done)
+            if let voice = VoiceID(id.text) {
+                signal = EndSignal { done in manager.whenHeard(voice, done) }
+            } else {
+                signal = EndSignal(ended: true)
+            }
         default:
-            done()
+            signal = EndSignal(ended: true)
         }
-    }
-
-    private static func resumeOnce(_ slot: Locked<CheckedContinuation<Void, Never>?>) {
-        slot.withLock { continuation -> CheckedContinuation<Void, Never>? in
-            defer { continuation = nil }
-            return continuation
-        }?.resume()
+        return end.storeIfNil(signal)
     }
 
     /// Stops the sound now (it fades out in a few milliseconds); ``finished``
@@ -153,5 +136,72 @@ public final class Playback: Sendable {
             do { reply = try link.send(.stop(.voice(id.text))) } catch { throw SoundServiceError(error) }
             if case .error(let code, let message) = reply { throw SoundServiceError(code: code, message: message) }
         }
+    }
+}
+
+/// A sound's end: known at once, or watched for from the first wait on.
+final class EndSignal: Sendable {
+    private struct State {
+        var ended = false
+        var watching = false
+        var waiters: [@Sendable () -> Void] = []
+    }
+
+    private let state: Locked<State>
+    private let watch: (@Sendable (_ ended: @escaping @Sendable () -> Void) -> Void)?
+
+    init(ended: Bool) {
+        state = Locked(State(ended: ended))
+        watch = nil
+    }
+
+    init(watch: @escaping @Sendable (_ ended: @escaping @Sendable () -> Void) -> Void) {
+        state = Locked(State())
+        self.watch = watch
+    }
+
+    var hasEnded: Bool { state.withLock { $0.ended } }
+
+    /// Calls `body` once the end is known (at once if it is).
+    func whenEnded(_ body: @escaping @Sendable () -> Void) {
+        let (now, start) = state.withLock { s -> (Bool, Bool) in
+            if s.ended { return (true, false) }
+            s.waiters.append(body)
+            defer { s.watching = true }
+            return (false, !s.watching)
+        }
+        if now { return body() }
+        if start, let watch { watch { [self] in ended() } }
+    }
+
+    /// Returns once the end is known, or when the awaiting task is cancelled
+    /// (the sound plays on: cancelling a wait is not stopping the sound).
+    func wait() async {
+        let resumed = Locked<CheckedContinuation<Void, Never>?>(nil)
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                resumed.withLock { $0 = continuation }
+                if Task.isCancelled { return Self.resumeOnce(resumed) }
+                whenEnded { Self.resumeOnce(resumed) }
+            }
+        } onCancel: {
+            Self.resumeOnce(resumed)
+        }
+    }
+
+    private static func resumeOnce(_ slot: Locked<CheckedContinuation<Void, Never>?>) {
+        slot.withLock { continuation -> CheckedContinuation<Void, Never>? in
+            defer { continuation = nil }
+            return continuation
+        }?.resume()
+    }
+
+    private func ended() {
+        let waiters = state.withLock { s -> [@Sendable () -> Void] in
+            s.ended = true
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        for waiter in waiters { waiter() }
     }
 }
