@@ -9,11 +9,12 @@ import SysoundCore
 ///
 /// OpenAL Soft 1.19's own PulseAudio backend keeps its stream's whole buffer
 /// full of mixed silence, so every new sound queues behind it (docs/latency.md,
-/// "The own stream"). This stream writes nothing while idle and lets
-/// the stream run dry; a `kick` (after a voice starts) renders and writes at
-/// once, and PulseAudio plays a write onto an underrun stream at once (it
+/// "The own stream"). This stream writes nothing while idle and lets it run
+/// dry; a `kick` (a voice started on the drained stream) renders and writes
+/// at once, and PulseAudio plays a write onto an underrun stream at once (it
 /// rewinds the sink), whatever its length. While voices play the stream
-/// renders on the server's requests; after their tail it stops writing again.
+/// renders on the server's requests (a voice started then is mixed into the
+/// next of them, unkicked); after their tail it stops writing again.
 ///
 /// One thread: libpulse's threaded mainloop ("sysound-audio") runs every
 /// callback, the kick included (an eventfd watched with the mainloop API's
@@ -21,6 +22,12 @@ import SysoundCore
 /// `ALLock` (inside the renderer); nothing that holds `ALLock` takes the
 /// mainloop lock. What other threads read (`isConnected`, latency, thread id)
 /// is kept in a small lock of its own.
+///
+/// Why one file of 500 lines: the mainloop thread's state is `private` to it,
+/// so nothing else in the module can touch it off that thread. What needs none
+/// of it lives beside: the buffer request (PulseStream+Request.swift), the
+/// media role (PulseStream+Role.swift), the count of what is still to be
+/// heard (PlayoutClock.swift).
 final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
     /// Renders `frames` stereo float32 frames into the buffer; returns whether
     /// more is to come (a voice still plays or a ramp still moves). Called on

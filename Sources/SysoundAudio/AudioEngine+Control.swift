@@ -1,0 +1,87 @@
+import SysoundCore
+
+/// The primitives the policy layer drives beyond a play: stops, the system
+/// volume, and interruptions (a call pauses what may resume and drops the rest).
+extension AudioEngine {
+    /// Stops one voice now; a stale ID is ignored.
+    public func stop(_ voice: VoiceID) {
+        locked {
+            guard pool.isCurrent(voice) else { return }
+            output?.makeCurrent()
+            finish(slot: voice.slot)
+            ALLock.condition.broadcast()
+        }
+    }
+
+    /// Stops every voice.
+    public func stopAll() { stopVoices(categories: Set(SoundCategory.allCases)) }
+
+    /// Stops the voices of these categories (silent mode on: `[.ambient, .soloAmbient]`).
+    public func stopVoices(categories: Set<SoundCategory>) {
+        locked {
+            output?.makeCurrent()
+            for i in 0..<pool.count where pool[i].isActive && categories.contains(pool[i].category) {
+                finish(slot: i)
+            }
+            ALLock.condition.broadcast()
+        }
+    }
+
+    /// The system volume (0–1) the engine applies now.
+    public var appliedVolume: Double { locked { Double(volume) } }
+
+    /// The system volume (0–1) the engine applies; changing it re-applies the
+    /// gain of every voice now playing.
+    public func setVolume(_ newValue: Double) {
+        locked {
+            volume = newValue.isFinite ? Float(min(max(newValue, 0), 1)) : 0
+            output?.makeCurrent()
+            applyGains()
+        }
+    }
+
+    /// An interruption begins (e.g. a phone call): `playback` and `alert`
+    /// voices pause where they are, ambient voices stop.
+    public func beginInterruption() {
+        locked {
+            output?.makeCurrent()
+            interrupted = true
+            for i in 0..<pool.count where pool[i].phase == .playing {
+                switch pool[i].category.interruptionRule {
+                case .notStarted: finish(slot: i)
+                case .deferredUntilResumableEnd:
+                    AL.pause(source: sources[i])
+                    pool[i].phase = .paused
+                }
+            }
+            ALLock.condition.broadcast()
+        }
+    }
+
+    /// The interruption ends: paused voices resume where they were when
+    /// `resumable`, else they are dropped.
+    public func endInterruption(resumable: Bool) {
+        let out = locked { () -> (any AudioOutputDevice)? in
+            output?.makeCurrent()
+            interrupted = false
+            for i in 0..<pool.count where pool[i].phase == .paused {
+                if resumable {
+                    pool[i].phase = .playing
+                    AL.resume(source: sources[i])
+                } else {
+                    finish(slot: i)
+                }
+            }
+            ALLock.condition.broadcast()
+            return output
+        }
+        // Resumed voices are written from now on; on OpenAL Soft's device the
+        // check foresees their ends.
+        if resumable, let out {
+            if let stream = out.ownStream { stream.kick() } else { monitor?.wake() }
+        }
+    }
+
+    /// Whether an interruption is in progress.
+    public var isInterrupted: Bool { locked { interrupted } }
+}
