@@ -1,8 +1,8 @@
 /// When what a stream has written will have been heard, by the writer's own
-/// count: each block plays after what was written before it, or at once on a
-/// stream that has run dry (the server starts a drained stream's first
-/// write as soon as it holds `prebuf`, which every write after a kick does),
-/// and the sink then holds it for its own latency.
+/// count: each block plays after what was written before it, or, on a
+/// stream that has run dry, after `drainedStartMicros` (the server starts a
+/// drained stream's first write as soon as it holds `prebuf`, which every
+/// write after a kick does), and the sink then holds it for its own latency.
 ///
 /// The server's timing answer (`pa_stream_get_latency`) says the same only
 /// while it is fresh, and the stream asks for it at most every 250 ms; its
@@ -14,11 +14,15 @@ struct PlayoutClock: Equatable {
     private(set) var playedOutAt: UInt64 = 0
     /// The sink's latency, from the stream's last timing update.
     var sinkMicros: UInt64 = 0
+    /// How long a write onto the drained stream waits for the sink to take
+    /// it: 0 where the server rewinds the sink (PulseAudio), up to the
+    /// graph's next cycle where it does not (PipeWire).
+    var drainedStartMicros: UInt64 = 0
 
     /// `frames` at `rate` are about to be written at `now`.
     mutating func write(frames: Int, rate: Int, now: UInt64) {
         guard frames > 0, rate > 0 else { return }
-        playedOutAt = max(playedOutAt, now) + UInt64(frames) * 1_000_000 / UInt64(rate)
+        playedOutAt = max(playedOutAt, now + drainedStartMicros) + UInt64(frames) * 1_000_000 / UInt64(rate)
     }
 
     /// How long from `now` until the last frame written has been heard.

@@ -76,8 +76,9 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
     private var corked = false
     /// Whether the stream asks for the idle buffer (`Request.idle`) now.
     private var relaxed = false
-    /// Whether the server needs it (PulseAudio, not PipeWire: `serverDescribed`).
-    private var relaxes = true
+    /// Whether the server is pipewire-pulse (`serverDescribed`): it needs no
+    /// relaxing, and it does not rewind for a write onto the drained stream.
+    private var onPipeWire = false
     /// A timing update was asked for and has not come back yet.
     private var timingAsked = false
     /// When the last one was asked for (CLOCK_MONOTONIC µs).
@@ -213,11 +214,15 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
     /// How long a sound started now takes to reach the sink, in ns. While a
     /// sound is being written: what is written and not yet played plus the
     /// sink's latency, as of the last timing update (`pa_stream_get_latency`);
-    /// the new sound queues behind it. While the stream has run dry: 0, since
-    /// the next write plays at once (the server rewinds the sink; 0.14–0.26
-    /// ms in figure 2), where `pa_stream_get_latency` would still count the
-    /// sink's whole latency (2 ms at 96 × 4) and hold a paired haptic back by that.
-    var latencyNanoseconds: UInt64 { shared.withLock { $0.writing ? $0.latencyNs : 0 } }
+    /// the new sound queues behind it. While the stream has run dry: on
+    /// PulseAudio 0, since the next write plays at once (the server rewinds
+    /// the sink; 0.14–0.26 ms in figure 2), where `pa_stream_get_latency`
+    /// would still count the sink's whole latency (2 ms at 96 × 4) and hold a
+    /// paired haptic back by that; on PipeWire the graph's next cycle
+    /// (`recordDrainedStart`).
+    var latencyNanoseconds: UInt64 {
+        shared.withLock { $0.writing ? $0.latencyNs : $0.playout.drainedStartMicros * 1000 }
+    }
     /// How long until what the stream has written has been heard, in ns: a
     /// voice that ended in the last block rendered is heard to its end then.
     var untilHeardNanoseconds: UInt64 {
@@ -269,7 +274,7 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
     /// server takes the two in order). Fire and forget, as the cork. Not on
     /// PipeWire, which sets no sink latency from a corked stream.
     private func relax(_ on: Bool) {
-        guard let stream, !closed, relaxed != on, relaxes || !on else { return }
+        guard let stream, !closed, relaxed != on, !onPipeWire || !on else { return }
         relaxed = on
         let r = on ? Request.idle(after: request, rate: rate) : request
         let b = UInt32(Self.frameBytes)
@@ -340,14 +345,28 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
         let granted = Request(tlength: Int(a.tlength) / Self.frameBytes, minreq: Int(a.minreq) / Self.frameBytes,
                               prebuf: Int(a.prebuf) / Self.frameBytes)
         shared.withLock { $0.granted = granted }
+        recordDrainedStart()
     }
 
     /// pipewire-pulse names itself "PulseAudio (on PipeWire …)": PipeWire
     /// sets no sink latency from a corked stream, so there the idle stream
     /// keeps its buffer (`relax`), and a kick sends nothing more.
     private func serverDescribed(_ info: pa_server_info?) {
-        if let name = info?.server_name.map({ String(cString: $0) }), name.contains("PipeWire") { relaxes = false }
+        if let name = info?.server_name.map({ String(cString: $0) }), name.contains("PipeWire") { onPipeWire = true }
+        recordDrainedStart()
         signal()
+    }
+
+    /// How long a write onto the drained stream waits for the sink: nothing
+    /// on PulseAudio, which rewinds the sink to play it at once; on PipeWire,
+    /// which does not, up to the graph's next cycle — one quantum, which
+    /// pipewire-pulse grants as `minreq` (figure 12: the bench's own write
+    /// onto a drained stream reached the sink 2.2 ms later, median, at 128 frames).
+    private func recordDrainedStart() {
+        let rate = UInt64(rate), onPipeWire = onPipeWire
+        shared.withLock { s in
+            s.playout.drainedStartMicros = onPipeWire ? UInt64(s.granted?.minreq ?? 0) * 1_000_000 / rate : 0
+        }
     }
 
     private func sinkDescribed(_ info: pa_sink_info?) {

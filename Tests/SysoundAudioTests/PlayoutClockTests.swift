@@ -20,6 +20,15 @@ final class PlayoutClockTests: XCTestCase {
         XCTAssertEqual(clock.untilHeard(now: 2_000), 8_000)
     }
 
+    func testWhereTheServerDoesNotRewindADrainedStreamStartsAtTheNextCycle() {
+        var clock = PlayoutClock()
+        clock.drainedStartMicros = 2_667  // PipeWire, 128 frames a cycle
+        clock.write(frames: 96, rate: 48_000, now: 0)
+        XCTAssertEqual(clock.playedOutAt, 4_667)
+        clock.write(frames: 96, rate: 48_000, now: 1_000)
+        XCTAssertEqual(clock.playedOutAt, 6_667, "while writing, a block follows the last")
+    }
+
     func testAWriteAfterTheStreamRanDryStartsFromNow() {
         var clock = PlayoutClock()
         clock.write(frames: 96, rate: 48_000, now: 0)
