@@ -4,11 +4,11 @@
 /// drained stream's first write as soon as it holds `prebuf`, which every
 /// write after a kick does), and the sink then holds it for its own latency.
 ///
-/// The server's timing answer (`pa_stream_get_latency`) says the same only
-/// while it is fresh, and the stream asks for it at most every 250 ms; its
-/// `latencyNanoseconds` is also 0 once the stream has run dry, since a new
-/// sound then plays at once, while the tail just written still has to be
-/// heard. Times are CLOCK_MONOTONIC microseconds.
+/// Not the stream's `latencyNanoseconds`: that is what a *new* sound waits
+/// behind, which once the stream has run dry is nothing (PulseAudio) or a
+/// cycle (PipeWire) — and it runs dry in the very block a voice ends in,
+/// while that block and what was written before it still have to be heard.
+/// Times are CLOCK_MONOTONIC microseconds.
 struct PlayoutClock: Equatable {
     /// When the last frame written so far has left the stream for the sink.
     private(set) var playedOutAt: UInt64 = 0
