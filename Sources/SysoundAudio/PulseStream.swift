@@ -2,6 +2,7 @@ import CPulse
 import CSysoundShims
 import Glibc
 import SysoundCore
+import SysoundEventLoop
 
 /// sysound's own PulseAudio playback stream (libpulse's asynchronous API):
 /// the engine's mix, rendered from OpenAL Soft's loopback device, written
@@ -226,7 +227,7 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
     /// How long until what the stream has written has been heard, in ns: a
     /// voice that ended in the last block rendered is heard to its end then.
     var untilHeardNanoseconds: UInt64 {
-        let now = Self.monotonicMicros()
+        let now = EventLoop.monotonicNow()
         return shared.withLock { $0.playout.untilHeard(now: now) } * 1000
     }
     /// The mainloop thread's kernel id (gettid), 0 until it ran.
@@ -455,7 +456,7 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
             let n = min(bytes / Self.frameBytes, left)
             // Counted before the render, which may tell a voice's end: whoever
             // then asks `untilHeardNanoseconds` counts this block in.
-            let now = Self.monotonicMicros()
+            let now = EventLoop.monotonicNow()
             shared.withLock { [rate] in $0.playout.write(frames: n, rate: rate, now: now) }
             let more = renderer(data.assumingMemoryBound(to: Float.self), n)
             guard pa_stream_write(s, data, n * Self.frameBytes, nil, 0, PA_SEEK_RELATIVE) == 0 else {
@@ -477,7 +478,7 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
     /// then at most every `timingIntervalMicros`, one request at a time.
     /// libpulse's automatic updates would wake the mainloop all day, idle too.
     private func askTiming(_ s: OpaquePointer) {
-        let now = Self.monotonicMicros()
+        let now = EventLoop.monotonicNow()
         guard !timingAsked, timingAskedAt == 0 || now - timingAskedAt >= Self.timingIntervalMicros else { return }
         timingAsked = true
         timingAskedAt = now
@@ -493,12 +494,6 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
     private func timingAnswered() {
         timingAsked = false
         latencyUpdated()
-    }
-
-    private static func monotonicMicros() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1_000
     }
 
     private func latencyUpdated() {
