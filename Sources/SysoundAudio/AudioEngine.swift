@@ -251,13 +251,13 @@ public final class AudioEngine: @unchecked Sendable {
         }
         // A stream still rendering mixes the voice into its next block, where
         // a kick would write it too: only a drained stream is woken.
-        let kick = (out as? StreamOutput).map { !$0.rendering } ?? false
+        let drained = (out as? StreamOutput).flatMap { $0.rendering ? nil : $0.stream }
         lock.unlock()
         // None waits: the kick is an eventfd write (the stream's thread mixes
         // and writes the voice now), the resume goes to a worker (which wakes
         // the monitor once the device runs: one thread woken from here, not
         // two), the wake to the loop.
-        if kick { out.ownStream?.kick() }
+        drained?.kick()
         if let resume {
             resumeLater(resume)
         } else if wake {

@@ -9,7 +9,7 @@
 /// cycle (PipeWire) — and it runs dry in the very block a voice ends in,
 /// while that block and what was written before it still have to be heard.
 /// Times are CLOCK_MONOTONIC microseconds.
-struct PlayoutClock: Equatable {
+struct PlayoutClock {
     /// When the last frame written so far has left the stream for the sink.
     private(set) var playedOutAt: UInt64 = 0
     /// The sink's latency, from the stream's last timing update.

@@ -48,9 +48,9 @@ extension FeedbackManager {
     public func whenHeard(_ voice: VoiceID, _ heard: @escaping @Sendable () -> Void) {
         guard let audio = engine(of: voice) else { return heard() }
         audio.whenEnded(voice) {
-            // The engine's lock is held here: the latency is read on the queue.
+            // The engine's lock is held here: the tail is read on the queue.
             Self.ends.async {
-                let tail = min(audio.untilHeardNanoseconds, 500_000_000)
+                let tail = Self.tailStillToBeHeard(audio)
                 if tail == 0 { return heard() }
                 Self.ends.asyncAfter(deadline: .now() + .nanoseconds(Int(tail)), execute: heard)
             }
@@ -59,13 +59,19 @@ extension FeedbackManager {
 
     private static let ends = DispatchQueue(label: "sysound.voice-ends")
 
+    /// What `audio` still holds of a voice that just ended, in ns: at most
+    /// half a second, whatever a sound server reports.
+    private static func tailStillToBeHeard(_ audio: AudioEngine) -> UInt64 {
+        min(audio.untilHeardNanoseconds, 500_000_000)
+    }
+
     /// Blocks until `voice` has ended (or was stopped) and has been heard:
     /// the engine's end is when the mixer has taken the last of it, and the
     /// sound server still holds what was written ahead (`untilHeardNanoseconds`).
     public func waitForEnd(of voice: VoiceID) {
         guard let audio = engine(of: voice) else { return }
         audio.wait(for: voice)
-        let tail = min(audio.untilHeardNanoseconds, 500_000_000)
+        let tail = Self.tailStillToBeHeard(audio)
         if tail > 0 { usleep(useconds_t(tail / 1000)) }
     }
 
