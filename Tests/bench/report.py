@@ -83,10 +83,20 @@ def git_commit(root):
     return rev + (" + local changes" if dirty else "")
 
 
+def figures_run(report):
+    """The figures a run measured, in order."""
+    return sorted({figure_of(row) for row in report.get("rows", [])}, key=figure_key)
+
+
+def is_partial(report):
+    """Whether the run measured some figures only (--figures)."""
+    return len(figures_run(report)) < len(TITLES)
+
+
 def heading(report):
-    """The server, and for a run of some figures only (--figures), which."""
-    figures = sorted({figure_of(row) for row in report.get("rows", [])}, key=figure_key)
-    some = f" — figure{'s' if len(figures) > 1 else ''} {', '.join(figures)} only" if len(figures) < len(TITLES) else ""
+    """The server, and for a run of some figures only, which."""
+    figures = figures_run(report)
+    some = f" — figure{'s' if len(figures) > 1 else ''} {', '.join(figures)} only" if is_partial(report) else ""
     return (report.get("server") or "unknown server") + some
 
 
@@ -118,7 +128,7 @@ def server_section(report, commit, source):
     out.append("")
 
     targets = report.get("targets", [])
-    if heading(report).endswith(" only"):  # the targets of the figures not run are not news
+    if is_partial(report):  # the targets of the figures not run are not news
         targets = [t for t in targets if t.get("met") is not None]
     if targets:
         out.append("### Targets")
@@ -194,7 +204,7 @@ def render(reports, commits):
     if smoke:
         out += ["**These are smoke-run figures** (a few iterations, no target judged):",
                 "they show the bench works, not what sysound achieves.", ""]
-    if any(heading(report).endswith(" only") for _, report in reports):
+    if any(is_partial(report) for _, report in reports):
         out += ["A section whose heading ends \"… only\" is a later run of those figures; where",
                 "it repeats a row of the whole run, it is the current figure.", ""]
     for (source, report), commit in zip(reports, commits):
