@@ -1,6 +1,15 @@
 // swift-tools-version:6.0
-// The layering is the architecture: a pure core model, C library bridges,
-// one target per engine, the server, the client library, and the CLI.
+// The layering is the architecture, and the folders under Sources/ show it:
+//   C/               the C libraries (Debian's, found with pkg-config) and the small C shims
+//   SysoundCore      the pure model: policy, patterns, the wire protocol; no C, no I/O
+//   SysoundPlatform  the operating system: the sd-event loop, sd-bus, real-time threads, rtkit
+//   SysoundState, SysoundConfig   the control files; configuration and themes
+//   SysoundAudio, SysoundHaptics  the engines (devices that execute)
+//   SysoundFeedback  the manager that decides
+//   SysoundDesktop   the desktop's own state: the session lock, the desktop's switches
+//   SysoundDaemon    the daemon's faces: the socket and feedbackd's D-Bus interface
+//   SysoundClient, Sysound        the daemon's client; the app library
+//   Programs/        the executables and the options they share
 import PackageDescription
 
 let package = Package(
@@ -22,114 +31,110 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
-        // MARK: C libraries (Debian packages, found with pkg-config)
+        // MARK: C libraries (Debian packages, found with pkg-config), in Sources/C
         .systemLibrary(
-            name: "COpenAL", pkgConfig: "openal",
+            name: "COpenAL", path: "Sources/C/COpenAL", pkgConfig: "openal",
             providers: [.apt(["libopenal-dev"])]),
         .systemLibrary(
-            name: "CSndfile", pkgConfig: "sndfile",
+            name: "CSndfile", path: "Sources/C/CSndfile", pkgConfig: "sndfile",
             providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(
-            name: "CEvdev", pkgConfig: "libevdev",
+            name: "CEvdev", path: "Sources/C/CEvdev", pkgConfig: "libevdev",
             providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(
-            name: "CSystemd", pkgConfig: "libsystemd",
+            name: "CSystemd", path: "Sources/C/CSystemd", pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]),
         // libpulse: the engine's own playback stream (Sources/SysoundAudio/PulseStream.swift)
         // and the benchmark's onset meter (Tests/bench/sysound-bench/SinkOnsetMeter.swift).
         .systemLibrary(
-            name: "CPulse", pkgConfig: "libpulse",
+            name: "CPulse", path: "Sources/C/CPulse", pkgConfig: "libpulse",
             providers: [.apt(["libpulse-dev"])]),
         // GSettings, to follow the desktop's own settings (GNOME's sound and
         // notification keys, feedbackd's panel) as dconf, keyfile or memory
-        // backends store them, with the schemas' defaults: Sources/SysoundDesktop.
+        // backends store them, with the schemas' defaults: Sources/SysoundDesktop/Switches.
         .systemLibrary(
-            name: "CGio", pkgConfig: "gio-2.0",
+            name: "CGio", path: "Sources/C/CGio", pkgConfig: "gio-2.0",
             providers: [.apt(["libglib2.0-dev"])]),
         // What Swift cannot import: ioctl request macros, variadic ioctl, ucred.
         // sd-bus vtables, built at run time: the SD_BUS_* macros do not import.
-        .target(name: "CSysoundBus", dependencies: ["CSystemd"]),
-        .target(name: "CSysoundShims"),
+        .target(name: "CSysoundBus", dependencies: ["CSystemd"], path: "Sources/C/CSysoundBus"),
+        .target(name: "CSysoundShims", path: "Sources/C/CSysoundShims"),
 
         // MARK: Core model: pure Swift, no C, no I/O
         .target(name: "SysoundCore"),
 
-        // MARK: Layers with I/O
-        // Real-time audio threads: sched_setscheduler, RLIMIT_RTTIME, and a
-        // broker (rtkit) the composer supplies; no bus here.
+        // MARK: The operating system
+        // The daemon's one loop (sd-event), its worker pool and sd-daemon; sd-bus
+        // for Swift (connections, messages, exported interfaces, names, matches,
+        // reconnection) on that loop; real-time audio threads (sched_setscheduler,
+        // RLIMIT_RTTIME, a broker the composer supplies) and rtkit
+        // (org.freedesktop.RealtimeKit1), the daemon's broker.
         .target(
-            name: "SysoundRealtime",
-            dependencies: ["SysoundCore", "CSysoundShims", .product(name: "Logging", package: "swift-log")]),
-        // rtkit (org.freedesktop.RealtimeKit1) on the system bus, the daemon's broker.
-        .target(name: "SysoundRealtimeKit", dependencies: ["SysoundRealtime", "SysoundBus", "SysoundCore"]),
-        // The daemon's one loop (sd-event), its worker pool, and sd-daemon.
-        .target(name: "SysoundEventLoop", dependencies: ["CSystemd", "CSysoundShims", "SysoundCore"]),
+            name: "SysoundPlatform",
+            dependencies: ["SysoundCore", "CSystemd", "CSysoundBus", "CSysoundShims", .product(name: "Logging", package: "swift-log")]),
+
+        // MARK: State and configuration
         .target(
             name: "SysoundConfig",
             dependencies: ["SysoundCore", "CSndfile", .product(name: "TOMLKit", package: "TOMLKit")]),
         .target(
             name: "SysoundState",
             dependencies: [
-                "SysoundCore", "SysoundEventLoop",
+                "SysoundCore", "SysoundPlatform",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+
+        // MARK: The engines
         .target(
             name: "SysoundAudio",
             dependencies: [
-                "SysoundCore", "SysoundEventLoop", "SysoundRealtime", "COpenAL", "CSndfile", "CPulse", "CSysoundShims",
+                "SysoundCore", "SysoundPlatform", "COpenAL", "CSndfile", "CPulse", "CSysoundShims",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
             name: "SysoundHaptics",
             dependencies: [
-                "SysoundCore", "CEvdev", "CSysoundShims", "SysoundEventLoop",
+                "SysoundCore", "CEvdev", "CSysoundShims", "SysoundPlatform",
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        // The desktop's own state: the screen lock from logind and the screensavers.
-        .target(
-            name: "SysoundSession",
-            dependencies: [
-                "SysoundCore", "SysoundState", "SysoundBus", "SysoundEventLoop",
-                .product(name: "Logging", package: "swift-log"),
-            ]),
-        // The desktop's own switches (GSettings on a GLib context the daemon's
-        // loop drives, Plasma's notification inhibition on the session bus),
-        // fed to the manager as the policy's `DesktopState`.
-        .target(
-            name: "SysoundDesktop",
-            dependencies: [
-                "SysoundCore", "SysoundFeedback", "SysoundState", "SysoundBus", "SysoundEventLoop", "CGio",
-                .product(name: "Logging", package: "swift-log"),
-            ]),
-        // sd-bus for Swift: connections, messages, exported interfaces, names, matches, reconnection;
-        // attached to the daemon's one loop, whose timers it uses.
-        .target(name: "SysoundBus", dependencies: ["CSystemd", "CSysoundBus", "SysoundEventLoop"]),
-        // The daemon's client side, light enough for the CLI's fast path (no OpenAL, no Foundation).
-        .target(name: "SysoundClient", dependencies: ["SysoundCore"]),
-        // The manager that decides (policy) and the engines it drives: what
-        // the daemon serves and what the library embeds without a daemon.
+
+        // MARK: The manager that decides
+        // Policy and the engines it drives: what the daemon serves and what the
+        // library embeds without a daemon.
         .target(
             name: "SysoundFeedback",
             dependencies: [
-                "SysoundCore", "SysoundConfig", "SysoundState", "SysoundAudio", "SysoundHaptics", "SysoundEventLoop",
-                "SysoundRealtime", .product(name: "Logging", package: "swift-log"),
-            ]),
-        // The daemon's machinery: socket, access control, lifecycle.
-        .target(
-            name: "SysoundServer",
-            dependencies: [
-                "SysoundCore", "SysoundConfig", "SysoundState", "SysoundFeedback", "SysoundEventLoop", "SysoundClient",
-                "CSysoundShims", .product(name: "Logging", package: "swift-log"),
-            ]),
-        // The D-Bus face: feedbackd's org.sigxcpu.Feedback, translated into the manager's requests.
-        .target(
-            name: "SysoundDBus",
-            dependencies: [
-                "SysoundBus", "SysoundServer", "SysoundFeedback", "SysoundEventLoop", "SysoundCore", "SysoundConfig",
-                "SysoundState", "SysoundAudio", "CSystemd",
+                "SysoundCore", "SysoundConfig", "SysoundState", "SysoundAudio", "SysoundHaptics", "SysoundPlatform",
                 .product(name: "Logging", package: "swift-log"),
             ]),
+
+        // MARK: The desktop's own state
+        // The screen lock from logind and the screensavers (Lock/); the
+        // desktop's switches (GSettings on a GLib context the daemon's loop
+        // drives, Plasma's notification inhibition on the session bus), fed to
+        // the manager as the policy's `DesktopState` (Switches/).
+        .target(
+            name: "SysoundDesktop",
+            dependencies: [
+                "SysoundCore", "SysoundFeedback", "SysoundState", "SysoundPlatform", "CGio",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
+        // MARK: The daemon's faces
+        // The socket, access control, lifecycle; feedbackd's org.sigxcpu.Feedback
+        // on D-Bus (DBus/), translated into the manager's requests.
+        .target(
+            name: "SysoundDaemon",
+            dependencies: [
+                "SysoundCore", "SysoundConfig", "SysoundState", "SysoundFeedback", "SysoundPlatform", "SysoundClient",
+                "SysoundAudio", "CSysoundShims", "CSystemd",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
+        // MARK: Clients
+        // The daemon's client side, light enough for the CLI's fast path (no OpenAL, no Foundation).
+        .target(name: "SysoundClient", dependencies: ["SysoundCore"]),
         // The app library: the daemon's client, or the manager embedded; never the daemon.
         .target(
             name: "Sysound",
@@ -138,7 +143,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
-        // MARK: Executables
+        // MARK: Executables, in Sources/Programs
         // `sysound` answers `play NAME` with a daemon up by itself: no
         // Foundation, no argument parser, and in release a fully static
         // executable, which the kernel starts without the dynamic loader
@@ -149,6 +154,7 @@ let package = Package(
         .executableTarget(
             name: "sysound",
             dependencies: ["SysoundCore", "SysoundClient"],
+            path: "Sources/Programs/sysound",
             linkerSettings: [.unsafeFlags(["-static-executable"], .when(platforms: [.linux], configuration: .release))]),
         // The full CLI is a thin client too: what needs the engines (no
         // daemon, serve, check, --to) runs in sysound-engine.
@@ -158,16 +164,17 @@ let package = Package(
                 "SysoundCore", "SysoundClient", "SysoundState", "SysoundCLIOptions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]),
+            ],
+            path: "Sources/Programs/sysound-cli"),
         .executableTarget(
             name: "sysound-engine",
             dependencies: [
-                "Sysound", "SysoundServer", "SysoundFeedback", "SysoundEventLoop", "SysoundClient", "SysoundConfig", "SysoundState",
-                "SysoundCore", "SysoundAudio", "SysoundHaptics", "SysoundCLIOptions", "SysoundDBus", "SysoundSession", "SysoundBus",
-                "SysoundRealtime", "SysoundRealtimeKit", "SysoundDesktop",
+                "Sysound", "SysoundDaemon", "SysoundFeedback", "SysoundPlatform", "SysoundClient", "SysoundConfig",
+                "SysoundState", "SysoundCore", "SysoundAudio", "SysoundHaptics", "SysoundCLIOptions", "SysoundDesktop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/Programs/sysound-engine",
             // The daemon stays a PIE, but with its relative relocations packed
             // (DT_RELR, glibc 2.36): 2 MB of RELA entries the dynamic loader read
             // at start-up no longer stay in the resident set (docs/benchmarks.md,
@@ -184,16 +191,18 @@ let package = Package(
                 "CSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]),
+            ],
+            path: "Sources/Programs/SysoundCLIOptions"),
         // The project's reproducible generator of the default theme (Sounds/,
         // byte-identical on every run): the source the shipped sounds are
         // built from, so it stays with the product.
-        .executableTarget(name: "sysound-soundgen", dependencies: ["SysoundCore", "CSndfile"]),
+        .executableTarget(
+            name: "sysound-soundgen", dependencies: ["SysoundCore", "CSndfile"], path: "Sources/Programs/sysound-soundgen"),
 
         // MARK: Tooling that is not product (under Tests/)
         // The client side of the real-kernel force-feedback test, beside the script that boots it (Tests/kernel/run.sh).
         .executableTarget(
-            name: "sysound-ff-check", dependencies: ["SysoundHaptics", "SysoundCore", "SysoundEventLoop"],
+            name: "sysound-ff-check", dependencies: ["SysoundHaptics", "SysoundCore", "SysoundPlatform"],
             path: "Tests/kernel/sysound-ff-check"),
         // The benchmark (Tests/bench/run.sh), beside its script; its C target counts heap allocations.
         .target(name: "CBenchMalloc", path: "Tests/bench/CBenchMalloc"),
@@ -201,7 +210,7 @@ let package = Package(
             name: "sysound-bench",
             dependencies: [
                 "Sysound", "SysoundFeedback", "SysoundAudio", "SysoundHaptics", "SysoundState", "SysoundClient",
-                "SysoundConfig", "SysoundCore", "CBenchMalloc", "CPulse", "SysoundBus", "SysoundEventLoop", "SysoundServer",
+                "SysoundConfig", "SysoundCore", "CBenchMalloc", "CPulse", "SysoundPlatform", "SysoundDaemon",
                 "SysoundTesting", "CGio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -214,51 +223,50 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "SysoundCoreTests", dependencies: ["SysoundCore"]),
-        .testTarget(name: "SysoundEventLoopTests", dependencies: ["SysoundEventLoop", "SysoundCore"]),
+        // The loop (EventLoop/), sd-bus on a private session bus (Bus/, Tests/fixture/with-dbus.sh;
+        // skips without one), real kernel scheduling (root in CI) and the rtkit mock on the
+        // private system bus (Realtime/).
+        .testTarget(
+            name: "SysoundPlatformTests",
+            dependencies: [
+                "SysoundPlatform", "SysoundAudio", "SysoundCore", "CSystemd", "CSysoundShims", "SysoundTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "SysoundConfigTests", dependencies: ["SysoundConfig", "SysoundCore"]),
         .testTarget(name: "SoundThemeTests", dependencies: ["SysoundConfig", "CSndfile"]),
         .testTarget(
             name: "SysoundStateTests",
             dependencies: ["SysoundState", "SysoundCore", .product(name: "Logging", package: "swift-log")]),
-        // Real kernel scheduling (root in CI) and the rtkit mock on the private system bus.
-        .testTarget(
-            name: "SysoundRealtimeTests",
-            dependencies: [
-                "SysoundRealtime", "SysoundRealtimeKit", "SysoundBus", "SysoundAudio", "SysoundEventLoop", "SysoundCore", "CSysoundShims",
-                "SysoundTestSupport", .product(name: "Logging", package: "swift-log"),
-            ]),
-        .testTarget(name: "SysoundSessionTests", dependencies: ["SysoundSession", "SysoundCore"]),
         .testTarget(name: "SysoundDesktopTests", dependencies: ["SysoundDesktop", "SysoundCore"]),
         .testTarget(
             name: "SysoundCLIOptionsTests",
-            dependencies: ["SysoundCLIOptions", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["SysoundCLIOptions", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/SysoundCLIOptionsTests"),
         .testTarget(
             name: "SysoundAudioTests",
-            dependencies: ["SysoundAudio", "SysoundCore", "SysoundEventLoop", "SysoundRealtime", "SysoundTestSupport",
+            dependencies: ["SysoundAudio", "SysoundCore", "SysoundPlatform", "SysoundTestSupport",
                            .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "SysoundHapticsTests",
             dependencies: [
-                "SysoundHaptics", "SysoundCore", "SysoundEventLoop", "SysoundTesting", .product(name: "Logging", package: "swift-log"),
+                "SysoundHaptics", "SysoundCore", "SysoundPlatform", "SysoundTesting", .product(name: "Logging", package: "swift-log"),
             ]),
-        // Needs a private session bus (Tests/fixture/with-dbus.sh); skips without one.
-        .testTarget(name: "SysoundBusTests", dependencies: ["SysoundBus", "SysoundEventLoop", "CSystemd", "SysoundTestSupport"]),
         .testTarget(
-            name: "SysoundServerTests",
+            name: "SysoundDaemonTests",
             dependencies: [
-                "SysoundServer", "SysoundFeedback", "SysoundEventLoop", "SysoundClient", "Sysound", "SysoundAudio", "SysoundConfig",
+                "SysoundDaemon", "SysoundFeedback", "SysoundPlatform", "SysoundClient", "Sysound", "SysoundAudio", "SysoundConfig",
                 "SysoundCore", "SysoundHaptics", "SysoundState", "SysoundTestSupport", "SysoundTesting",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The subprocess and PulseAudio fixtures the two suites below share.
         // A plain `swift build` builds it too: XCTest only where it imports.
         .target(
-            name: "SysoundTestSupport", dependencies: ["SysoundClient", "SysoundCore", "SysoundRealtime", .product(name: "Logging", package: "swift-log")],
+            name: "SysoundTestSupport", dependencies: ["SysoundClient", "SysoundCore", "SysoundPlatform", .product(name: "Logging", package: "swift-log")],
             path: "Tests/SysoundTestSupport"),
         // Real sound through a real PulseAudio server (Tests/fixture/with-pulse.sh).
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["SysoundTestSupport", "SysoundClient", "SysoundCore", "SysoundAudio", "SysoundRealtime", "COpenAL", "CSndfile"]),
+            dependencies: ["SysoundTestSupport", "SysoundClient", "SysoundCore", "SysoundAudio", "SysoundPlatform", "COpenAL", "CSndfile"]),
         // Hostile files, faults, load, access against a real daemon (Tests/ReliabilityTests; issue 9).
         .testTarget(
             name: "ReliabilityTests",

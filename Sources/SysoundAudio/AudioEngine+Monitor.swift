@@ -1,7 +1,7 @@
 import COpenAL
 import Logging
 import SysoundCore
-import SysoundEventLoop
+import SysoundPlatform
 
 /// The watch over a device engine, run by its host's loop: timers and one
 /// doorbell, no thread of its own, and no timer at all while nothing plays.

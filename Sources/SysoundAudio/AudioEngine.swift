@@ -2,8 +2,7 @@ import COpenAL
 import Foundation
 import Logging
 import SysoundCore
-import SysoundEventLoop
-import SysoundRealtime
+import SysoundPlatform
 import Synchronization
 
 /// The audio engine: one OpenAL device and context for the life of the

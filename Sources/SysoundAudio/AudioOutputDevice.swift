@@ -1,6 +1,6 @@
 import Glibc
 import SysoundCore
-import SysoundRealtime
+import SysoundPlatform
 
 /// Where an engine's mix goes. Three shapes, one file each: OpenAL Soft's own
 /// device (`OpenALDeviceOutput`), a loopback device the engine renders itself

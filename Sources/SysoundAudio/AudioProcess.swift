@@ -1,7 +1,7 @@
 import CSysoundShims
 import Foundation
 import SysoundCore
-import SysoundRealtime
+import SysoundPlatform
 
 /// What OpenAL Soft and ALSA take from the process rather than from a call,
 /// set once while the process has one thread: the environment may only be

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import SysoundRealtime
+import SysoundPlatform
 
 /// Which threads are the output's audio threads. OpenAL Soft 1.19.1 with its
 /// PulseAudio backend starts three without saying their ids while the device

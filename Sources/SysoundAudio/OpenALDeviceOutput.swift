@@ -1,7 +1,7 @@
 import COpenAL
 import Glibc
 import SysoundCore
-import SysoundRealtime
+import SysoundPlatform
 
 /// OpenAL Soft's own output device (`alcOpenDevice(NULL)`): OpenAL Soft's
 /// backend mixes and writes to the sound server or ALSA itself.

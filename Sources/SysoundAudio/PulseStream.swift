@@ -2,7 +2,7 @@ import CPulse
 import CSysoundShims
 import Glibc
 import SysoundCore
-import SysoundEventLoop
+import SysoundPlatform
 
 /// sysound's own PulseAudio playback stream (libpulse's asynchronous API):
 /// the engine's mix, rendered from OpenAL Soft's loopback device, written

@@ -1,7 +1,7 @@
 import CSysoundShims
 import Glibc
 import SysoundCore
-import SysoundEventLoop
+import SysoundPlatform
 
 /// Whether the PulseAudio-protocol server (PulseAudio or pipewire-pulse)
 /// answers, asked with libpulse's first packet before OpenAL Soft is.

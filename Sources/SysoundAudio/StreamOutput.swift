@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import SysoundCore
-import SysoundRealtime
+import SysoundPlatform
 
 /// A loopback device whose mix sysound's own PulseAudio stream renders and
 /// writes, only while something plays (docs/architecture.md, "The audio

@@ -1,7 +1,7 @@
 import Logging
 import SysoundAudio
 import SysoundCore
-import SysoundEventLoop
+import SysoundPlatform
 
 /// The audio engines of the media roles other than `event`: one engine, and
 /// so one sound-server stream whose `media.role` is the role, per role in

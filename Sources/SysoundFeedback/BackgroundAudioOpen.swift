@@ -1,6 +1,6 @@
 import Logging
 import SysoundAudio
-import SysoundEventLoop
+import SysoundPlatform
 
 /// Opens the daemon's audio device on its workers when there was none at
 /// start (no sound server yet, or no device): tries again

@@ -2,7 +2,7 @@ import Logging
 import SysoundAudio
 import SysoundConfig
 import SysoundCore
-import SysoundEventLoop
+import SysoundPlatform
 import SysoundHaptics
 import SysoundState
 

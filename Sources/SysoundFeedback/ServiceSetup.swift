@@ -2,9 +2,8 @@ import Logging
 import SysoundAudio
 import SysoundConfig
 import SysoundCore
-import SysoundEventLoop
+import SysoundPlatform
 import SysoundHaptics
-import SysoundRealtime
 import SysoundState
 
 /// Builds a `FeedbackManager` the same way for the daemon and for the

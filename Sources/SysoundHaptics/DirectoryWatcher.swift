@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import SysoundEventLoop
+import SysoundPlatform
 
 /// Watches the device directory (e.g. `/dev/input`) for nodes that appear,
 /// change permissions or go away, with inotify sources on the engine's event

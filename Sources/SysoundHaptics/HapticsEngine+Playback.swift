@@ -1,5 +1,5 @@
 import Logging
-import SysoundEventLoop
+import SysoundPlatform
 
 /// Playback on the loop: a request starts its pattern or waits for its
 /// upload, the step timer walks the pattern on the monotonic clock.

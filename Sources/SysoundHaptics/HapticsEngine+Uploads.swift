@@ -1,4 +1,4 @@
-import SysoundEventLoop
+import SysoundPlatform
 
 /// Uploads on the workers, their results back on the loop: the presets in
 /// use as a device appears, a pattern's effects as it needs them.

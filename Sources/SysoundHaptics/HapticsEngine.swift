@@ -1,6 +1,6 @@
 import Logging
 import SysoundCore
-import SysoundEventLoop
+import SysoundPlatform
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

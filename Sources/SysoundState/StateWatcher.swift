@@ -3,7 +3,7 @@ import Glibc
 #endif
 import Logging
 import SysoundCore
-import SysoundEventLoop
+import SysoundPlatform
 import Synchronization
 import SystemPackage
 

@@ -1,5 +1,5 @@
 import Foundation
-import SysoundRealtime
+import SysoundPlatform
 import SysoundTestSupport
 import XCTest
 

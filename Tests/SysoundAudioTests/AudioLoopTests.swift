@@ -1,6 +1,6 @@
 import Foundation
 import SysoundCore
-import SysoundEventLoop
+import SysoundPlatform
 import SysoundTestSupport
 import XCTest
 @testable import SysoundAudio

@@ -3,7 +3,7 @@ import SysoundTestSupport
 import XCTest
 @testable import SysoundAudio
 import SysoundCore
-import SysoundEventLoop
+import SysoundPlatform
 
 /// The engine's loop wakes for events, not polls (docs/architecture.md, "The
 /// one event loop"): counted as the voluntary context switches of the loop's

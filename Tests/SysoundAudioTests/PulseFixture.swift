@@ -3,7 +3,7 @@ import SysoundTestSupport
 import XCTest
 import Logging
 import SysoundCore
-import SysoundRealtime
+import SysoundPlatform
 @testable import SysoundAudio
 
 /// The private PulseAudio server of Tests/fixture/with-pulse.sh (a 48 kHz null

@@ -1,6 +1,6 @@
 import SysoundCore
 import Foundation
-import SysoundRealtime
+import SysoundPlatform
 import SysoundTestSupport
 import XCTest
 @testable import SysoundAudio

@@ -1,5 +1,5 @@
 import SysoundCore
-import SysoundEventLoop
+import SysoundPlatform
 import XCTest
 @testable import SysoundHaptics
 import SysoundTesting

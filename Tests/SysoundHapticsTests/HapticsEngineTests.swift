@@ -1,5 +1,5 @@
 import SysoundCore
-import SysoundEventLoop
+import SysoundPlatform
 import SysoundTesting
 import XCTest
 @testable import SysoundHaptics

@@ -1,5 +1,5 @@
 import Foundation
-import SysoundRealtime
+import SysoundPlatform
 #if canImport(XCTest)
 import XCTest
 #endif

@@ -72,7 +72,7 @@ build() {
     extra=(-I "$inc/CTOML")
     mapfile -t tk < <(find "$toml/Sources/TOMLKit" -name '*.swift' | sort)
     module TOMLKit 5 "${tk[@]}" || return 1
-    extra=(-I "$inc/CTOML" -I Sources/CSndfile)
+    extra=(-I "$inc/CTOML" -I Sources/C/CSndfile)
     mapfile -t config < <(find Sources/SysoundConfig -name '*.swift' | sort)
     module SysoundConfig 6 "${config[@]}" || return 1
 
@@ -82,10 +82,10 @@ build() {
         case $t in
             Config|Theme|FeedbackdTheme)
                 objs+=("$out/obj/TOMLKit.o" "$out/obj/SysoundConfig.o" "$out"/obj/ctoml-*.o)
-                flags=(-I "$inc/CTOML" -I Sources/CSndfile -lsndfile -lstdc++) ;;
+                flags=(-I "$inc/CTOML" -I Sources/C/CSndfile -lsndfile -lstdc++) ;;
             Decoder)
                 srcs+=(Sources/SysoundAudio/{SoundDecoder,AudioError,DecodedClip}.swift)
-                flags=(-I Sources/CSndfile -I Sources/COpenAL -lsndfile -lopenal) ;;
+                flags=(-I Sources/C/CSndfile -I Sources/C/COpenAL -lsndfile -lopenal) ;;
         esac
         if newer "$out/bin/$t" "${srcs[@]}" "${objs[@]}"; then
             echo "fuzz: linking $t" >&2

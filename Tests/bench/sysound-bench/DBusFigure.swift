@@ -1,5 +1,5 @@
 import Glibc
-import SysoundBus
+import SysoundPlatform
 
 /// Figure 9 (docs/dbus.md): TriggerFeedback → first frame at the sink, and the
 /// call's round trip, for sysound's D-Bus face and for Debian's feedbackd

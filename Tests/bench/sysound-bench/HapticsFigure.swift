@@ -2,7 +2,7 @@ import Logging
 import Synchronization
 import SysoundConfig
 import SysoundCore
-import SysoundEventLoop
+import SysoundPlatform
 import SysoundHaptics
 import SysoundFeedback
 import SysoundState

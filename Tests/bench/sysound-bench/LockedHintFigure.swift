@@ -1,5 +1,5 @@
 import Glibc
-import SysoundBus
+import SysoundPlatform
 import SysoundClient
 import SysoundCore
 

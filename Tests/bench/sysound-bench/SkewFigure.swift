@@ -4,10 +4,10 @@ import Synchronization
 import SysoundClient
 import SysoundConfig
 import SysoundCore
-import SysoundEventLoop
+import SysoundPlatform
 import SysoundFeedback
 import SysoundHaptics
-import SysoundServer
+import SysoundDaemon
 import SysoundState
 import SysoundTesting
 

@@ -3,7 +3,7 @@
 // kernel and checks what the device recorded (Tests/kernel/ffdev.c) against
 // what the engine was asked to do. Prints PASS/FAIL lines; exit 0 if all pass.
 import SysoundCore
-import SysoundEventLoop
+import SysoundPlatform
 import SysoundHaptics
 #if canImport(Glibc)
 import Glibc

@@ -1,0 +1,175 @@
+import ArgumentParser
+import Logging
+import Sysound
+import SysoundAudio
+import SysoundCLIOptions
+import SysoundPlatform
+import SysoundClient
+import SysoundConfig
+import SysoundCore
+import SysoundDaemon
+import SysoundDesktop
+import SysoundHaptics
+import SysoundFeedback
+import SysoundState
+
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve", abstract: EngineCommandText.serveAbstract, discussion: EngineCommandText.serveDiscussion)
+
+    @OptionGroup var options: ServeOptions
+    var stateDir: String? { options.stateDir }
+    var config: String? { options.config }
+    var inputDir: String { options.inputDir }
+
+    func run() throws {
+        // Before any thread starts (OpenAL's, PulseAudio's, the workers), so
+        // that every thread inherits the mask and these signals reach only
+        // the loop's signalfd.
+        EventLoop.blockSignals([SIGTERM, SIGINT, SIGHUP])
+        let logger = Logger(label: "sysound.daemon")
+        let (configuration, theme, problems, configurationProblem): (SysoundConfiguration, Theme, [Diagnostic], ConfigurationError?)
+        do {
+            (configuration, theme, problems, configurationProblem) = try ServiceSetup.loadForServing(configPath: config)
+        } catch {
+            printError("sysound serve: \(error)")
+            throw ExitCode(Exit.configuration)
+        }
+        if let configurationProblem {
+            logger.critical("\(configurationProblem)\nserving with the built-in defaults until it is fixed; then reload (systemctl --user reload sysound, or kill -HUP)")
+        }
+        problems.forEach { logger.warning("\($0)") }
+        let directory = StateDirectory.resolve(explicit: stateDir ?? configuration.stateDirectory)
+        do {
+            try directory.prepare()
+        } catch {
+            printError("sysound serve: \(error)")
+            throw ExitCode(Exit.configuration)
+        }
+        // Refuse early, before opening devices, when a daemon already answers
+        // here — unless systemd passed us this very socket, whose waiting
+        // clients only we can answer.
+        let activated = getenv("LISTEN_PID").map { String(cString: $0) } == String(getpid())
+        if !activated, DaemonClient(socketPath: directory.socketPath, timeoutMilliseconds: 500).isDaemonRunning() {
+            let pid = (try? ControlFiles.readSmallFile(directory.file("daemon.lock"))).flatMap { $0 }.map { " (PID \($0))" } ?? ""
+            printError("sysound serve: another sysound daemon\(pid) already serves \(directory.socketPath); stop it first")
+            throw ExitCode(Exit.busy)
+        }
+
+        // The environment OpenAL Soft and libpulse read, while this is the
+        // process's only thread: the last point where it may be written.
+        if !AudioProcess.prepare(configuration.audio) {
+            logger.warning("threads started before the audio set-up; OpenAL Soft keeps its own mixing period")
+        }
+        // One loop serves every descriptor; blocking work goes to the workers.
+        let loop: EventLoop, workers: WorkerPool, watcher: StateWatcher
+        do {
+            loop = try EventLoop()
+            workers = try WorkerPool(size: Daemon.defaultWorkerCount, name: "sysound-worker", loop: loop)
+            watcher = try StateWatcher(directory: directory, loop: loop, logger: Logger(label: "sysound.state"))
+        } catch {
+            printError("sysound serve: \(error)")
+            throw ExitCode(Exit.software)
+        }
+        let haptics = ServiceSetup.haptics(
+            configuration.haptics, logger: Logger(label: "sysound.haptics"), directory: inputDir,
+            host: LoopHost(loop: loop, workers: workers))
+        let manager = makeManager(configuration, theme, directory, watcher, haptics, LoopHost(loop: loop, workers: workers), logger)
+        manager.configurationProblem = configurationProblem.map { "\($0)" }
+        defer {
+            haptics?.shutdown()
+            manager.shutdownAudio()
+        }
+
+        var options = DaemonOptions(stateDirectory: directory.path, allowedGroup: configuration.socketGroup)
+        options.handleSignals = true
+        // The socket and lock files are kept whole from the state directory's watch, not a timer.
+        options.socketCheckIntervalMilliseconds = nil
+        let daemon: Daemon
+        do {
+            daemon = try Daemon(
+                options: options, handler: DaemonHandler(manager: manager, configPath: config), loop: loop, workers: workers,
+                logger: logger)
+        } catch {
+            printError("sysound serve: \(error)")
+            throw ExitCode(Exit.busy)
+        }
+        watcher.onDirectoryChange { [weak daemon] in daemon?.checkFiles() }
+        // The theme loads on a worker while the daemon serves: a play of a
+        // sound loaded already is answered at once, one not yet loaded is
+        // loaded for it (FeedbackManager.clip(for:)), so a big theme never
+        // delays readiness.
+        workers.submit({ manager.preloadTheme() }, then: { report in
+            if let report { logger.info("preloaded \(report.loaded.count) sounds, \(report.failures.count) failed") }
+        })
+        // One session-bus connection for the D-Bus face and the screensaver
+        // lock source; opened by the first of them that starts, closed last.
+        let sessionBus = BusConnection(loop: loop, open: { () throws(BusError) in try Bus.open(.user) })
+        defer { sessionBus.stop() }
+        let sessionLock = followSessionLock(
+            configuration.lockSources, manager: manager, files: ControlFiles(directory: directory), loop: loop, sessionBus: sessionBus)
+        defer { sessionLock?.stop() }
+        logger.info("serving \(daemon.socketPath) (audio: \(manager.audio?.deviceName ?? "none yet"), haptic devices: \(haptics?.devices.count ?? 0))")
+        // The D-Bus face (feedbackd's interface): one more source on the loop.
+        let bus = FeedbackBusService.start(
+            manager: manager, loop: loop, sessionBus: sessionBus, watcher: watcher, logger: Logger(label: "sysound.dbus"))
+        defer { bus?.stop() }
+        // The desktop's own switches (GNOME, feedbackd's settings, Plasma): inputs of the policy.
+        let desktop = DesktopSources.start(
+            manager: manager, loop: loop, sessionBus: sessionBus, watcher: watcher, logger: Logger(label: "sysound.desktop"))
+        defer { desktop.stop() }
+        daemon.run()
+        logger.info("stopped")
+    }
+
+    /// Follows the desktop's screen lock (logind, the screensavers) on the
+    /// daemon's loop: a change is set through the manager exactly as a
+    /// socket's `state set locked` (`sysound lock on|off`) sets it.
+    func followSessionLock(
+        _ sources: [LockSource], manager: FeedbackManager, files: ControlFiles, loop: EventLoop, sessionBus: BusConnection
+    ) -> SessionLock? {
+        let logger = Logger(label: "sysound.session")
+        guard !sources.isEmpty else {
+            logger.info("lock sources: none ([session] lock_sources = []); the locked file alone decides")
+            return nil
+        }
+        let write = SessionLock.writer(files: files) { locked in
+            if case .error(_, let message) = manager.handle(.stateSet(try StateChange(.locked, parsing: locked ? "1" : "0"))) {
+                throw LockWriteRefused(message)
+            }
+        }
+        // Made before the loop runs, on the thread that will run it.
+        let lock = SessionLock(sources: sources, loop: loop, sessionBus: sessionBus, logger: logger, write: write)
+        lock.start()
+        return lock
+    }
+
+    /// The manager with the audio device open now; with no device the daemon
+    /// still serves (vibration, settings) and opens one on its workers, trying
+    /// until one opens (`ServiceSetup.AudioMode.deviceInBackground`).
+    func makeManager(
+        _ configuration: SysoundConfiguration, _ theme: Theme, _ directory: StateDirectory,
+        _ watcher: StateWatcher, _ haptics: HapticsEngine?, _ host: LoopHost, _ logger: Logger
+    ) -> FeedbackManager {
+        // The audio engine's timers join the daemon's loop; its device calls go to the workers.
+        // Its audio threads go real-time directly, else through rtkit (a desktop's plain user).
+        let realtime = RealtimeThreads(
+            priority: Int32(configuration.audio.realtimePriority), broker: RealtimeKit(), logger: Logger(label: "sysound.audio"))
+        let make = { (mode: ServiceSetup.AudioMode) throws(AudioError) -> FeedbackManager in
+            try ServiceSetup.manager(
+                configuration: configuration, theme: theme, stateDirectory: directory, audio: mode,
+                haptics: haptics, settings: .watched(watcher), host: host, realtime: realtime, logger: logger)
+        }
+        do {
+            return try make(.deviceNow)
+        } catch {
+            logger.error("no audio output yet: \(error); opening one in the background, sounds play once it opens")
+            // In the background opens nothing here, and the host is given, so it cannot fail.
+            return try! make(.deviceInBackground)
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,0 +1,38 @@
+import Logging
+import SysoundPlatform
+import SysoundFeedback
+import SysoundState
+
+/// The D-Bus face as one more source on the daemon's event loop: the bus is
+/// attached to the loop (sd_bus_attach_event), so calls, name changes and
+/// reconnection run on the loop thread, in order with socket requests and
+/// control-file changes.
+public final class FeedbackBusService: @unchecked Sendable {
+    private let face: FeedbackFace
+
+    /// Starts the face when `[dbus] enabled` (call on the loop thread, or
+    /// before the loop runs) on `sessionBus`, a connection attached to
+    /// `loop` that other parts of the daemon may use too; nil when disabled.
+    /// A missing session bus is logged and retried; the socket is served either way.
+    public static func start(
+        manager: FeedbackManager, loop: EventLoop, sessionBus: BusConnection, watcher: StateWatcher?, logger: Logger
+    ) -> FeedbackBusService? {
+        guard manager.configuration.dbus.enabled else {
+            logger.info("D-Bus face disabled ([dbus] enabled = false)")
+            manager.setStatus("dbus", "disabled")
+            return nil
+        }
+        // Events resolve through feedbackd's theme first; SIGHUP reloads it with the configuration.
+        manager.loadFeedbackdTheme()
+        let service = FeedbackBusService(face: FeedbackFace(manager: manager, loop: loop, logger: logger))
+        // The watcher reports on the loop thread: the property follows the control files.
+        watcher?.onChange { [weak service] _, _ in service?.face.stateChanged() }
+        service.face.start(on: sessionBus)
+        return service
+    }
+
+    private init(face: FeedbackFace) { self.face = face }
+
+    /// Ends running feedback and leaves the bus (on the loop thread, or after the loop ended).
+    public func stop() { face.stop() }
+}

@@ -1,0 +1,197 @@
+import Glibc
+import SysoundAudio
+import SysoundPlatform
+import SysoundConfig
+import SysoundCore
+import SysoundFeedback
+
+/// The two interfaces, declared once, as feedbackd 0.8's introspection XML
+/// defines them, and what each call asks of the manager.
+extension FeedbackFace {
+    func feedbackInterface() -> BusInterface {
+        var interface = BusInterface(Self.interface)
+        interface.property("Profile", "s", get: { [unowned self] reply in
+            try reply.append(FeedbackProfile(state: manager.state).rawValue)
+        }, set: { [unowned self] value in
+            try setProfile(try value.readString())
+        })
+        interface.method(
+            "TriggerFeedback", "ssa{sv}i", arguments: ["app_id", "event", "hints", "timeout"], result: "u", results: ["id"]
+        ) { [unowned self] call in try trigger(call) }
+        interface.method("EndFeedback", "u", arguments: ["id"]) { [unowned self] call in
+            let id = try call.message.readUInt32()
+            if events[id] == nil {
+                // feedbackd answers, and warns, too: the event may just have ended.
+                logger.debug("EndFeedback(\(id)): no such running event")
+            }
+            try call.reply()
+            end(id, reason: .explicit)
+        }
+        interface.signal("FeedbackEnded", "uu", arguments: ["id", "reason"])
+        return interface
+    }
+
+    func hapticInterface() -> BusInterface {
+        var interface = BusInterface(Self.hapticInterface)
+        interface.method("Vibrate", "sa(du)", arguments: ["app_id", "pattern"], result: "b", results: ["success"]) { [unowned self] call in
+            let app = try call.message.readString()
+            try Self.checkApp(app)
+            let pattern = try Self.pattern(call.message.readValue())
+            // Answered once the vibration started or failed (its first
+            // upload may still be on a worker): true only for one that plays.
+            let message = call.message
+            try vibrate(app: app, pattern: pattern) { [logger] vibrated in
+                do {
+                    try BusMethodCall.replying(to: message).reply { m in try m.append(vibrated) }
+                } catch {
+                    logger.debug("Vibrate: the reply could not be sent: \(error)")
+                }
+            }
+        }
+        return interface
+    }
+
+    static func checkApp(_ app: String) throws {
+        guard PlayRequest.isValidApp(app) else {
+            throw BusError.invalidArgs("invalid app id \"\(FeedbackHints.show(app))\"; expected 1 to \(PlayRequest.maximumAppLength) printable bytes, e.g. org.example.App")
+        }
+    }
+
+    /// The most steps a `Vibrate` pattern may have, and the longest step, as feedbackd 0.8.
+    static let maximumVibrateSteps = 10
+    static let maximumVibrateStepMs = 10_000
+
+    /// `a(du)`: magnitude and milliseconds per step, as feedbackd takes them:
+    /// magnitudes clamped to 0–1, steps to 10 s (the whole to sysound's 30 s),
+    /// steps of 0 ms dropped; nil
+    /// for more than 10 steps (feedbackd would cut the rest off unheard:
+    /// sysound refuses the pattern, and `Vibrate` answers false).
+    static func pattern(_ value: BusValue?) throws -> HapticPattern? {
+        guard case .array(_, let items)? = value else { throw BusError.invalidArgs("expected a(du)") }
+        guard items.count <= maximumVibrateSteps else { return nil }
+        var steps: [HapticStep] = []
+        for (i, item) in items.enumerated() {
+            guard case .structure(let fields) = item, fields.count == 2, let magnitude = fields[0].double,
+                let ms = fields[1].uint32
+            else { throw BusError.invalidArgs("step \(i + 1) is not (du)") }
+            let clamped = magnitude.isNaN ? 0 : min(max(magnitude, 0), 1)
+            // Ten steps of 10 s are more than the engine's 30 s: the end is cut, as a step's is.
+            let left = HapticPattern.maximumTotalMs - steps.reduce(0) { $0 + $1.durationMs }
+            let length = min(Int(ms), maximumVibrateStepMs, left)
+            if length > 0 { steps.append(HapticStep(magnitude: clamped, durationMs: length)) }
+        }
+        return HapticPattern(steps: steps)
+    }
+
+    /// Vibrate: false below the quiet level (the user's, the app's), for a
+    /// pattern refused above (more than 10 steps), without a vibrator, while
+    /// an event's vibration runs, or when the device did not play it
+    /// (refused, too late). `answer` runs on the loop, at once or once the
+    /// outcome is known.
+    func vibrate(app: String, pattern: HapticPattern?, answer: @escaping @Sendable (Bool) -> Void) throws {
+        guard let pattern else {
+            logger.info("Vibrate from \(app): more than \(Self.maximumVibrateSteps) steps; refused")
+            return answer(false)
+        }
+        if pattern.steps.isEmpty {
+            // An empty pattern stops (the socket's `stop all` would stop sounds too).
+            manager.haptics?.stop()
+            return answer(true)
+        }
+        guard manager.level(for: PlayRequest(.name(""), app: app)) >= .quiet else { return answer(false) }
+        // What is left to go wrong is the device, which feedbackd answers with false.
+        manager.vibrate(VibrateRequest(.pattern(pattern), app: app)) { reply in
+            if case .ok(let fields, _) = reply { answer(fields["outcome"] == FeedbackOutcome.vibrate.rawValue) } else { answer(false) }
+        }
+    }
+
+    /// TriggerFeedback(s app_id, s event, a{sv} hints, i timeout) → u id.
+    func trigger(_ call: BusMethodCall) throws {
+        let m = call.message
+        let app = try m.readString(), eventName = try m.readString()
+        let hints = FeedbackHints(try m.readVardict())
+        let timeout = max(try m.readInt32(), -1)  // < -1 is -1, as feedbackd
+        try Self.checkApp(app)
+        guard !eventName.isEmpty else { throw BusError.invalidArgs("invalid event \"\"; expected an event name such as button-pressed") }
+        for ignored in hints.ignored { logger.info("TriggerFeedback from \(app): ignoring hint \(ignored)") }
+        guard !events.isFull else {
+            throw BusError(name: BusError.limitsExceeded, message: "\(events.count) feedbacks are running; end some first")
+        }
+
+        var source = PlayRequest.Source.name(eventName)
+        if let file = hints.soundFile {
+            // The same file-access rule as the socket's `play file=` for another user.
+            let configuration = manager.configuration
+            let policy = FileAccessPolicy(soundDirectories: manager.theme.directories, othersMayPlayAnyFile: configuration.othersMayPlayAnyFile)
+            let uid = m.senderUID() ?? uid_t.max
+            do throws(FeedbackError) {
+                source = .file(try policy.path(toOpen: file, for: PeerCredentials(pid: 0, uid: uid, gid: gid_t.max)))
+            } catch {
+                throw BusError(name: error.code == .denied ? BusError.accessDenied : BusError.invalidArgs, message: error.message)
+            }
+        }
+        let request = PlayRequest(source, loop: timeout != -1, app: app, profile: hints.profile, important: hints.important)
+        let themed = hints.soundFile == nil
+        // The first sound of a media role opens that role's stream on a
+        // worker; the call is answered once it is open (never on the loop).
+        let (message, sender) = (m, m.sender)
+        let later = manager.prepareStream(forEvent: themed ? eventName : nil, request) { [self] in
+            do {
+                try trigger(BusMethodCall.replying(to: message), eventName, request, themed: themed, timeout: timeout, sender: sender)
+            } catch {
+                logger.debug("TriggerFeedback: the reply could not be sent: \(error)")
+            }
+        }
+        if !later { try trigger(call, eventName, request, themed: themed, timeout: timeout, sender: sender) }
+    }
+
+    /// TriggerFeedback once its stream is open: the feedbackd theme first
+    /// (unless a sound-file hint names what to play), then sysound's own
+    /// name of the event.
+    private func trigger(
+        _ call: BusMethodCall, _ eventName: String, _ request: PlayRequest, themed: Bool, timeout: Int32, sender: String?
+    ) throws {
+        let app = request.app ?? ""
+        let id = events.nextID()
+        if themed, let event = manager.triggerEvent(eventName, request) {
+            try call.reply { r in try r.append(id) }
+            guard event.found else { return emitEnded(id, .notFound) }
+            return track(id, voice: event.voice, hapticMs: event.hapticMs, timeout: timeout, sender: sender)
+        }
+        let result: PlayResult
+        do throws(FeedbackError) {
+            result = try manager.play(request)
+        } catch {
+            try call.reply { r in try r.append(id) }
+            if error.code != .unknownSound {
+                logger.warning("TriggerFeedback \(FeedbackHints.show(eventName)) from \(app): \(error.message)")
+            }
+            if !themed, error.code == .badFile {
+                logger.warning("sound-file of \(app): \(error.message)")
+            }
+            emitEnded(id, .notFound)
+            return
+        }
+        try call.reply { r in try r.append(id) }
+
+        let hapticMs: Int
+        if case .started(let preset) = result.haptic {
+            hapticMs = manager.configuration.haptics.presets[preset]?.durationMs ?? 0
+        } else {
+            hapticMs = 0
+        }
+        track(id, voice: result.voice, hapticMs: hapticMs, timeout: timeout, sender: sender)
+    }
+
+    /// Follows a started event to its end: natural, by its timeout, or when its caller leaves.
+    func track(_ id: UInt32, voice: VoiceID?, hapticMs: Int, timeout: Int32, sender: String?) {
+        if voice == nil && hapticMs == 0 {
+            emitEnded(id, .natural)  // the policy silenced it all: nothing to wait for
+            return
+        }
+        events[id] = RunningEvent(voice: voice, sender: sender)
+        followNaturalEnd(id, voice: voice, hapticMs: hapticMs)
+        if timeout > 0 { expire(id, afterSeconds: timeout) }
+        if let sender { watch(sender: sender) }
+    }
+}

@@ -1,0 +1,226 @@
+import Logging
+import SysoundAudio
+import SysoundPlatform
+import SysoundConfig
+import SysoundCore
+import SysoundFeedback
+import SysoundState
+
+/// The D-Bus face: feedbackd's `org.sigxcpu.Feedback` (and `.Haptic`) at
+/// /org/sigxcpu/Feedback on the session bus, so feedbackd's clients use
+/// sysound unchanged. It decides nothing: every call becomes the request the
+/// socket would make of the `FeedbackManager` (play, stop, vibrate, state
+/// set), under the same policy. Everything here runs on the loop's thread.
+public final class FeedbackFace: @unchecked Sendable {
+    static let path = "/org/sigxcpu/Feedback"
+    static let interface = "org.sigxcpu.Feedback"
+    static let hapticInterface = "org.sigxcpu.Feedback.Haptic"
+
+    let manager: FeedbackManager
+    let logger: Logger
+    let loop: EventLoop
+    private var connection: BusConnection?
+    private var user: Int?
+    private var bus: Bus?
+    private var name: BusName?
+    private var slots: [BusSlot] = []
+    private var senderWatches: [String: BusSlot] = [:]
+    var events = RunningEvents()
+    private var profile: FeedbackProfile
+    /// Set while the Profile setter writes its two control files: one PropertiesChanged, not two.
+    private var settingProfile = false
+
+    /// - Parameter loop: the loop whose thread runs the face.
+    init(manager: FeedbackManager, loop: EventLoop, logger: Logger) {
+        self.manager = manager
+        self.loop = loop
+        self.logger = logger
+        profile = FeedbackProfile(state: manager.state)
+    }
+
+    /// Serves on `connection` (the session bus), again after every loss.
+    /// The connection may have other users; the face only adds itself.
+    func start(on connection: BusConnection) {
+        manager.setStatus("dbus", "connecting to the session bus")
+        self.connection = connection
+        user = connection.addUser(connected: { [unowned self] bus in
+            connected(bus)
+        }, disconnected: { [unowned self] _ in
+            logger.warning("the session bus went away; serving the socket, reconnecting")
+            lost()
+        })
+        connection.start()
+        if connection.bus == nil {
+            // One line, not an error: a daemon without a session bus still serves its socket.
+            logger.info("no session bus (\(connection.lastError.map { "\($0)" } ?? "?")); D-Bus face retries in the background")
+            manager.setStatus("dbus", "no session bus yet, retrying")
+        }
+    }
+
+    /// Leaves the bus: the name and the objects go, the connection stays with its owner.
+    func stop() {
+        endAll(reason: .explicit)
+        lost()
+        if let user { connection?.removeUser(user) }
+        user = nil
+        connection = nil
+    }
+
+    private func connected(_ bus: Bus) {
+        self.bus = bus
+        do {
+            slots.append(try bus.export(feedbackInterface(), at: Self.path))
+            slots.append(try bus.export(hapticInterface(), at: Self.path))
+            // Always queued: with replace, a feedbackd that does not allow
+            // replacement still hands the name over when it exits.
+            var flags: BusName.Flags = [.allowReplacement, .queue]
+            if manager.configuration.dbus.replace { flags.insert(.replaceExisting) }
+            name = try BusName(DBusSettings.busName, on: bus, flags: flags) { [unowned self] state in nameChanged(state) }
+            logger.info("D-Bus face connected as \(bus.uniqueName ?? "?"), asking for \(DBusSettings.busName)")
+        } catch {
+            logger.error("D-Bus face not served: \(error)")
+            manager.setStatus("dbus", "not served: \(error)")
+        }
+    }
+
+    private func nameChanged(_ state: BusName.State) {
+        let bus = DBusSettings.busName
+        let text: String
+        switch state {
+        case .requesting: text = "asking for \(bus)"
+        case .owner: text = "serving \(bus)"
+        case .queued: text = "queued for \(bus) behind \(name?.owner ?? "another owner") (feedbackd?); [dbus] replace = true takes it"
+        case .taken: text = "\(bus) is taken by \(name?.owner ?? "another owner")"
+        case .lost: text = "lost \(bus) to another owner"
+        case .failed: text = "the bus refused \(bus)"
+        }
+        logger.info("D-Bus: \(text)")
+        manager.setStatus("dbus", text)
+    }
+
+    /// The connection is gone: its registrations with it. Looping feedback
+    /// is ended: no client can end it any more.
+    private func lost() {
+        endAll(reason: .explicit)
+        senderWatches = [:]
+        slots = []
+        name = nil
+        bus = nil
+        manager.setStatus("dbus", "session bus lost, reconnecting")
+    }
+
+    // MARK: - Settings
+
+    /// A control file changed (or this face wrote one): PropertiesChanged when the profile moved.
+    func stateChanged() {
+        guard !settingProfile else { return }
+        let now = FeedbackProfile(state: manager.state)
+        guard now != profile else { return }
+        profile = now
+        try? bus?.emitPropertiesChanged(path: Self.path, interface: Self.interface, names: ["Profile"])
+    }
+
+    func setProfile(_ text: String) throws {
+        guard let wanted = FeedbackProfile(rawValue: text) else {
+            throw BusError.invalidArgs("\"\(FeedbackHints.show(text))\" is not a profile; expected one of \(FeedbackProfile.names)")
+        }
+        let (silent, haptics) = wanted.settings
+        settingProfile = true
+        defer {
+            settingProfile = false
+            stateChanged()
+        }
+        for (file, on) in [(ControlFile.silent, silent), (.haptics, haptics)] {
+            let change = try StateChange(file, parsing: on ? "1" : "0")
+            if case .error(_, let message) = manager.handle(.stateSet(change)) { throw BusError.failed(message) }
+        }
+    }
+
+    // MARK: - Events
+
+    /// Ends an event: its voice stops (if still playing), FeedbackEnded goes out.
+    func end(_ id: UInt32, reason: EndReason) {
+        guard let running = events.remove(id) else { return }
+        running.hapticTimer?.cancel()
+        running.expiry?.cancel()
+        if let voice = running.voice, reason != .natural {
+            _ = manager.handle(.stop(.voice(voice.wireID)))
+        }
+        if let sender = running.sender, !events.hasEvents(of: sender) { senderWatches[sender] = nil }
+        emitEnded(id, reason)
+    }
+
+    func emitEnded(_ id: UInt32, _ reason: EndReason) {
+        do {
+            try bus?.emitSignal(path: Self.path, interface: Self.interface, member: "FeedbackEnded") { m in
+                try m.append(id)
+                try m.append(reason.rawValue)
+            }
+        } catch {
+            logger.warning("cannot send FeedbackEnded(\(id)): \(error)")
+        }
+    }
+
+    private func endAll(reason: EndReason) {
+        for id in events.byID.keys { end(id, reason: reason) }
+    }
+
+    /// Ends the caller's feedback when it leaves the bus (feedbackd does the same).
+    func watch(sender: String) {
+        guard senderWatches[sender] == nil, let bus else { return }
+        senderWatches[sender] = try? bus.watchNameOwner(sender) { [unowned self] _, new in
+            if new.isEmpty { senderLeft(sender) }
+        }
+        // The match is installed asynchronously: a caller that left before the
+        // bus saw it would never be reported. Asked after the AddMatch, the bus
+        // answers in order: either the caller is still there (and the match will
+        // report its leaving) or NameHasNoOwner says it is already gone.
+        guard let ask = try? bus.newMethodCall(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "GetNameOwner")
+        else { return }
+        try? ask.append(sender)
+        try? bus.callAsync(ask) { [weak self] result in
+            if case .failure(let error) = result, error.name == BusError.nameHasNoOwner { self?.senderLeft(sender) }
+        }
+    }
+
+    private func senderLeft(_ sender: String) {
+        let ids = events.ids(of: sender)
+        if !ids.isEmpty { logger.info("\(sender) left the bus; ending its \(ids.count) feedback(s)") }
+        for id in ids { end(id, reason: .explicit) }
+        senderWatches[sender] = nil
+    }
+
+    /// Ends an event naturally once its sound has been heard to its end (the
+    /// engine's end event, not a poll) and its vibration's length has passed.
+    func followNaturalEnd(_ id: UInt32, voice: VoiceID?, hapticMs: Int) {
+        if let voice {
+            events[id]?.soundPending = true
+            manager.whenHeard(voice) { [weak self] in
+                guard let self else { return }
+                loop.post { [weak self] in self?.partEnded(id, voice: voice, sound: true) }
+            }
+        }
+        if hapticMs > 0 {
+            events[id]?.hapticPending = true
+            events[id]?.hapticTimer = try? loop.addTimer(after: UInt64(hapticMs) * 1000, accuracy: .millisecond) { [unowned self] _ in
+                partEnded(id, voice: voice, sound: false)
+            }
+        }
+    }
+
+    /// One part of event `id` ended; the event ends with its last. The voice
+    /// tells an end that came after its event was gone and its id reused.
+    private func partEnded(_ id: UInt32, voice: VoiceID?, sound: Bool) {
+        guard var running = events[id], running.voice == voice else { return }
+        if sound { running.soundPending = false } else { running.hapticPending = false }
+        events[id] = running
+        if !running.soundPending && !running.hapticPending { end(id, reason: .natural) }
+    }
+
+    func expire(_ id: UInt32, afterSeconds seconds: Int32) {
+        events[id]?.expiry = try? loop.addTimer(after: UInt64(seconds) * 1_000_000, accuracy: .millisecond) { [unowned self] _ in
+            end(id, reason: .expired)
+        }
+    }
+}
