@@ -117,7 +117,7 @@ let package = Package(
         .target(
             name: "SysoundDesktop",
             dependencies: [
-                "SysoundCore", "SysoundFeedback", "SysoundState", "SysoundPlatform", "CGio",
+                "SysoundCore", "SysoundFeedback", "SysoundState", "SysoundPlatform", "SysoundHaptics", "CEvdev", "CGio",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 

@@ -9,10 +9,11 @@ import SysoundPlatform
 /// change permissions or go away, with inotify sources on the engine's event
 /// loop (`EventLoop.addInotify`, which decodes the kernel's records). When
 /// the directory itself does not exist yet (no input device at boot), it
-/// watches the parent until it appears. Loop thread only.
-final class DirectoryWatcher {
+/// watches the parent until it appears. Loop thread only. The haptics
+/// engine finds its vibrators with it, the alert slider its switch.
+public final class DirectoryWatcher {
     /// What the engine acts on.
-    enum Change: Equatable {
+    public enum Change: Equatable, Sendable {
         /// A node appeared or its attributes changed: try to open it.
         case candidate(String)
         /// A node went away.
@@ -21,7 +22,7 @@ final class DirectoryWatcher {
         case rescan
     }
 
-    let directory: String
+    public let directory: String
     private let loop: EventLoop
     private let onChange: (Change) -> Void
     private var directorySource: EventSource?
@@ -30,7 +31,7 @@ final class DirectoryWatcher {
     private static let directoryMask = UInt32(IN_CREATE | IN_ATTRIB | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF)
 
     /// Starts watching; `onChange` is called on the loop thread.
-    init(directory: String, loop: EventLoop, onChange: @escaping (Change) -> Void) throws(HapticsError) {
+    public init(directory: String, loop: EventLoop, onChange: @escaping (Change) -> Void) throws(HapticsError) {
         self.directory = directory
         self.loop = loop
         self.onChange = onChange
@@ -39,7 +40,7 @@ final class DirectoryWatcher {
 
     deinit { cancel() }
 
-    func cancel() {
+    public func cancel() {
         directorySource?.cancel()
         parentSource?.cancel()
         directorySource = nil
@@ -98,7 +99,7 @@ final class DirectoryWatcher {
     }
 
     /// The event nodes in the directory now (opendir/readdir), sorted.
-    func scan() -> [String] {
+    public func scan() -> [String] {
         guard let dir = opendir(directory) else { return [] }
         defer { closedir(dir) }
         var paths: [String] = []

@@ -2,9 +2,10 @@
 # The real-kernel force-feedback test: boots Debian's 6.1 kernel under qemu
 # (software emulation), with an initramfs holding busybox, evdev.ko,
 # uinput.ko, uinput devices (ffdev.c: a test rumble, a built-in vibrator, a
-# game controller, a da7280-shaped motor, one that refuses uploads), the
-# project's haptics code (sysound-ff-check) and the CLI as installed
-# (cli-checks.sh). Prints the checks and a closing "N passed, N failed";
+# game controller, a da7280-shaped motor, one that refuses uploads;
+# slider.c: an alert slider), the project's haptics code (sysound-ff-check),
+# the CLI as installed (cli-checks.sh) and the daemon following the alert
+# slider (slider-checks.sh). Prints the checks and a closing "N passed, N failed";
 # exits non-zero on any failure.
 #
 # Needs: qemu-system-x86, busybox-static, cpio, xz-utils, gcc (apt), swift.
@@ -56,6 +57,7 @@ fi
 
 # 2. The device emulator and the client.
 gcc -static -O2 -Wall -o "$WORK/ffdev" "$ROOT/Tests/kernel/ffdev.c" || die "cannot compile ffdev.c"
+gcc -static -O2 -Wall -o "$WORK/slider" "$ROOT/Tests/kernel/slider.c" || die "cannot compile slider.c"
 CLIENT=${SYSOUND_FF_CHECK:-}
 if [ -z "$CLIENT" ]; then
     log "building sysound-ff-check (release, static Swift stdlib)"
@@ -85,6 +87,8 @@ cp "$WORK/kernel/evdev.ko" "$WORK/kernel/uinput.ko" "$ROOTFS/lib/modules/"
 cp "$WORK/ffdev" "$ROOTFS/bin/ffdev"
 cp "$CLIENT" "$ROOTFS/bin/sysound-ff-check"
 cp "$ROOT/Tests/kernel/cli-checks.sh" "$ROOTFS/bin/cli-checks.sh"
+cp "$WORK/slider" "$ROOTFS/bin/slider"
+cp "$ROOT/Tests/kernel/slider-checks.sh" "$ROOTFS/bin/slider-checks.sh"
 # Installed as `make install` lays it out under /usr (InstallLayout).
 mkdir -p "$ROOTFS/usr/bin" "$ROOTFS/usr/libexec/sysound" "$ROOTFS/usr/share/sysound/config" "$ROOTFS/run"
 cp "$BIN/sysound" "$ROOTFS/usr/bin/"
@@ -118,6 +122,7 @@ rc=\$?
 kill \$pid
 [ \$rc = 0 ] || { echo "--- device log"; cat /tmp/ffdev.log; }
 sh /bin/cli-checks.sh || rc=1
+sh /bin/slider-checks.sh || rc=1
 # isa-debug-exit: qemu exits with (v << 1) | 1.
 printf "\\\\\$(printf %03o \$rc)" | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
 poweroff -f

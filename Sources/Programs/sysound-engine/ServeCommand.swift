@@ -122,6 +122,9 @@ struct ServeCommand: ParsableCommand {
         let desktop = DesktopSources.start(
             manager: manager, loop: loop, sessionBus: sessionBus, watcher: watcher, logger: Logger(label: "sysound.desktop"))
         defer { desktop.stop() }
+        // The alert slider (the ring/silent switch), among the input nodes the haptics engine watches too.
+        let slider = AlertSlider.start(manager: manager, loop: loop, inputDirectory: inputDir, logger: Logger(label: "sysound.slider"))
+        defer { slider.stop() }
         daemon.run()
         logger.info("stopped")
     }
