@@ -71,7 +71,7 @@ final class EventCommandTests: XCTestCase {
         XCTAssertEqual(looped.status, 0, looped.output)
         XCTAssertTrue(looped.stdout.contains("ended (expired)"), looped.output)
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 1.15, looped.output)
-        let once = try cli.run(["event", "org.example.beat", "--wait"])
+        let once = try cli.run(["event", "org.example.beat", "--timeout", "-1", "--wait"])
         XCTAssertTrue(once.stdout.contains("ended (natural)"), once.output)
     }
 
@@ -80,7 +80,7 @@ final class EventCommandTests: XCTestCase {
         XCTAssertEqual(unknown.status, 65, unknown.output)
         XCTAssertTrue(unknown.stderr.contains("org.example.no-such-event"), unknown.output)
         for (arguments, words) in [
-            (["event", "x", "--timeout", "0", "--wait"], "--wait"), (["event", "x", "--timeout", "-5"], "--timeout"),
+            (["event", "x", "--timeout", "0", "--wait"], "--wait"), (["event", "x", "--timeout", "-5"], "outside -1"),
             (["event"], "--end"), (["event", "x", "--end", "3"], "not both"), (["event", "x", "--app", ""], "--app"),
         ] {
             let result = try cli.run(arguments)

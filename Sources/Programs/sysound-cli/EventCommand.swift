@@ -21,7 +21,8 @@ struct EventCommand: ParsableCommand {
     @Argument(help: "The event to trigger (omit with --end).")
     var name: String?
 
-    @Option(name: .long, help: ArgumentHelp("-1: once (default); 0: until ended; N: repeat for N seconds.", valueName: "seconds"))
+    // Unconditional: "-1" is the value, not an option.
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("-1: once (default); 0: until ended; N: repeat for N seconds.", valueName: "seconds"))
     var timeout: Int32 = -1
 
     @Flag(name: .long, help: "Return when the event has ended, and say why (natural, expired, explicit).")
