@@ -102,12 +102,14 @@ struct EventCommand: ParsableCommand {
                 parts.append("\(field.key) \(field.value)")
             }
         }
-        let what = parts.isEmpty ? "nothing" : parts.joined(separator: "; ")
-        let state = switch fields["outcome"] {
-        case "running": fields["timeout"] == "0" ? ", running until ended" : ""
-        case "ended": ", nothing plays"
-        default: fields["level"].map { ", nothing at the \($0) level (not found)" } ?? ", not found"
+        var what = parts.joined(separator: "; ")
+        switch fields["outcome"] {
+        case "running": if fields["timeout"] == "0" { what += ", running until ended" }
+        case "ended": what += ", nothing plays"
+        default:
+            let missing = fields["level"].map { "nothing at the \($0) level" } ?? "not found"
+            what = parts.isEmpty ? missing : missing + " (" + what + ")"
         }
-        return "\(name) (event \(fields["id"] ?? "?")): \(what)\(state)"
+        return "\(name) (event \(fields["id"] ?? "?")): \(what)"
     }
 }
