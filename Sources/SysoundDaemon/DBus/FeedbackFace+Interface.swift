@@ -34,9 +34,10 @@ extension FeedbackFace {
     func hapticInterface() -> BusInterface {
         var interface = BusInterface(Self.hapticInterface)
         interface.method("Vibrate", "sa(du)", arguments: ["app_id", "pattern"], result: "b", results: ["success"]) { [unowned self] call in
-            let app = try call.message.readString()
-            try Self.checkApp(app)
+            let claimed = try call.message.readString()
+            try Self.checkApp(claimed)
             let pattern = try Self.pattern(call.message.readValue())
+            let app = decidingApp(claimed: claimed, identity: identity(of: call.message), message: call.message)
             // Answered once the vibration started or failed (its first
             // upload may still be on a worker): true only for one that plays.
             let message = call.message
@@ -88,9 +89,9 @@ extension FeedbackFace {
     /// an event's vibration runs, or when the device did not play it
     /// (refused, too late). `answer` runs on the loop, at once or once the
     /// outcome is known.
-    func vibrate(app: String, pattern: HapticPattern?, answer: @escaping @Sendable (Bool) -> Void) throws {
+    func vibrate(app: String?, pattern: HapticPattern?, answer: @escaping @Sendable (Bool) -> Void) throws {
         guard let pattern else {
-            logger.info("Vibrate from \(app): more than \(Self.maximumVibrateSteps) steps; refused")
+            logger.info("Vibrate from \(app ?? "an unknown sandbox"): more than \(Self.maximumVibrateSteps) steps; refused")
             return answer(false)
         }
         if pattern.steps.isEmpty {
@@ -108,10 +109,14 @@ extension FeedbackFace {
     /// TriggerFeedback(s app_id, s event, a{sv} hints, i timeout) → u id.
     func trigger(_ call: BusMethodCall) throws {
         let m = call.message
-        let app = try m.readString(), eventName = try m.readString()
+        let claimed = try m.readString(), eventName = try m.readString()
         let hints = FeedbackHints(try m.readVardict())
         let timeout = max(try m.readInt32(), -1)  // < -1 is -1, as feedbackd
-        try Self.checkApp(app)
+        try Self.checkApp(claimed)
+        // A sandboxed sender's proved id decides, not the one it claims.
+        let identity = identity(of: m)
+        let deciding = decidingApp(claimed: claimed, identity: identity, message: m)
+        let app = deciding ?? "an unknown sandbox"
         guard !eventName.isEmpty else { throw BusError.invalidArgs("invalid event \"\"; expected an event name such as button-pressed") }
         for ignored in hints.ignored { logger.info("TriggerFeedback from \(app): ignoring hint \(ignored)") }
         guard !events.isFull else {
@@ -119,39 +124,51 @@ extension FeedbackFace {
         }
 
         var source = PlayRequest.Source.name(eventName)
-        if let file = hints.soundFile {
-            // The same file-access rule as the socket's `play file=` for another user.
-            let configuration = manager.configuration
-            let policy = FileAccessPolicy(soundDirectories: manager.theme.directories, othersMayPlayAnyFile: configuration.othersMayPlayAnyFile)
-            let uid = m.senderUID() ?? uid_t.max
-            do throws(FeedbackError) {
+        var opened: OpenedSoundFile?
+        do throws(FeedbackError) {
+            if let fd = hints.soundFD {
+                opened = try SandboxFiles.adopt(fd)
+            } else if let file = hints.soundFile, identity.isSandboxed {
+                // As the app sees its files: not the host's, not its bus proxy's.
+                opened = try SandboxFiles.open(file, for: identity, runtimeDirectory: callers.runtimeDirectory)
+            } else if let file = hints.soundFile {
+                // The same file-access rule as the socket's `play file=` for another user.
+                let configuration = manager.configuration
+                let policy = FileAccessPolicy(soundDirectories: manager.theme.directories, othersMayPlayAnyFile: configuration.othersMayPlayAnyFile)
+                let uid = m.senderUID() ?? uid_t.max
                 source = .file(try policy.path(toOpen: file, for: PeerCredentials(pid: 0, uid: uid, gid: gid_t.max)))
-            } catch {
-                throw BusError(name: error.code == .denied ? BusError.accessDenied : BusError.invalidArgs, message: error.message)
             }
+        } catch {
+            logger.info("TriggerFeedback from \(app): sound-file refused: \(error.message)")
+            throw BusError(name: error.code == .denied ? BusError.accessDenied : BusError.invalidArgs, message: error.message)
         }
-        let request = PlayRequest(source, loop: timeout != -1, app: app, profile: hints.profile, important: hints.important)
-        let themed = hints.soundFile == nil
+        if let opened { source = .file(opened.path) }
+        let file = opened
+        let request = PlayRequest(source, loop: timeout != -1, app: deciding, profile: hints.profile, important: hints.important)
+        let themed = hints.soundFile == nil && hints.soundFD == nil
         // The first sound of a media role opens that role's stream on a
         // worker; the call is answered once it is open (never on the loop).
         let (message, sender) = (m, m.sender)
         let later = manager.prepareStream(forEvent: themed ? eventName : nil, request) { [self] in
             do {
-                try trigger(BusMethodCall.replying(to: message), eventName, request, themed: themed, timeout: timeout, sender: sender)
+                try trigger(
+                    BusMethodCall.replying(to: message), eventName, request, themed: themed, timeout: timeout, sender: sender, file: file)
             } catch {
                 logger.debug("TriggerFeedback: the reply could not be sent: \(error)")
             }
         }
-        if !later { try trigger(call, eventName, request, themed: themed, timeout: timeout, sender: sender) }
+        if !later { try trigger(call, eventName, request, themed: themed, timeout: timeout, sender: sender, file: file) }
     }
 
     /// TriggerFeedback once its stream is open: the feedbackd theme first
     /// (unless a sound-file hint names what to play), then sysound's own
-    /// name of the event.
+    /// name of the event. `file`, the sound file opened for the caller, stays
+    /// open until it is decoded.
     private func trigger(
-        _ call: BusMethodCall, _ eventName: String, _ request: PlayRequest, themed: Bool, timeout: Int32, sender: String?
+        _ call: BusMethodCall, _ eventName: String, _ request: PlayRequest, themed: Bool, timeout: Int32, sender: String?,
+        file: OpenedSoundFile?
     ) throws {
-        let app = request.app ?? ""
+        let app = request.app ?? "an unknown sandbox"
         let id = events.nextID()
         if themed, let event = manager.triggerEvent(eventName, request) {
             try call.reply { r in try r.append(id) }
@@ -167,7 +184,7 @@ extension FeedbackFace {
                 logger.warning("TriggerFeedback \(FeedbackHints.show(eventName)) from \(app): \(error.message)")
             }
             if !themed, error.code == .badFile {
-                logger.warning("sound-file of \(app): \(error.message)")
+                logger.warning("sound-file of \(app): \(file?.explain(error.message) ?? error.message)")
             }
             emitEnded(id, .notFound)
             return

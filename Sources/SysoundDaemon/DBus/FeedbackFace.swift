@@ -19,6 +19,10 @@ public final class FeedbackFace: @unchecked Sendable {
     let manager: FeedbackManager
     let logger: Logger
     let loop: EventLoop
+    /// Which app id decides for a sender (shared with the socket).
+    let callers: CallerApps
+    /// Each sender's sandbox, proved once per unique name.
+    let senders: BusCallers
     private var connection: BusConnection?
     private var user: Int?
     private var bus: Bus?
@@ -31,11 +35,14 @@ public final class FeedbackFace: @unchecked Sendable {
     private var settingProfile = false
 
     /// - Parameter loop: the loop whose thread runs the face.
-    init(manager: FeedbackManager, loop: EventLoop, logger: Logger) {
+    init(manager: FeedbackManager, loop: EventLoop, logger: Logger, callers: CallerApps) {
         self.manager = manager
         self.loop = loop
         self.logger = logger
+        self.callers = callers
+        senders = BusCallers(logger: logger)
         profile = FeedbackProfile(state: manager.state)
+        senders.onForget = { [callers] sender in callers.forget(sender) }
     }
 
     /// Serves on `connection` (the session bus), again after every loss.
@@ -103,6 +110,7 @@ public final class FeedbackFace: @unchecked Sendable {
     private func lost() {
         endAll(reason: .explicit)
         senderWatches = [:]
+        senders.forgetAll()
         slots = []
         name = nil
         bus = nil
@@ -134,6 +142,20 @@ public final class FeedbackFace: @unchecked Sendable {
             let change = try StateChange(file, parsing: on ? "1" : "0")
             if case .error(_, let message) = manager.handle(.stateSet(change)) { throw BusError.failed(message) }
         }
+    }
+
+    // MARK: - Callers
+
+    /// The sandbox a call's sender proves; a call without a sender (none
+    /// comes through the bus so) is of an unknown sandbox, never the host.
+    func identity(of message: BusMessage) -> SandboxIdentity {
+        guard let sender = message.sender, let bus else { return .unknown(reason: "the call has no sender") }
+        return senders.identity(of: sender, on: bus)
+    }
+
+    /// The app id that decides for a call claiming `claimed`.
+    func decidingApp(claimed: String, identity: SandboxIdentity, message: BusMessage) -> String? {
+        callers.app(claimed: claimed, identity: identity, caller: message.sender ?? "a caller without a bus name")
     }
 
     // MARK: - Events
