@@ -64,21 +64,30 @@ final class SandboxedAppTests: XCTestCase {
         """
     }
 
-    /// Runs feedback-client.py inside `app`'s sandbox (its /app holds the
-    /// client and its own sound, share/own.wav); `infoText` replaces its info file.
-    func inSandbox(_ app: String, infoText: String? = nil, _ arguments: [String]) throws -> [String: String] {
+    /// Runs `command` inside `app`'s sandbox, whose /app holds the test's
+    /// clients (client.py: feedback-client.py; wire_client.py: socket-client.py)
+    /// and its own sound, share/own.wav; `infoText` replaces its info file.
+    /// The daemon's socket is at /run/sysound/socket inside.
+    func sandboxed(_ app: String, infoText: String? = nil, _ command: [String]) throws -> Spawned.Result {
         nextInstance += 1
         let appDir = "\(root!)/apps/\(app)"
         try FileManager.default.createDirectory(atPath: appDir + "/share", withIntermediateDirectories: true)
         if !FileManager.default.fileExists(atPath: appDir + "/client.py") {
-            try FileManager.default.copyItem(atPath: TestPaths.packageRoot + "/Tests/fixture/feedback-client.py", toPath: appDir + "/client.py")
+            let fixture = TestPaths.packageRoot + "/Tests/fixture/"
+            try FileManager.default.copyItem(atPath: fixture + "feedback-client.py", toPath: appDir + "/client.py")
+            try FileManager.default.copyItem(atPath: fixture + "socket-client.py", toPath: appDir + "/wire_client.py")
             try FileManager.default.copyItem(atPath: TestPaths.packageRoot + "/Sounds/success.wav", toPath: appDir + "/share/own.wav")
         }
         let infoPath = "\(root!)/info-\(nextInstance)"
         try (infoText ?? info(app, instance: nextInstance)).write(toFile: infoPath, atomically: true, encoding: .utf8)
-        let result = try Spawned.run(
-            TestPaths.packageRoot + "/Tests/fixture/flatpak-run.sh",
-            [infoPath, appDir, "\(nextInstance)", runtime, "python3", "/app/client.py"] + arguments, timeout: 30)
+        return try Spawned.run(
+            "/usr/bin/env", ["FLATPAK_RUN_SOCKET=\(daemon.socketPath)", TestPaths.packageRoot + "/Tests/fixture/flatpak-run.sh",
+                             infoPath, appDir, "\(nextInstance)", runtime] + command, timeout: 30)
+    }
+
+    /// feedback-client.py inside `app`'s sandbox: its key=value line.
+    func inSandbox(_ app: String, infoText: String? = nil, _ arguments: [String]) throws -> [String: String] {
+        let result = try sandboxed(app, infoText: infoText, ["python3", "/app/client.py"] + arguments)
         var fields: [String: String] = ["status": "\(result.status)"]
         for pair in result.stdout.split(whereSeparator: \.isWhitespace) {
             let parts = pair.split(separator: "=", maxSplits: 1)
@@ -86,6 +95,14 @@ final class SandboxedAppTests: XCTestCase {
         }
         if result.status != 0 { fields["output"] = result.output }
         return fields
+    }
+
+    /// One request on the daemon's socket from inside `app`'s sandbox: the reply line.
+    func overSocket(_ app: String, _ request: String) throws -> String {
+        let result = try sandboxed(app, ["python3", "/app/wire_client.py", "/run/sysound/socket"] + request.split(separator: " ").map(String.init))
+        XCTAssertEqual(result.status, 0, result.output)
+        let line = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        return line.hasPrefix("sysound/1 ") ? String(line.dropFirst("sysound/1 ".count)) : line
     }
 
     func testSpoofedImportantIsNotHeardWhileTheRealAllowListedAppIs() throws {
@@ -165,5 +182,20 @@ final class SandboxedAppTests: XCTestCase {
             "org.example.Broken", infoText: malformed, ["trigger", "org.example.Clock", "no-such-event", "-1", #"{"sound-file": "\#(hostOnlySound)"}"#])
         XCTAssertEqual(fields["error"], "org.freedesktop.DBus.Error.AccessDenied", "\(fields)")
         XCTAssertTrue(try cli.run(["status"]).stdout.contains("unknown:"), "status lists the unknown sandbox")
+    }
+
+    func testSocketPeersAreProvedToo() throws {
+        // SO_PEERPIDFD names the peer's process; its sandbox decides as on the bus.
+        let spoofing = try Pulse.peak(1.0) { XCTAssertTrue(try overSocket("org.example.Muted", "play notification app=org.example.Loud").hasPrefix("ok")) }
+        XCTAssertLessThan(spoofing, 1e-4, "the app turned silent was heard over the socket by claiming another id")
+        var reply = ""
+        let host = try Pulse.peak(0.8) { reply = try overSocket("org.example.Notes", "play file=\(hostOnlySound)") }
+        XCTAssertTrue(reply.hasPrefix("error denied"), reply)
+        XCTAssertTrue(reply.contains(hostOnlySound), reply)
+        XCTAssertLessThan(host, 1e-4, "a host-only file named over the socket by a sandboxed app was played")
+        let own = try Pulse.peak(1.0) { reply = try overSocket("org.example.Notes", "play file=/app/share/own.wav") }
+        XCTAssertTrue(reply.hasPrefix("ok"), reply)
+        XCTAssertGreaterThan(own, 0.05, "the app's own file was not played over the socket")
+        XCTAssertTrue(try cli.run(["status"]).stdout.contains("org.example.Muted(flatpak):1"))
     }
 }
