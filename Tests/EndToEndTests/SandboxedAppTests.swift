@@ -151,6 +151,17 @@ final class SandboxedAppTests: XCTestCase {
         XCTAssertTrue(fields["output"]?.contains("type h") == true, "the error says what to do: \(fields)")
         XCTAssertLessThan(host, 1e-4, "a host-only file named by a sandboxed app was played")
 
+        // A link in its /app to the host's file resolves inside the sandbox
+        // (where there is no such file), and /proc's magic links are refused.
+        try FileManager.default.createSymbolicLink(atPath: "\(root!)/apps/org.example.Notes/share/escape.wav", withDestinationPath: hostOnlySound)
+        for path in ["/app/share/escape.wav", "/proc/self/root\(hostOnlySound)", "/proc/1/cwd/../../..\(hostOnlySound)"] {
+            let escape = try Pulse.peak(0.8) {
+                fields = try inSandbox("org.example.Notes", ["trigger", "org.example.Notes", "no-such-event", "-1", #"{"sound-file": "\#(path)"}"#])
+            }
+            XCTAssertEqual(fields["error"], "org.freedesktop.DBus.Error.AccessDenied", "\(path): \(fields)")
+            XCTAssertLessThan(escape, 1e-4, "\(path) led out of the sandbox to the host's file")
+        }
+
         // A file in its own /app (which the host and the bus proxy do not have): plays.
         let own = try Pulse.peak(1.0) {
             fields = try inSandbox("org.example.Notes", ["trigger", "org.example.Notes", "no-such-event", "-1", #"{"sound-file": "/app/share/own.wav"}"#])
