@@ -8,7 +8,7 @@ import SysoundPlatform
 /// `GetConnectionCredentials`' `ProcessFD` where the bus offers one (dbus ≥
 /// 1.15.?, dbus-broker), else its `ProcessID`, which is opened as a pidfd at
 /// once (docs/security.md says what that leaves open). Runs on the loop's thread.
-final class BusCallers {
+package final class BusCallers {
     /// Past this many senders the oldest is forgotten (a sender whose
     /// leaving was missed must not be kept for ever).
     static let capacity = 1024
@@ -19,10 +19,10 @@ final class BusCallers {
     /// Told when a sender is forgotten (it left).
     var onForget: ((String) -> Void)?
 
-    init(logger: Logger) { self.logger = logger }
+    package init(logger: Logger) { self.logger = logger }
 
     /// The sandbox of `sender`, read on its first call and cached.
-    func identity(of sender: String, on bus: Bus) -> SandboxIdentity {
+    package func identity(of sender: String, on bus: Bus) -> SandboxIdentity {
         if let known = identities[sender] { return known }
         let identity = Self.read(sender, on: bus)
         if identity.isSandboxed { logger.info("\(sender) is \(identity)") }

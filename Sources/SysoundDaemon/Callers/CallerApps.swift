@@ -16,7 +16,8 @@ import SysoundPlatform
 /// Also the record `sysound status` shows: the sandboxed apps seen, by
 /// verified id. Shared by the socket and the D-Bus face.
 public final class CallerApps: @unchecked Sendable {
-    let manager: FeedbackManager
+    /// Where the list of sandboxed apps seen goes (`status`'s `sandboxed` field).
+    let report: @Sendable (String) -> Void
     let logger: Logger
     /// The daemon's `$XDG_RUNTIME_DIR`: Flatpak's instance directories are there.
     let runtimeDirectory: String?
@@ -28,8 +29,12 @@ public final class CallerApps: @unchecked Sendable {
     }
     private let state = Locked(State())
 
-    public init(manager: FeedbackManager, logger: Logger, runtimeDirectory: String? = CallerApps.environmentRuntimeDirectory()) {
-        self.manager = manager
+    public convenience init(manager: FeedbackManager, logger: Logger, runtimeDirectory: String? = CallerApps.environmentRuntimeDirectory()) {
+        self.init(logger: logger, runtimeDirectory: runtimeDirectory) { [weak manager] in manager?.setStatus("sandboxed", $0) }
+    }
+
+    package init(logger: Logger, runtimeDirectory: String?, report: @escaping @Sendable (String) -> Void) {
+        self.report = report
         self.logger = logger
         self.runtimeDirectory = runtimeDirectory
     }
@@ -41,7 +46,7 @@ public final class CallerApps: @unchecked Sendable {
 
     /// The id that decides for `caller` (a bus name, `socket N`), which
     /// claims `claimed` and whose sandbox is `identity`.
-    func app(claimed: String?, identity: SandboxIdentity, caller: String) -> String? {
+    package func app(claimed: String?, identity: SandboxIdentity, caller: String) -> String? {
         guard identity.isSandboxed else { return claimed }
         let verified = identity.verifiedApp
         let (firstMismatch, summary) = state.withLock { state -> (Bool, String) in
@@ -54,7 +59,7 @@ public final class CallerApps: @unchecked Sendable {
             }
             return (mismatch, state.seen.summary)
         }
-        manager.setStatus("sandboxed", summary)
+        report(summary)
         if firstMismatch {
             logger.warning(
                 "\(caller) claims app id \"\(claimed ?? "")\" but its sandbox proves \(identity); \(verified.map { "\"\($0)\"" } ?? "no app id") decides")
