@@ -5,8 +5,8 @@ import SysoundPlatform
 /// Who each D-Bus sender is, proved from its process once per unique name
 /// (the bus never gives a unique name to another connection) and forgotten
 /// when the name leaves the bus. The bus tells the process:
-/// `GetConnectionCredentials`' `ProcessFD` where the bus offers one (dbus ≥
-/// 1.15.?, dbus-broker), else its `ProcessID`, which is opened as a pidfd at
+/// `GetConnectionCredentials`' `ProcessFD` where the bus offers one
+/// (dbus-broker; not Debian bookworm's dbus 1.14), else its `ProcessID`, which is opened as a pidfd at
 /// once (docs/security.md says what that leaves open). Runs on the loop's thread.
 package final class BusCallers {
     /// Past this many senders the oldest is forgotten (a sender whose
