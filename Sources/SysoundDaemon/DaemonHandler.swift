@@ -44,19 +44,14 @@ public struct DaemonHandler: RequestHandler {
         default: break
         }
         if case .play(var play, let wait) = request, case .file(let path) = play.source {
-            // A sandboxed peer's file is opened as it sees it; another
+            // As the peer sees its files (a sandbox's own view); another
             // user's may be only what FileAccessPolicy allows.
             let opened: OpenedSoundFile?
             do throws(FeedbackError) {
-                if identity.isSandboxed {
-                    let file = try SandboxFiles.open(path, for: identity, runtimeDirectory: callers.runtimeDirectory)
-                    (opened, play.source) = (file, .file(file.path))
-                } else {
-                    let configuration = manager.configuration
-                    let policy = FileAccessPolicy(
-                        soundDirectories: manager.theme.directories, othersMayPlayAnyFile: configuration.othersMayPlayAnyFile)
-                    (opened, play.source) = (nil, .file(try policy.path(toOpen: path, for: peer)))
-                }
+                let policy = FileAccessPolicy(
+                    soundDirectories: manager.theme.directories, othersMayPlayAnyFile: manager.configuration.othersMayPlayAnyFile)
+                (play.source, opened) = try SandboxFiles.source(
+                    for: path, identity: identity, caller: peer, policy: policy, runtimeDirectory: callers.runtimeDirectory)
             } catch {
                 return respond(.error(error.code, error.message))
             }

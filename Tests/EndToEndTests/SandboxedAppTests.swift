@@ -192,6 +192,16 @@ final class SandboxedAppTests: XCTestCase {
         fields = try inSandbox(
             "org.example.Broken", infoText: malformed, ["trigger", "org.example.Clock", "no-such-event", "-1", #"{"sound-file": "\#(hostOnlySound)"}"#])
         XCTAssertEqual(fields["error"], "org.freedesktop.DBus.Error.AccessDenied", "\(fields)")
+        XCTAssertTrue(fields["output"]?.contains("only the sound directories") == true, "\(fields)")
+        // The sound directories' files stay open to it, as to another user (they are the theme's).
+        XCTAssertEqual(try cli.run(["silent", "off"]).status, 0)
+        let themeFile = TestPaths.packageRoot + "/Sounds/success.wav"
+        let theme = try Pulse.peak(1.0) {
+            fields = try inSandbox(
+                "org.example.Broken", infoText: malformed, ["trigger", "org.example.Clock", "no-such-event", "-1", #"{"sound-file": "\#(themeFile)"}"#])
+        }
+        XCTAssertEqual(fields["reason"], "0", "\(fields)")
+        XCTAssertGreaterThan(theme, 0.05, "a file of the sound directories was not played for an unknown sandbox")
         XCTAssertTrue(try cli.run(["status"]).stdout.contains("unknown:"), "status lists the unknown sandbox")
     }
 

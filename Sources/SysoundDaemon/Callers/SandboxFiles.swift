@@ -25,30 +25,51 @@ final class OpenedSoundFile: @unchecked Sendable {
     func explain(_ message: String) -> String { message.replacing(path, with: shown) }
 }
 
-/// Where a sandboxed caller's sound file comes from: the app's own view of
-/// the files, never the host's. Flatpak: the instance's process
-/// (`AppView`); a Snap or a sandbox that could not be read: no path at all,
-/// only a file descriptor (`sound-file` of type `h`, as the notification
-/// portal takes sounds).
+/// Where a caller's sound file comes from. The host's: the path as the host
+/// sees it, under `FileAccessPolicy` (another user's only inside the sound
+/// directories). A Flatpak app's: the app's own view of the files
+/// (`AppView`), never the host's. A sandbox whose view sysound cannot open
+/// (a Snap, one that could not be read): only the sound directories' files,
+/// as another user's, whatever `others_may_play_any_file` says. Or a file
+/// descriptor (`sound-file` of type `h`, as the notification portal takes
+/// sounds), from anyone.
 enum SandboxFiles {
-    /// What to do instead, said in every refusal.
+    /// What to do instead, said in every refusal of a sandboxed caller.
     static let advice = "name a file the app itself can open (inside its /app, or one it was granted), or hand the open file over as a descriptor (a sound-file hint of type h)"
 
-    /// Opens `path` as the caller whose sandbox is `identity` sees it.
+    /// What to play for `path`, named by `caller` whose sandbox is
+    /// `identity`; the opened file (if any) must live until it is decoded.
     ///
-    /// - Throws: `FeedbackError` `.denied` naming the path and what to do.
-    static func open(_ path: String, for identity: SandboxIdentity, runtimeDirectory: String?) throws(FeedbackError) -> OpenedSoundFile {
-        guard case .flatpak(let info) = identity else {
-            throw FeedbackError(.denied, "\(path): sysound cannot see the files of a \(identity.kind) sandbox by path; \(advice)")
-        }
-        guard let runtimeDirectory else {
-            throw FeedbackError(.denied, "\(path): sysound has no XDG_RUNTIME_DIR to find \(info.app)'s sandbox in; \(advice)")
-        }
-        do throws(SandboxError) {
-            let view = try AppView.open(for: info, runtimeDirectory: runtimeDirectory)
-            return OpenedSoundFile(fd: try view.openFile(path), shown: path)
-        } catch {
-            throw FeedbackError(.denied, "\(error); \(advice)")
+    /// - Throws: `FeedbackError` `.denied` naming the path and what to do;
+    ///   `.badFile` as `FileAccessPolicy` throws it.
+    static func source(
+        for path: String, identity: SandboxIdentity, caller: PeerCredentials, policy: FileAccessPolicy, runtimeDirectory: String?
+    ) throws(FeedbackError) -> (PlayRequest.Source, OpenedSoundFile?) {
+        switch identity {
+        case .host:
+            return (.file(try policy.path(toOpen: path, for: caller)), nil)
+        case .flatpak(let info):
+            guard let runtimeDirectory else {
+                throw FeedbackError(.denied, "\(path): sysound has no XDG_RUNTIME_DIR to find \(info.app)'s sandbox in; \(advice)")
+            }
+            do throws(SandboxError) {
+                let view = try AppView.open(for: info, runtimeDirectory: runtimeDirectory)
+                let file = OpenedSoundFile(fd: try view.openFile(path), shown: path)
+                return (.file(file.path), file)
+            } catch {
+                throw FeedbackError(.denied, "\(error); \(advice)")
+            }
+        case .snap, .unknown:
+            var strict = policy
+            strict.othersMayPlayAnyFile = false
+            let stranger = PeerCredentials(pid: 0, uid: uid_t.max, gid: gid_t.max)
+            do throws(FeedbackError) {
+                return (.file(try strict.path(toOpen: path, for: stranger)), nil)
+            } catch where error.code == .denied {
+                throw FeedbackError(
+                    .denied,
+                    "\(path): sysound cannot see the files of a \(identity.kind) sandbox, only the sound directories (\(policy.soundDirectories.joined(separator: ", "))) are open to it; \(advice)")
+            }
         }
     }
 

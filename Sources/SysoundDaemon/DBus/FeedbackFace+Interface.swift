@@ -126,23 +126,23 @@ extension FeedbackFace {
         var opened: OpenedSoundFile?
         do throws(FeedbackError) {
             if let fd = hints.soundFD {
-                opened = try SandboxFiles.adopt(fd)
-            } else if let file = hints.soundFile, identity.isSandboxed {
-                // As the app sees its files: not the host's, not its bus proxy's.
-                opened = try SandboxFiles.open(file, for: identity, runtimeDirectory: callers.runtimeDirectory)
+                let handed = try SandboxFiles.adopt(fd)
+                (source, opened) = (.file(handed.path), handed)
             } else if let file = hints.soundFile {
-                // The same file-access rule as the socket's `play file=` for another user.
-                let configuration = manager.configuration
-                let policy = FileAccessPolicy(soundDirectories: manager.theme.directories, othersMayPlayAnyFile: configuration.othersMayPlayAnyFile)
-                let uid = m.senderUID() ?? uid_t.max
-                source = .file(try policy.path(toOpen: file, for: PeerCredentials(pid: 0, uid: uid, gid: gid_t.max)))
+                // As the caller sees its files: a sandboxed app's own view (not
+                // the host's, not its bus proxy's); another user's only what
+                // FileAccessPolicy allows.
+                let policy = FileAccessPolicy(
+                    soundDirectories: manager.theme.directories, othersMayPlayAnyFile: manager.configuration.othersMayPlayAnyFile)
+                let caller = PeerCredentials(pid: 0, uid: m.senderUID() ?? uid_t.max, gid: gid_t.max)
+                (source, opened) = try SandboxFiles.source(
+                    for: file, identity: identity, caller: caller, policy: policy, runtimeDirectory: callers.runtimeDirectory)
             }
         } catch {
             logger.info("TriggerFeedback from \(app): sound-file refused: \(error.message)")
             throw BusError(name: error.code == .denied ? BusError.accessDenied : BusError.invalidArgs, message: error.message)
         }
         if let opened {
-            source = .file(opened.path)
             logger.debug("TriggerFeedback from \(app): sound-file \(opened.shown) opened as \(opened.path)")
         }
         let file = opened
