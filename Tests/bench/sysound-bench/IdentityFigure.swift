@@ -14,16 +14,9 @@ enum IdentityFigure {
     static let figure = "16"
     static let later = "identity: a sender's later requests (cache + deciding id)"
     static func run(_ c: BenchContext) throws {
-        let dir = c.work + "/identity-dbus"
-        mkdir(dir, 0o700)
-        var env = currentEnvironment()
-        env["SYSOUND_DBUS_DIR"] = dir
-        let ctl = c.root + "/Tests/fixture/dbus-ctl.sh"
-        guard Children.wait(try Children.spawn(ctl, ["start", "session"], environment: env)) == 0 else {
-            throw BenchError("\(ctl) start session failed")
-        }
-        defer { _ = Children.wait((try? Children.spawn(ctl, ["stop", "session"], environment: env)) ?? -1) }
-        let address = "unix:path=\(dir)/session.sock"
+        let bus = try PrivateSessionBus(c, directory: c.work + "/identity-dbus")
+        defer { bus.stop() }
+        let address = bus.address
         let daemonSide = try Bus.open(.address(address))
         var logger = Logger(label: "sysound-bench.identity")
         logger.logLevel = .error
