@@ -8,6 +8,7 @@
 #include "CSysoundForceFeedback.h"
 #include "CSysoundThreads.h"
 #include "CSysoundAlsa.h"
+#include "CSysoundSandbox.h"
 
 /// Peer credentials of a connected unix socket (getsockopt SO_PEERCRED).
 /// Returns 0 and fills the out parameters, or -1 with errno set.
