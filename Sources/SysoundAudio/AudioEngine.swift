@@ -284,7 +284,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// voice's foreseen end notices it; on a loopback engine another thread must render.
     @discardableResult
     public func wait(for voice: VoiceID, timeout: Double? = nil) -> Bool {
-        let deadline = timeout.map { Date(timeIntervalSinceNow: $0) }
+        let deadline = timeout.map { EventLoop.monotonicNow() + UInt64(max($0, 0) * 1e6) }
         let lock = ALLock.condition
         lock.lock()
         defer { lock.unlock() }

@@ -173,6 +173,20 @@ public final class EventLoop: @unchecked Sendable {
         try addTimer(at: now + delay, accuracy: accuracy, body)
     }
 
+    /// Calls `body` once, `delay` µs after this loop iteration, or up to
+    /// `accuracy` later, on a timer the loop keeps until it has fired: for
+    /// an end nobody cancels (a wait's reply, a voice heard to its end).
+    public func addOneShot(
+        after delay: UInt64, accuracy: TimerAccuracy, _ body: @escaping () -> Void
+    ) throws(EventLoopError) {
+        let holder = OwnedSource()
+        holder.source = try addTimer(after: delay, accuracy: accuracy) { _ in
+            // Released here: sd-event frees a source that is dispatching once its handler returns.
+            holder.source = nil
+            body()
+        }
+    }
+
     /// Calls `body` every `interval` µs, the first time one interval from
     /// now; each time up to `accuracy` late, counted from when it ran.
     public func addRepeatingTimer(
