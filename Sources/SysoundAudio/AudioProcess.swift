@@ -82,3 +82,15 @@ public enum AudioProcess {
         return value.hasPrefix(NSTemporaryDirectory()) && name.hasPrefix(filePrefix) && name != filePrefix + "\(getpid()).conf"
     }
 }
+
+extension AudioProcess {
+    /// Hands the pages freed by a closed engine back to the kernel. glibc
+    /// keeps freed memory for later allocations, in the heap and in the
+    /// arenas of the threads that allocated it (libpulse's, OpenAL Soft's):
+    /// without this a closed role's OpenAL Soft context and stream stay in the
+    /// daemon's resident memory. Walks every arena: after a close, not on a
+    /// play's path.
+    public static func returnFreedMemory() {
+        _ = sysound_trim_heap()
+    }
+}

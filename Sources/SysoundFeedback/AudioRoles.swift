@@ -195,7 +195,15 @@ final class AudioRoles: Sendable {
         case .later(let delay): scheduleRelease(role, engine, after: delay, quiet: quiet, on: host)
         case .release:
             logger.info("\(role) stream closed after \(quiet / 1_000_000) s without a sound; its next sound opens it again")
-            host.workers.submit { engine.shutdown() }
+            // The worker holds the engine's last reference (this timer's goes
+            // when it returns): freed there, then the heap is trimmed, or
+            // glibc keeps the context's and the stream's pages for a later
+            // allocation and the daemon's memory stays where the role left it.
+            let closing = Locked<AudioEngine?>(engine)
+            host.workers.submit {
+                closing.withLock { slot -> AudioEngine? in defer { slot = nil }; return slot }?.shutdown()
+                AudioProcess.returnFreedMemory()
+            }
         }
     }
 

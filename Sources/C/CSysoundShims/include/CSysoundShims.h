@@ -9,6 +9,10 @@
 #include "CSysoundThreads.h"
 #include "CSysoundAlsa.h"
 
+/// Returns the free pages of every malloc arena to the kernel (malloc_trim(0),
+/// which <malloc.h> declares outside Swift's Glibc module). 1 if any was returned.
+int sysound_trim_heap(void);
+
 /// Peer credentials of a connected unix socket (getsockopt SO_PEERCRED).
 /// Returns 0 and fills the out parameters, or -1 with errno set.
 int sysound_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
