@@ -2,7 +2,7 @@ import Glibc
 import SysoundClient
 import SysoundCore
 
-/// Figure 16: what a media role other than event costs, and what it gives
+/// Figure 17: what a media role other than event costs, and what it gives
 /// back. A daemon with the shipped configuration but a short quiet time
 /// (`[audio] role_release_s`): the request → reply time of `play alarm`
 /// when the alarm's stream is closed (the role's first sound: its engine,
@@ -47,14 +47,14 @@ enum RoleReleaseFigure {
         Clock.sleep(seconds: 0.5)  // the worker's close and trim have returned
         let after = (memory: daemon.memory, threads: ProcFS.threadCount(of: daemon.pid), clients: clients(of: daemon.pid))
 
-        c.report.addWithCI("16", "play alarm, request → reply: the role's first sound (stream closed)", unit: "ms", first)
-        c.report.addWithCI("16", "play alarm, request → reply: stream open", unit: "ms", warm)
-        c.report.add("16", anonymousAfter, unit: "MB", value: Double(after.memory.anonymous - idle.memory.anonymous) / 1e6,
+        c.report.addWithCI("17", "play alarm, request → reply: the role's first sound (stream closed)", unit: "ms", first)
+        c.report.addWithCI("17", "play alarm, request → reply: stream open", unit: "ms", warm)
+        c.report.add("17", anonymousAfter, unit: "MB", value: Double(after.memory.anonymous - idle.memory.anonymous) / 1e6,
                      note: String(format: "RssAnon %.2f MB idle, %.2f MB after %d alarms each closed after %d s", Double(idle.memory.anonymous) / 1e6,
                                   Double(after.memory.anonymous) / 1e6, first.count, quietSeconds))
-        c.report.add("16", threadsAfter, unit: "", value: Double(after.threads - idle.threads), note: "\(idle.threads) threads idle")
-        c.report.add("16", clientsAfter, unit: "", value: Double(after.clients - idle.clients), note: "\(idle.clients) client(s) idle")
-        c.report.notes.append("figure 16: role_release_s = \(quietSeconds) instead of the shipped 60 s; each take plays the alarm twice (closed, then open), stops it and waits for the close")
+        c.report.add("17", threadsAfter, unit: "", value: Double(after.threads - idle.threads), note: "\(idle.threads) threads idle")
+        c.report.add("17", clientsAfter, unit: "", value: Double(after.clients - idle.clients), note: "\(idle.clients) client(s) idle")
+        c.report.notes.append("figure 17: role_release_s = \(quietSeconds) instead of the shipped 60 s; each take plays the alarm twice (closed, then open), stops it and waits for the close")
     }
 
     /// The sound-server clients of process `pid` (`pactl list clients`).
