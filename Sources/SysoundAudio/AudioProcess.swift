@@ -52,6 +52,7 @@ public enum AudioProcess {
         let verbose = ["trace", "debug"].contains(environment["SYSOUND_LOG_LEVEL"] ?? "")
         if let text = AlsoftConfig.contents(settings), isUnclaimed(environment["ALSOFT_CONF"]) {
             let path = NSTemporaryDirectory() + filePrefix + "\(getpid()).conf"
+            // Unwritable temp directory: OpenAL Soft keeps its own period, as without the file.
             if (try? text.write(toFile: path, atomically: true, encoding: .utf8)) != nil {
                 setenv("ALSOFT_CONF", path, 1)
                 file = path

@@ -89,6 +89,8 @@ public final class EventLoop: @unchecked Sendable {
     public func runOnThread(name: String) throws(EventLoopError) {
         let started = OnceFlag()
         post { _ = started.claim() }
+        // sd_event_loop fails only for a loop already running or freed; a loop
+        // that ends shows as `isRunning` false, where `perform` runs work in place.
         try PosixThread.start(name: name) { [self] in _ = try? run() }.detach()
         // Bounded: a loop that fails to start drops the post and never sets it.
         for _ in 0..<20_000 where !started.isSet { usleep(50) }
