@@ -85,7 +85,7 @@ enum Targets {
               { "\(fmt($0)) MB" }, { $0 <= 24 })
         check("RSS growth ≤ 1.2 × the PCM bytes of a 50 MB theme", r.row(rest.figure, rest.rssPerPCM)?.value,
               { "\(fmt($0)) ×" }, { $0 <= 1.2 })
-        // Figure 17 (issue 36): a media role's engine closed after its quiet time gives back what it took.
+        // Figure 17: a media role's engine closed after its quiet time gives back what it took.
         let roles = RoleReleaseFigure.self
         check("anonymous memory after an alarm and the quiet time within 0.5 MB of idle", r.row("17", roles.anonymousAfter)?.value,
               { "\(fmt($0)) MB" }, { $0 <= 0.5 })
