@@ -17,7 +17,7 @@ import SysoundPlatform
 ///
 /// A role's engine costs an OpenAL Soft context, a stream, its thread and
 /// a sound-server client: after `roleReleaseSeconds` (its settings) with
-/// nothing played on it and no voice left, it is closed (`release`), and the
+/// nothing played on it and no voice left, it is closed (`releaseIfQuiet`), and the
 /// role's next sound opens it again. The timer is a one-shot on the loop
 /// (the daemon's, or the embedded engine's own), armed again while the
 /// role is in use; the close runs on a worker.
@@ -155,8 +155,8 @@ final class AudioRoles: Sendable {
     }
 
     /// Loop thread: checks `role` again `delay` µs from now. Slack of a
-    /// second (or a quarter of the quiet time): nobody waits for a close, so
-    /// the loop may fold it into a wake-up it has anyway.
+    /// quarter of the quiet time, at most a second: nobody waits for a close,
+    /// so the loop may fold it into a wake-up it has anyway.
     private func scheduleRelease(_ role: MediaRole, _ engine: AudioEngine, after delay: UInt64, quiet: UInt64, on host: LoopHost) {
         do {
             try host.loop.addOneShot(after: delay, accuracy: .coarse(every: quiet)) { [weak self] in
