@@ -62,6 +62,8 @@ struct ServeCommand: ParsableCommand {
         if !AudioProcess.prepare(configuration.audio) {
             logger.warning("threads started before the audio set-up; OpenAL Soft keeps its own mixing period")
         }
+        // A media role's engine closed after its quiet time gives its memory back.
+        AudioProcess.mapLargeAllocationsApart()
         // One loop serves every descriptor; blocking work goes to the workers.
         let loop: EventLoop, workers: WorkerPool, watcher: StateWatcher
         do {
