@@ -125,7 +125,8 @@ final class SocketServer: @unchecked Sendable {
             Self.refuseNow(fd, .error(.busy, "the daemon is serving \(limits.maximumConnections) connections; retry shortly"))
             return
         }
-        let peer = PeerIdentity.credentials(of: fd)
+        var peer = PeerIdentity.credentials(of: fd)
+        if let pid = peer?.pid { peer?.sandbox = PeerSandbox(socket: fd, pid: pid) }
         let groups = access.allowedGroup == nil ? [] : PeerIdentity.groups(of: fd)
         nextID += 1
         let connection = Connection(id: nextID, fd: fd, peer: peer ?? PeerCredentials(pid: 0, uid: uid_t.max, gid: gid_t.max))

@@ -39,6 +39,7 @@ TITLES = {
     "13": "A desktop setting flipped → policy applied",
     "14": "A tap during a big reload",
     "15": "Cost at rest: wake-ups, the sound server beside an idle sysound, memory",
+    "16": "Identity lookup: what proving a caller adds (beside figure 9)",
     "17": "A media role: its first sound, and what its close gives back",
 }
 

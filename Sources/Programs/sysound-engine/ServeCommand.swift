@@ -84,14 +84,21 @@ struct ServeCommand: ParsableCommand {
             manager.shutdownAudio()
         }
 
+        // The running feedbackd-theme events, started by D-Bus and the socket alike; ended when the daemon stops.
+        let events = FeedbackEvents(manager: manager, loop: loop, logger: Logger(label: "sysound.events"))
+        defer { events.endAll() }
+
         var options = DaemonOptions(stateDirectory: directory.path, allowedGroup: configuration.socketGroup)
         options.handleSignals = true
         // The socket and lock files are kept whole from the state directory's watch, not a timer.
         options.socketCheckIntervalMilliseconds = nil
         let daemon: Daemon
+        // Which app id decides for a caller, and the sandboxed apps seen: one record for both faces.
+        let callers = CallerApps(manager: manager, logger: logger)
         do {
             daemon = try Daemon(
-                options: options, handler: DaemonHandler(manager: manager, configPath: config), loop: loop, workers: workers,
+                options: options, handler: DaemonHandler(manager: manager, configPath: config, callers: callers), loop: loop,
+                workers: workers,
                 logger: logger)
         } catch {
             printError("sysound serve: \(error)")
@@ -115,7 +122,8 @@ struct ServeCommand: ParsableCommand {
         logger.info("serving \(daemon.socketPath) (audio: \(manager.audio?.deviceName ?? "none yet"), haptic devices: \(haptics?.devices.count ?? 0))")
         // The D-Bus face (feedbackd's interface): one more source on the loop.
         let bus = FeedbackBusService.start(
-            manager: manager, loop: loop, sessionBus: sessionBus, watcher: watcher, logger: Logger(label: "sysound.dbus"))
+            manager: manager, events: events, sessionBus: sessionBus, watcher: watcher, logger: Logger(label: "sysound.dbus"),
+            callers: callers)
         defer { bus?.stop() }
         // The desktop's own switches (GNOME, feedbackd's settings, Plasma): inputs of the policy.
         let desktop = DesktopSources.start(

@@ -20,12 +20,11 @@ extension FeedbackFace {
         ) { [unowned self] call in try trigger(call) }
         interface.method("EndFeedback", "u", arguments: ["id"]) { [unowned self] call in
             let id = try call.message.readUInt32()
-            if events[id] == nil {
+            try call.reply()
+            if !events.end(id) {
                 // feedbackd answers, and warns, too: the event may just have ended.
                 logger.debug("EndFeedback(\(id)): no such running event")
             }
-            try call.reply()
-            end(id, reason: .explicit)
         }
         interface.signal("FeedbackEnded", "uu", arguments: ["id", "reason"])
         return interface
@@ -34,9 +33,10 @@ extension FeedbackFace {
     func hapticInterface() -> BusInterface {
         var interface = BusInterface(Self.hapticInterface)
         interface.method("Vibrate", "sa(du)", arguments: ["app_id", "pattern"], result: "b", results: ["success"]) { [unowned self] call in
-            let app = try call.message.readString()
-            try Self.checkApp(app)
+            let claimed = try call.message.readString()
+            try Self.checkApp(claimed)
             let pattern = try Self.pattern(call.message.readValue())
+            let app = decidingApp(claimed: claimed, identity: identity(of: call.message), message: call.message)
             // Answered once the vibration started or failed (its first
             // upload may still be on a worker): true only for one that plays.
             let message = call.message
@@ -88,9 +88,9 @@ extension FeedbackFace {
     /// an event's vibration runs, or when the device did not play it
     /// (refused, too late). `answer` runs on the loop, at once or once the
     /// outcome is known.
-    func vibrate(app: String, pattern: HapticPattern?, answer: @escaping @Sendable (Bool) -> Void) throws {
+    func vibrate(app: String?, pattern: HapticPattern?, answer: @escaping @Sendable (Bool) -> Void) throws {
         guard let pattern else {
-            logger.info("Vibrate from \(app): more than \(Self.maximumVibrateSteps) steps; refused")
+            logger.info("Vibrate from \(app ?? "an unknown sandbox"): more than \(Self.maximumVibrateSteps) steps; refused")
             return answer(false)
         }
         if pattern.steps.isEmpty {
@@ -108,10 +108,14 @@ extension FeedbackFace {
     /// TriggerFeedback(s app_id, s event, a{sv} hints, i timeout) → u id.
     func trigger(_ call: BusMethodCall) throws {
         let m = call.message
-        let app = try m.readString(), eventName = try m.readString()
+        let claimed = try m.readString(), eventName = try m.readString()
         let hints = FeedbackHints(try m.readVardict())
-        let timeout = max(try m.readInt32(), -1)  // < -1 is -1, as feedbackd
-        try Self.checkApp(app)
+        let timeout = EventTimeout(try m.readInt32())
+        try Self.checkApp(claimed)
+        // A sandboxed sender's proved id decides, not the one it claims.
+        let identity = identity(of: m)
+        let deciding = decidingApp(claimed: claimed, identity: identity, message: m)
+        let app = deciding ?? "an unknown sandbox"
         guard !eventName.isEmpty else { throw BusError.invalidArgs("invalid event \"\"; expected an event name such as button-pressed") }
         for ignored in hints.ignored { logger.info("TriggerFeedback from \(app): ignoring hint \(ignored)") }
         guard !events.isFull else {
@@ -119,79 +123,60 @@ extension FeedbackFace {
         }
 
         var source = PlayRequest.Source.name(eventName)
-        if let file = hints.soundFile {
-            // The same file-access rule as the socket's `play file=` for another user.
-            let configuration = manager.configuration
-            let policy = FileAccessPolicy(soundDirectories: manager.theme.directories, othersMayPlayAnyFile: configuration.othersMayPlayAnyFile)
-            let uid = m.senderUID() ?? uid_t.max
-            do throws(FeedbackError) {
-                source = .file(try policy.path(toOpen: file, for: PeerCredentials(pid: 0, uid: uid, gid: gid_t.max)))
-            } catch {
-                throw BusError(name: error.code == .denied ? BusError.accessDenied : BusError.invalidArgs, message: error.message)
+        var opened: OpenedSoundFile?
+        do throws(FeedbackError) {
+            if let fd = hints.soundFD {
+                let handed = try SandboxFiles.adopt(fd)
+                (source, opened) = (.file(handed.path), handed)
+            } else if let file = hints.soundFile {
+                // As the caller sees its files: a sandboxed app's own view (not
+                // the host's, not its bus proxy's); another user's only what
+                // FileAccessPolicy allows.
+                let policy = FileAccessPolicy(
+                    soundDirectories: manager.theme.directories, othersMayPlayAnyFile: manager.configuration.othersMayPlayAnyFile)
+                let caller = PeerCredentials(pid: 0, uid: m.senderUID() ?? uid_t.max, gid: gid_t.max)
+                (source, opened) = try SandboxFiles.source(
+                    for: file, identity: identity, caller: caller, policy: policy, runtimeDirectory: callers.runtimeDirectory)
             }
+        } catch {
+            logger.info("TriggerFeedback from \(app): sound-file refused: \(error.message)")
+            throw BusError(name: error.code == .denied ? BusError.accessDenied : BusError.invalidArgs, message: error.message)
         }
-        let request = PlayRequest(source, loop: timeout != -1, app: app, profile: hints.profile, important: hints.important)
-        let themed = hints.soundFile == nil
+        if let opened {
+            logger.debug("TriggerFeedback from \(app): sound-file \(opened.shown) opened as \(opened.path)")
+        }
+        let file = opened
+        let request = PlayRequest(source, app: deciding, profile: hints.profile, important: hints.important)
+        let themed = hints.soundFile == nil && hints.soundFD == nil
         // The first sound of a media role opens that role's stream on a
         // worker; the call is answered once it is open (never on the loop).
         let (message, sender) = (m, m.sender)
         let later = manager.prepareStream(forEvent: themed ? eventName : nil, request) { [self] in
             do {
-                try trigger(BusMethodCall.replying(to: message), eventName, request, themed: themed, timeout: timeout, sender: sender)
+                try trigger(
+                    BusMethodCall.replying(to: message), eventName, request, themed: themed, timeout: timeout, sender: sender, file: file)
             } catch {
                 logger.debug("TriggerFeedback: the reply could not be sent: \(error)")
             }
         }
-        if !later { try trigger(call, eventName, request, themed: themed, timeout: timeout, sender: sender) }
+        if !later { try trigger(call, eventName, request, themed: themed, timeout: timeout, sender: sender, file: file) }
     }
 
     /// TriggerFeedback once its stream is open: the feedbackd theme first
     /// (unless a sound-file hint names what to play), then sysound's own
-    /// name of the event.
+    /// name of the event. The id is answered before the event's end is
+    /// told. `file`, the sound file opened for the caller, stays open until
+    /// the event has decoded it.
     private func trigger(
-        _ call: BusMethodCall, _ eventName: String, _ request: PlayRequest, themed: Bool, timeout: Int32, sender: String?
+        _ call: BusMethodCall, _ eventName: String, _ request: PlayRequest, themed: Bool, timeout: EventTimeout, sender: String?,
+        file: OpenedSoundFile?
     ) throws {
-        let app = request.app ?? ""
-        let id = events.nextID()
-        if themed, let event = manager.triggerEvent(eventName, request) {
-            try call.reply { r in try r.append(id) }
-            guard event.found else { return emitEnded(id, .notFound) }
-            return track(id, voice: event.voice, hapticMs: event.hapticMs, timeout: timeout, sender: sender)
-        }
-        let result: PlayResult
-        do throws(FeedbackError) {
-            result = try manager.play(request)
-        } catch {
-            try call.reply { r in try r.append(id) }
-            if error.code != .unknownSound {
-                logger.warning("TriggerFeedback \(FeedbackHints.show(eventName)) from \(app): \(error.message)")
+        let event = withExtendedLifetime(file) {
+            events.trigger(eventName, request, themed: themed, timeout: timeout, owner: sender) { [unowned self] event, reason in
+                ended(event, reason)
             }
-            if !themed, error.code == .badFile {
-                logger.warning("sound-file of \(app): \(error.message)")
-            }
-            emitEnded(id, .notFound)
-            return
         }
-        try call.reply { r in try r.append(id) }
-
-        let hapticMs: Int
-        if case .started(let preset) = result.haptic {
-            hapticMs = manager.configuration.haptics.presets[preset]?.durationMs ?? 0
-        } else {
-            hapticMs = 0
-        }
-        track(id, voice: result.voice, hapticMs: hapticMs, timeout: timeout, sender: sender)
-    }
-
-    /// Follows a started event to its end: natural, by its timeout, or when its caller leaves.
-    func track(_ id: UInt32, voice: VoiceID?, hapticMs: Int, timeout: Int32, sender: String?) {
-        if voice == nil && hapticMs == 0 {
-            emitEnded(id, .natural)  // the policy silenced it all: nothing to wait for
-            return
-        }
-        events[id] = RunningEvent(voice: voice, sender: sender)
-        followNaturalEnd(id, voice: voice, hapticMs: hapticMs)
-        if timeout > 0 { expire(id, afterSeconds: timeout) }
-        if let sender { watch(sender: sender) }
+        try call.reply { r in try r.append(event.id) }
+        if let sender, !event.hasEnded { watch(sender: sender) }
     }
 }

@@ -33,7 +33,7 @@ struct SysoundBench: ParsableCommand {
     @Option(help: ArgumentHelp("The sysound source tree (config/, Sounds/, Tests/fixture/).", valueName: "dir"))
     var packageRoot: String?
 
-    @Option(help: ArgumentHelp("Only these figures, comma-separated (e.g. 1,5; 11 is the latency levers, 12 the sound–haptic skew, 13 gsettings → policy, 14 a tap during a big reload, 15 the cost at rest, 17 a media role closed after its quiet time).", valueName: "list"))
+    @Option(help: ArgumentHelp("Only these figures, comma-separated (e.g. 1,5; 11 is the latency levers, 12 the sound–haptic skew, 13 gsettings → policy, 14 a tap during a big reload, 15 the cost at rest, 16 identity lookup, beside 9's D-Bus latency, 17 a media role closed after its quiet time).", valueName: "list"))
     var figures: String?
 
     @Option(help: ArgumentHelp("The sound server to run on: pulseaudio or pipewire (Tests/bench/run.sh runs both).", valueName: "name"))
@@ -124,6 +124,7 @@ struct SysoundBench: ParsableCommand {
         figure(7, StartupFigure.run)
         figure(8, IdleFigure.run)
         figure(9, DBusFigure.run)
+        figure(16, IdentityFigure.run)
         figure(10, LockedHintFigure.run)
         figure(11, LeverFigure.run)
         figure(12, SkewFigure.run)

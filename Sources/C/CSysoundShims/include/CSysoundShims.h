@@ -8,6 +8,7 @@
 #include "CSysoundForceFeedback.h"
 #include "CSysoundThreads.h"
 #include "CSysoundAlsa.h"
+#include "CSysoundSandbox.h"
 
 /// Returns the free pages of every malloc arena to the kernel (malloc_trim(0),
 /// which <malloc.h> declares outside Swift's Glibc module). 1 if any was returned.
