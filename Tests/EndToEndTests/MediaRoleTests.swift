@@ -12,14 +12,19 @@ final class MediaRoleTests: DaemonTestCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        // A short idle pause, so that a role's stream corks within the test.
         XCTAssertEqual(daemon.stop(), 0)
-        daemon = try DaemonProcess(config: """
-            [theme]
-            paths = ["@SOUNDS@"]
-            [audio]
-            idle_pause_ms = 300
-            """)
+        daemon = try DaemonProcess(config: Self.config())
+    }
+
+    /// The shipped theme, and a short idle pause so that a role's stream corks within a test.
+    static func config(audio more: String = "") -> String {
+        """
+        [theme]
+        paths = ["@SOUNDS@"]
+        [audio]
+        idle_pause_ms = 300
+        \(more)
+        """
     }
 
     /// One sink input of `pactl list sink-inputs`: its properties and state.
@@ -124,13 +129,7 @@ final class MediaRoleTests: DaemonTestCase {
     /// stays; the role's next sound opens it again and is heard.
     func testARolesStreamIsClosedAfterItsQuietTimeAndOpensAgainOnItsNextSound() throws {
         XCTAssertEqual(daemon.stop(), 0)
-        daemon = try DaemonProcess(config: """
-            [theme]
-            paths = ["@SOUNDS@"]
-            [audio]
-            idle_pause_ms = 300
-            role_release_s = 1
-            """)
+        daemon = try DaemonProcess(config: Self.config(audio: "role_release_s = 1"))
         XCTAssertEqual(try cli.run(["play", "tap"]).status, 0)
         XCTAssertTrue(eventually(5) { ((try? self.daemonStreams()) ?? []).count == 1 })
         let (clients, threads) = (try daemonClients(), daemonThreads())
