@@ -20,6 +20,8 @@ public final class DirectoryWatcher {
         case removed(String)
         /// The directory (re)appeared: scan it.
         case rescan
+        /// The directory could not be watched again: hotplug goes unnoticed.
+        case watchFailed(HapticsError)
     }
 
     public let directory: String
@@ -55,7 +57,11 @@ public final class DirectoryWatcher {
         do {
             parentSource = try loop.addInotify(path: parent, mask: UInt32(IN_CREATE | IN_MOVED_TO)) { [unowned self] event in
                 guard directorySource == nil, event.name == Self.basename(of: directory) else { return }
-                if (try? watchDirectory()) == true { onChange(.rescan) }
+                do throws(HapticsError) {
+                    if try watchDirectory() { onChange(.rescan) }
+                } catch {
+                    onChange(.watchFailed(error))
+                }
             }
         } catch {
             throw .watchFailed(path: parent, call: error.call, errno: error.errno)
@@ -83,7 +89,11 @@ public final class DirectoryWatcher {
         if event.has(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) {
             directorySource?.cancel()
             directorySource = nil
-            if (try? watch()) == true { onChange(.rescan) }
+            do throws(HapticsError) {
+                if try watch() { onChange(.rescan) }
+            } catch {
+                onChange(.watchFailed(error))
+            }
             return
         }
         if let change = interpret(event) { onChange(change) }

@@ -51,6 +51,7 @@ struct ServeCommand: ParsableCommand {
         // clients only we can answer.
         let activated = getenv("LISTEN_PID").map { String(cString: $0) } == String(getpid())
         if !activated, DaemonClient(socketPath: directory.socketPath, timeoutMilliseconds: 500).isDaemonRunning() {
+            // Only to name the PID in the message.
             let pid = (try? ControlFiles.readSmallFile(directory.file("daemon.lock"))).flatMap { $0 }.map { " (PID \($0))" } ?? ""
             printError("sysound serve: another sysound daemon\(pid) already serves \(directory.socketPath); stop it first")
             throw ExitCode(Exit.busy)
@@ -61,6 +62,8 @@ struct ServeCommand: ParsableCommand {
         if !AudioProcess.prepare(configuration.audio) {
             logger.warning("threads started before the audio set-up; OpenAL Soft keeps its own mixing period")
         }
+        // A media role's engine closed after its quiet time gives its memory back.
+        AudioProcess.mapLargeAllocationsApart()
         // One loop serves every descriptor; blocking work goes to the workers.
         let loop: EventLoop, workers: WorkerPool, watcher: StateWatcher
         do {

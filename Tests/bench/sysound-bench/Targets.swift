@@ -87,6 +87,13 @@ enum Targets {
               { "\(fmt($0)) MB" }, { $0 <= 24 })
         check("RSS growth ≤ 1.2 × the PCM bytes of a 50 MB theme", r.row(rest.figure, rest.rssPerPCM)?.value,
               { "\(fmt($0)) ×" }, { $0 <= 1.2 })
+        // Figure 17: a media role's engine closed after its quiet time gives back what it took.
+        let roles = RoleReleaseFigure.self
+        check("anonymous memory after an alarm and the quiet time within 0.5 MB of idle", r.row("17", roles.anonymousAfter)?.value,
+              { "\(fmt($0)) MB" }, { $0 <= 0.5 })
+        check("threads and sound-server clients back after an alarm and the quiet time",
+              r.row("17", roles.threadsAfter)?.value.flatMap { t in r.row("17", roles.clientsAfter)?.value.map { max(abs(t), abs($0)) } },
+              { "\(fmt($0)) more at most" }, { $0 == 0 })
         r.targets = checks
     }
 }
