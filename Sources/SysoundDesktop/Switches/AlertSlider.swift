@@ -70,6 +70,8 @@ public final class AlertSlider: @unchecked Sendable {
                 release()
             }
         case .rescan: scan()
+        case .watchFailed(let error):
+            logger.error("alert slider: \(error); a slider plugged in or removed from now on goes unnoticed")
         }
     }
 
