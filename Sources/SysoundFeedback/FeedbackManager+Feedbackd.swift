@@ -3,6 +3,7 @@ import SysoundAudio
 import SysoundConfig
 import SysoundCore
 import SysoundHaptics
+import SysoundLeds
 
 /// What a D-Bus event did through the feedbackd theme.
 public struct EventResult: Sendable, Equatable {
@@ -17,6 +18,8 @@ public struct EventResult: Sendable, Equatable {
     public var duration: Double?
     /// The vibration started, if any.
     public var vibration: HapticPattern?
+    /// The theme's `Led` shown while the event runs (`endEventLed` ends it).
+    public var led: LedShowID?
 
     public var hapticMs: Int { vibration?.durationMs ?? 0 }
 }
@@ -81,7 +84,8 @@ extension FeedbackManager {
     /// Carries out a D-Bus event as the feedbackd theme says at the request's
     /// level: its sound (by sysound's names, under the same policy as any
     /// play, without the sound's own paired haptic), its first vibration
-    /// (the most feedback's section), no LEDs. Nil when the theme does not
+    /// and its first `Led` (the most feedback's section; the screen lock does
+    /// not hold an LED back). Nil when the theme does not
     /// know the event: then sysound's own name of it is played instead.
     public func triggerEvent(_ event: String, _ request: PlayRequest) -> EventResult? {
         guard let theme = feedbackdTheme else { return nil }
@@ -98,8 +102,11 @@ extension FeedbackManager {
         defer { if !counted { seen(app: request.app) } }
         for (section, feedback) in feedbacks {
             switch feedback {
-            case .led:
-                continue
+            case .led(let led):
+                // Found only where a light shows it, as feedbackd without an LED.
+                guard result.led == nil, let shown = showEventLed(led, event: event) else { continue }
+                result.found = true
+                result.led = shown
             case .dummy:
                 result.found = true
             case .sound(let sound):

@@ -2,6 +2,7 @@ import SysoundAudio
 import SysoundPlatform
 import SysoundCore
 import SysoundFeedback
+import SysoundLeds
 
 /// Why feedback ended: feedbackd's FbdEventEndReason, as FeedbackEnded sends it.
 enum EndReason: UInt32 {
@@ -28,6 +29,9 @@ struct RunningEvent {
     var hapticTimer: EventSource?
     /// The timeout of a looping event (> 0 s).
     var expiry: EventSource?
+    /// The theme's LED it shows: it never ends by itself (feedbackd's LED
+    /// feedback), so the event runs until ended, expired or its caller leaves.
+    var led: LedShowID?
 }
 
 /// The events of the D-Bus face, by id. Lives on the loop's thread.

@@ -4,6 +4,7 @@ import SysoundPlatform
 import SysoundConfig
 import SysoundCore
 import SysoundFeedback
+import SysoundLeds
 
 /// The two interfaces, declared once, as feedbackd 0.8's introspection XML
 /// defines them, and what each call asks of the manager.
@@ -156,7 +157,7 @@ extension FeedbackFace {
         if themed, let event = manager.triggerEvent(eventName, request) {
             try call.reply { r in try r.append(id) }
             guard event.found else { return emitEnded(id, .notFound) }
-            return track(id, voice: event.voice, hapticMs: event.hapticMs, timeout: timeout, sender: sender)
+            return track(id, voice: event.voice, hapticMs: event.hapticMs, led: event.led, timeout: timeout, sender: sender)
         }
         let result: PlayResult
         do throws(FeedbackError) {
@@ -184,12 +185,12 @@ extension FeedbackFace {
     }
 
     /// Follows a started event to its end: natural, by its timeout, or when its caller leaves.
-    func track(_ id: UInt32, voice: VoiceID?, hapticMs: Int, timeout: Int32, sender: String?) {
-        if voice == nil && hapticMs == 0 {
+    func track(_ id: UInt32, voice: VoiceID?, hapticMs: Int, led: LedShowID? = nil, timeout: Int32, sender: String?) {
+        if voice == nil && hapticMs == 0 && led == nil {
             emitEnded(id, .natural)  // the policy silenced it all: nothing to wait for
             return
         }
-        events[id] = RunningEvent(voice: voice, sender: sender)
+        events[id] = RunningEvent(voice: voice, sender: sender, led: led)
         followNaturalEnd(id, voice: voice, hapticMs: hapticMs)
         if timeout > 0 { expire(id, afterSeconds: timeout) }
         if let sender { watch(sender: sender) }

@@ -143,6 +143,7 @@ public final class FeedbackFace: @unchecked Sendable {
         guard let running = events.remove(id) else { return }
         running.hapticTimer?.cancel()
         running.expiry?.cancel()
+        if let led = running.led { manager.endEventLed(led) }
         if let voice = running.voice, reason != .natural {
             _ = manager.handle(.stop(.voice(voice.wireID)))
         }
@@ -215,7 +216,7 @@ public final class FeedbackFace: @unchecked Sendable {
         guard var running = events[id], running.voice == voice else { return }
         if sound { running.soundPending = false } else { running.hapticPending = false }
         events[id] = running
-        if !running.soundPending && !running.hapticPending { end(id, reason: .natural) }
+        if !running.soundPending && !running.hapticPending && running.led == nil { end(id, reason: .natural) }
     }
 
     func expire(_ id: UInt32, afterSeconds seconds: Int32) {
