@@ -267,7 +267,7 @@ let package = Package(
             name: "SysoundDaemonTests",
             dependencies: [
                 "SysoundDaemon", "SysoundFeedback", "SysoundPlatform", "SysoundClient", "Sysound", "SysoundAudio", "SysoundConfig",
-                "SysoundCore", "SysoundHaptics", "SysoundState", "SysoundTestSupport", "SysoundTesting",
+                "SysoundCore", "SysoundHaptics", "SysoundLeds", "SysoundState", "SysoundTestSupport", "SysoundTesting",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The subprocess and PulseAudio fixtures the two suites below share.
