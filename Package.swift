@@ -208,9 +208,9 @@ let package = Package(
             name: "sysound-soundgen", dependencies: ["SysoundCore", "CSndfile"], path: "Sources/Programs/sysound-soundgen"),
 
         // MARK: Tooling that is not product (under Tests/)
-        // The client side of the real-kernel force-feedback test, beside the script that boots it (Tests/kernel/run.sh).
+        // The client side of the real-kernel force-feedback and LED tests, beside the script that boots it (Tests/kernel/run.sh).
         .executableTarget(
-            name: "sysound-ff-check", dependencies: ["SysoundHaptics", "SysoundCore", "SysoundPlatform"],
+            name: "sysound-ff-check", dependencies: ["SysoundHaptics", "SysoundLeds", "SysoundCore", "SysoundPlatform"],
             path: "Tests/kernel/sysound-ff-check"),
         // The benchmark (Tests/bench/run.sh), beside its script; its C target counts heap allocations.
         .target(name: "CBenchMalloc", path: "Tests/bench/CBenchMalloc"),

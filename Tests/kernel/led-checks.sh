@@ -1,0 +1,79 @@
+#!/bin/sh
+# The LED half of the real-kernel test, run inside the guest after the
+# force-feedback checks (Tests/kernel/run.sh): the kernel's input-leds turns
+# leddev's uinput LEDs into LED class devices; the kernel's own
+# ledtrig-pattern module blinks them; the udev helper the package ships
+# (sysound-ledctrl) selects the trigger and the group; udev's database is
+# written as udevd would. Prints PASS/FAIL lines.
+export PATH=/usr/bin:/usr/libexec/sysound:/bin XDG_RUNTIME_DIR=/tmp/run HOME=/tmp
+mkdir -p "$XDG_RUNTIME_DIR"
+failed=0
+check() { # name detail command...
+    name=$1 detail=$2
+    shift 2
+    if "$@"; then echo "PASS $name: $detail"; else echo "FAIL $name: $detail"; failed=1; fi
+}
+
+: >/tmp/led.log
+leddev /tmp/led.log &
+dev=$!
+i=0
+until led=$(cd /sys/class/leds 2>/dev/null && ls -d input*::capslock 2>/dev/null | head -1) && [ -n "$led" ]; do
+    i=$((i + 1))
+    [ $i -gt 100 ] && { echo "FAIL setup: no input-leds LED for leddev"; kill $dev; exit 1; }
+    sleep 0.05
+done
+sys=/sys/class/leds/$led
+
+# 1. Without ledtrig-pattern the LED is found and not used, and says why (no crash).
+mkdir -p /run/udev/data
+printf 'E:FEEDBACKD_TYPE=led\n' >"/run/udev/data/+leds:$led"
+sysound status >/tmp/led-status.txt 2>&1
+check "led without the pattern trigger" "$(grep "^led $led" /tmp/led-status.txt)" \
+    grep -q "^led $led: not used: no pattern trigger in the kernel (load ledtrig-pattern)" /tmp/led-status.txt
+rm -f "/run/udev/data/+leds:$led"
+
+# 2. The udev rule's helper, as udev runs it: the trigger, the group, the modes.
+insmod /lib/modules/ledtrig-pattern.ko || echo "FAIL setup: insmod ledtrig-pattern.ko"
+sysound-ledctrl "$sys" feedbackd
+rc=$?
+perms=$(ls -ln "$sys/pattern" "$sys/repeat" "$sys/brightness" | awk '{print $1, $4}' | sort -u | tr '\n' ';')
+check "sysound-ledctrl" "exit $rc, trigger $(grep -o '\[[a-z-]*\]' "$sys/trigger"), pattern/repeat/brightness: $perms" \
+    sh -c "[ $rc = 0 ] && grep -q '\[pattern\]' '$sys/trigger' && [ '$perms' = '-rw-rw-r-- 120;' ]"
+sysound-ledctrl /tmp >/dev/null 2>&1
+rc=$?
+check "sysound-ledctrl refuses a path outside /sys" "exit $rc" [ $rc = 2 ]
+
+# 3. The engine on the real LED: hotplug, blinking, steady, priorities, off.
+sysound-ff-check --leds --led "$led" --code 1 --log /tmp/led.log || failed=1
+
+# 4. The flash for alerts in silent mode: `sysound play` of an alert (no daemon)
+# flashes the status LED (there is no flash LED): 4 blinks at 4 Hz, then off.
+printf 'E:FEEDBACKD_TYPE=led\n' >"/run/udev/data/+leds:$led"
+sysound flash silent && sysound silent on
+lines=$(wc -l </tmp/led.log)
+sysound play notification >/tmp/flash.txt 2>&1
+rc=$?
+sleep 1.6
+tail -n +$((lines + 1)) /tmp/led.log | awk '$2 == "led" && $3 == 1' >/tmp/flash.log
+rises=$(awk '$4 == 1' /tmp/flash.log | wc -l)
+# Median period between rising edges, ms.
+period=$(awk '$4 == 1 { if (last) print int(($1 - last) / 1000); last = $1 }' /tmp/flash.log | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)] + 0}')
+last=$(tail -1 /tmp/flash.log | awk '{print $4}')
+check "flash for alerts in silent mode" "exit $rc, $rises blinks, median period ${period} ms (250 ±20 %), last value $last" \
+    sh -c "[ $rc = 0 ] && [ $rises = 4 ] && [ $period -ge 200 ] && [ $period -le 300 ] && [ '$last' = 0 ]"
+lines=$(wc -l </tmp/led.log)
+sysound silent off
+sysound play notification >/dev/null 2>&1
+sleep 0.6
+check "no flash when not silent (flash silent)" "$(tail -n +$((lines + 1)) /tmp/led.log | grep -c ' led 1 1') blinks" \
+    sh -c "! tail -n +$((lines + 1)) /tmp/led.log | grep -q ' led 1 1'"
+sysound flash off
+sysound status >/tmp/led-status.txt 2>&1
+check "status lists the LED" "$(grep "^led $led" /tmp/led-status.txt)" \
+    grep -q "^led $led: single status light (one colour) — udev FEEDBACKD_TYPE=led; shows off" /tmp/led-status.txt
+check "status shows the flash setting" "$(grep '^flash:' /tmp/led-status.txt)" grep -q '^flash: *off' /tmp/led-status.txt
+
+kill $dev
+wait $dev 2>/dev/null
+exit $failed
