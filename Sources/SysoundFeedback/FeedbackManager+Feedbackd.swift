@@ -20,6 +20,8 @@ public struct EventResult: Sendable, Equatable {
     public var vibration: HapticPattern?
     /// The theme's `Led` shown while the event runs (`endEventLed` ends it).
     public var led: LedShowID?
+    /// Whether the flash for alerts flashed for it.
+    public var flashed = false
 
     public var hapticMs: Int { vibration?.durationMs ?? 0 }
 }
@@ -119,6 +121,7 @@ extension FeedbackManager {
                 counted = true
                 do throws(FeedbackError) {
                     let played = try self.play(play)
+                    result.flashed = played.flashed
                     result.voice = played.voice
                     result.duration = played.voice == nil ? nil : played.duration
                 } catch {
@@ -140,6 +143,12 @@ extension FeedbackManager {
                     logger.debug("event \(event): vibration \(pattern) not started: \(error)")
                 }
             }
+        }
+        // No sound at this level (silent mode): the flash for alerts still
+        // follows the category of the event's sound.
+        if result.voice == nil, !result.flashed, let category = category(ofEvent: event, in: theme) {
+            result.flashed = flashForAlert(category, request)
+            result.found = result.found || result.flashed
         }
         return result
     }

@@ -14,13 +14,29 @@ extension FeedbackManager {
     /// control file asks for it (always, or in silent mode), unless an
     /// interruption or do not disturb holds alerts (an allowed `important`
     /// request pierces it, as it pierces for the sound). True when it flashed.
-    func flashForAlert(_ decision: Decision, _ request: PlayRequest) -> Bool {
+    func flashForAlert(_ category: SoundCategory, _ request: PlayRequest) -> Bool {
         guard let leds else { return false }
         let state = state
-        guard state.flash.flashes(decision.category, state: state) else { return false }
+        guard state.flash.flashes(category, state: state) else { return false }
         let desktop = desktop
         if desktop.doNotDisturb && !configuration.policy.limits(for: request, state: state, desktop: desktop).pierces { return false }
         return leds.show(Self.alertFlash) != nil
+    }
+
+    /// The category of a feedbackd event: that of the sound its theme gives
+    /// it in any profile, through sysound's names (message-new-instant is an
+    /// alert); nil without one. A D-Bus event in silent mode plays no sound
+    /// but flashes as its sound's category says.
+    func category(ofEvent event: String, in theme: FeedbackdTheme) -> SoundCategory? {
+        for (_, feedback) in theme.feedbacks(for: event, level: .full) ?? [] {
+            guard case .sound(let sound) = feedback else { continue }
+            do throws(FeedbackError) {
+                return try resolve(.name(sound.effect)).0.category
+            } catch {
+                continue
+            }
+        }
+        return nil
     }
 
     /// Shows a theme's `Led` entry of `event` until `endEventLed`; nil when

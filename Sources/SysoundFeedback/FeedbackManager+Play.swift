@@ -82,7 +82,7 @@ extension FeedbackManager {
             let clip = try clip(for: entry, role: role(of: request, entry: entry))
             result = try start(clip, request, entry: entry, decision: decision)
         }
-        result.flashed = flashForAlert(decision, request)
+        result.flashed = flashForAlert(decision.category, request)
         return result
     }
 

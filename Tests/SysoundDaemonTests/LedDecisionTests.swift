@@ -15,6 +15,7 @@ import XCTest
 final class LedDecisionTests: XCTestCase {
     static let theme = """
         {"name": "t", "profiles": [
+          {"name": "full", "feedbacks": [{"event-name": "msg", "type": "Sound", "effect": "notification"}]},
           {"name": "silent", "feedbacks": [
             {"event-name": "missed", "type": "Led", "color": "blue", "frequency": 2000, "priority": 2},
             {"event-name": "caution", "type": "Led", "color": "red", "priority": 5}]}]}
@@ -88,6 +89,17 @@ final class LedDecisionTests: XCTestCase {
         XCTAssertTrue(try manager.play(alert).flashed, "on: also when not silent")
         state.withLock { $0 = SystemState(silent: true, flash: .off) }
         XCTAssertFalse(try manager.play(alert).flashed)
+    }
+
+    /// A D-Bus event plays no sound in silent mode, yet flashes as its sound's category (alert) says.
+    func testADBusEventFlashesInSilentModeWithoutItsSound() throws {
+        state.withLock { $0 = SystemState(silent: true, flash: .silent) }
+        let event = try XCTUnwrap(manager.triggerEvent("msg", PlayRequest(.name("msg"), app: "org.example.Chat")))
+        XCTAssertNil(event.voice)
+        XCTAssertTrue(event.flashed)
+        XCTAssertEqual(read("white:flash", "repeat"), "4\n")
+        state.withLock { $0 = SystemState(silent: true, flash: .off) }
+        XCTAssertFalse(try XCTUnwrap(manager.triggerEvent("msg", PlayRequest(.name("msg"), app: "org.example.Chat"))).flashed)
     }
 
     func testStatusListsEveryLight() throws {
