@@ -36,8 +36,8 @@ public struct FeedbackdTheme: Sendable, Equatable {
     }
 
     /// Whether the theme gives the event anything. An event with LEDs alone
-    /// (feedbackd's `*-missed-*`) is the theme's too: it lights the LED, and
-    /// on a machine without one it finds nothing, as with feedbackd.
+    /// (feedbackd's `*-missed-*`) is the theme's too: it lights the LED (on a
+    /// machine without one the manager answers it by sysound's own names).
     public func knows(_ event: String) -> Bool {
         sections.values.contains { $0[event] != nil }
     }

@@ -66,6 +66,12 @@ extension FeedbackManager {
         if feedbackdTheme != nil { loadFeedbackdTheme() }
     }
 
+    /// Whether the theme gives `event` nothing but LEDs, in any section.
+    static func isLedOnly(_ event: String, _ theme: FeedbackdTheme) -> Bool {
+        let all = theme.feedbacks(for: event, level: .full) ?? []
+        return !all.isEmpty && all.allSatisfy { if case .led = $0.feedback { true } else { false } }
+    }
+
     /// The feedbackd level a request is decided at: the user's profile (the
     /// control files), lowered by the app's level and the request's hint; an
     /// allowed `important` request replaces only the user's.
@@ -144,6 +150,10 @@ extension FeedbackManager {
                 }
             }
         }
+        // An event of LEDs alone (feedbackd's `*-missed-*`) where no light
+        // shows it: sysound's own name of it answers, as before LEDs
+        // (docs/dbus.md, "Deliberate differences").
+        if result.led == nil, Self.isLedOnly(event, theme) { return nil }
         // No sound at this level (silent mode): the flash for alerts still
         // follows the category of the event's sound.
         if result.voice == nil, !result.flashed, let category = category(ofEvent: event, in: theme) {
