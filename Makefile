@@ -173,7 +173,7 @@ MANIFEST := \
 	$(foreach f,$(SOUNDS),644 copy $(f) $(DATADIR)/sysound/$(f);) \
 	644 copy config/sysound.toml $(DATADIR)/sysound/config/sysound.toml; \
 	755 copy config/udev/sysound-ledctrl $(LIBEXECDIR)/sysound/sysound-ledctrl; \
-	644 subst config/udev/60-sysound-leds.rules $(UDEVRULESDIR)/60-sysound-leds.rules; \
+	644 subst config/udev/95-sysound-leds.rules $(UDEVRULESDIR)/95-sysound-leds.rules; \
 	644 copy config/udev/sysound.sysusers $(SYSUSERSDIR)/sysound.conf; \
 	$(foreach f,$(USER_UNITS),644 subst $(f) $(USERUNITDIR)/$(notdir $(f));) \
 	$(foreach f,$(DBUS_SERVICES),644 subst $(f) $(DBUSSERVICEDIR)/$(notdir $(f));) \
