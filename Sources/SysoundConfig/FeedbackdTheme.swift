@@ -83,8 +83,9 @@ public enum FeedbackdFeedback: Sendable, Equatable {
     /// `VibraPattern`: steps of magnitude and duration, as sysound's own patterns.
     case pattern(HapticPattern)
     case led(FeedbackdLed)
-    /// Blanks what a parent theme gives the event in this section.
-    case dummy
+    /// Blanks what a parent theme gives the event in this section; with a
+    /// `duration` (ms), keeps its event running that long (0: over at once).
+    case dummy(durationMs: Int)
 
     /// What the vibration types feel like as one of sysound's patterns; nil for the others.
     public var hapticPattern: HapticPattern? {
@@ -141,7 +142,7 @@ public enum FeedbackdFeedback: Sendable, Equatable {
         case .led(let l):
             "led \(l.color) " + (l.frequency == 0 ? "steady" : "\(l.frequency) mHz") + (l.priority != 0 ? ", priority \(l.priority)" : "")
                 + (l.maxBrightness != 100 ? ", \(l.maxBrightness) %" : "")
-        case .dummy: "nothing (dummy)"
+        case .dummy(let ms): ms > 0 ? "nothing for \(ms) ms (dummy)" : "nothing (dummy)"
         }
     }
 

@@ -136,7 +136,8 @@ struct FeedbackdThemeParser {
                 priority: whole(o, "priority", at: key, in: 0...255, default: 0),
                 maxBrightness: whole(o, "max-brightness", at: key, in: 0...100, default: 100, unit: " %")))
         case "dummy":
-            return .dummy
+            unknownKeys(o, known: common + ["duration"], at: key)
+            return .dummy(durationMs: whole(o, "duration", at: key, in: 0...Int(Int32.max), default: 0, unit: " ms"))
         default:
             report(.invalidValue, key + ".type", "\"\(Self.show(type))\" is not a feedback type; expected Sound, VibraRumble, VibraPeriodic, VibraPattern, Led or Dummy; entry for \"\(Self.show(event))\" skipped")
             return nil

@@ -11,7 +11,7 @@ public enum FlashForAlerts: String, Sendable, Equatable, Hashable, CaseIterable 
 
     /// Whether a sound of `category` flashes in `state`.
     public func flashes(_ category: SoundCategory, state: SystemState) -> Bool {
-        guard category == .alert || category == .playback, !state.interrupted else { return false }
+        guard category.flashesForAlerts, !state.interrupted else { return false }
         switch self {
         case .off: return false
         case .on: return true
@@ -34,4 +34,9 @@ public enum FlashForAlerts: String, Sendable, Equatable, Hashable, CaseIterable 
             throw ControlValueError(found: ControlValue.quoted(text), expected: Self.spelling)
         }
     }
+}
+
+extension SoundCategory {
+    /// Alerts and the sounds the user asked for (messages, calls, alarms).
+    public var flashesForAlerts: Bool { self == .alert || self == .playback }
 }

@@ -5,28 +5,39 @@ import SysoundCore
 import SysoundHaptics
 import SysoundLeds
 
-/// What a D-Bus event did through the feedbackd theme.
-public struct EventResult: Sendable, Equatable {
+/// What an event runs, as the manager decided it from the feedbackd theme
+/// at the request's level (feedbackd's lookup and `is_available`).
+public struct EventPlan: Sendable, Equatable {
     /// The level the event was decided at (the user's, the app's and the hints' together).
     public var level: FeedbackProfile
-    /// Whether anything of the event could be carried out at this level
-    /// (feedbackd's "found"): false ends the event with reason not-found.
-    public var found = false
-    /// The voice of its sound, if one plays.
-    public var voice: VoiceID?
-    /// The sound's length in seconds, if one plays.
-    public var duration: Double?
-    /// The vibration started, if any.
-    public var vibration: HapticPattern?
-    /// The theme's `Led` shown while the event runs (`endEventLed` ends it).
-    public var led: LedShowID?
-    /// Whether the flash for alerts flashed for it.
-    public var flashed = false
+    /// Its feedbacks, the most feedback's section first; none: not found.
+    public var feedbacks: [PlannedFeedback] = []
+}
 
-    public var hapticMs: Int { vibration?.durationMs ?? 0 }
+/// One feedback of an event's plan; `FeedbackEvents` makes the feedback
+/// that carries it out. Each run is decided again under the policy of the
+/// moment (silent mode switched on mid-loop holds the next run).
+public enum PlannedFeedback: Sendable, Equatable {
+    /// A play of this request (its paired haptic off for a theme's sound).
+    case sound(PlayRequest)
+    /// A vibration of the theme's `section`, for `request` (its app and hints).
+    case vibration(HapticPattern, section: FeedbackProfile, request: PlayRequest)
+    /// Nothing, for `durationMs` (0: over at once).
+    case dummy(durationMs: Int)
+    /// A theme's `Led` of event `event`, shown until the event ends.
+    case led(FeedbackdLed, event: String)
+    /// The flash for alerts, once, for an event whose sound does not play at
+    /// its level (silent mode) but whose category flashes.
+    case flash(SoundCategory, request: PlayRequest)
 }
 
 extension FeedbackManager {
+    /// Whether the theme gives `event` nothing but LEDs, in any section.
+    static func isLedOnly(_ event: String, _ theme: FeedbackdTheme) -> Bool {
+        let all = theme.feedbacks(for: event, level: .full) ?? []
+        return !all.isEmpty && all.allSatisfy { if case .led = $0.feedback { true } else { false } }
+    }
+
     /// An event's vibration outranks a `Vibrate` pattern (priority 1) and
     /// every sound's paired haptic: it ends the one and is never cut by the others.
     public static let eventHapticPriority = 3
@@ -66,12 +77,6 @@ extension FeedbackManager {
         if feedbackdTheme != nil { loadFeedbackdTheme() }
     }
 
-    /// Whether the theme gives `event` nothing but LEDs, in any section.
-    static func isLedOnly(_ event: String, _ theme: FeedbackdTheme) -> Bool {
-        let all = theme.feedbacks(for: event, level: .full) ?? []
-        return !all.isEmpty && all.allSatisfy { if case .led = $0.feedback { true } else { false } }
-    }
-
     /// The feedbackd level a request is decided at: the user's profile (the
     /// control files), lowered by the app's level and the request's hint; an
     /// allowed `important` request replaces only the user's.
@@ -89,77 +94,75 @@ extension FeedbackManager {
         return nil
     }
 
-    /// Carries out a D-Bus event as the feedbackd theme says at the request's
-    /// level: its sound (by sysound's names, under the same policy as any
-    /// play, without the sound's own paired haptic), its first vibration
-    /// and its first `Led` (the most feedback's section; the screen lock does
-    /// not hold an LED back). Nil when the theme does not
-    /// know the event: then sysound's own name of it is played instead.
-    public func triggerEvent(_ event: String, _ request: PlayRequest) -> EventResult? {
+    /// What event `event` runs as the feedbackd theme says at the request's
+    /// level: its sound (by sysound's names, without the sound's own paired
+    /// haptic), its first vibration (the most feedback's section) when a
+    /// vibrator is there, its dummies. Nil when the theme does not know the
+    /// event: then sysound's own name of it is played instead.
+    public func eventPlan(_ event: String, _ request: PlayRequest) -> EventPlan? {
         guard let theme = feedbackdTheme else { return nil }
-        let desktop = desktop
-        let (limited, _, pierces) = configuration.policy.limits(for: request, state: state, desktop: desktop)
-        let level = FeedbackProfile(state: limited)
-        // Do not disturb holds the theme's vibrations as it holds an alert's
-        // (no buzzing either), but not the silent section's keyboard taps.
-        let quietHours = desktop.doNotDisturb && !pierces
+        let level = level(for: request)
         guard let feedbacks = theme.feedbacks(for: event, level: level) else { return nil }
-        var result = EventResult(level: level)
-        // `play` counts the app for `status` when a sound is asked for; otherwise it is counted here.
-        var counted = false
-        defer { if !counted { seen(app: request.app) } }
+        var plan = EventPlan(level: level)
+        var sounds = false, vibrates = false, lights = false
         for (section, feedback) in feedbacks {
             switch feedback {
             case .led(let led):
-                // Found only where a light shows it, as feedbackd without an LED.
-                guard result.led == nil, let shown = showEventLed(led, event: event) else { continue }
-                result.found = true
-                result.led = shown
-            case .dummy:
-                result.found = true
+                // Planned only where a light shows it, as feedbackd without an LED.
+                guard !lights, leds?.hasLight(for: .notification) == true else { continue }
+                lights = true
+                plan.feedbacks.append(.led(led, event: event))
+            case .dummy(let ms):
+                plan.feedbacks.append(.dummy(durationMs: ms))
             case .sound(let sound):
-                result.found = true
-                guard result.voice == nil else { continue }
+                guard !sounds else { continue }
+                sounds = true
                 var play = request
                 play.source = .name(sound.effect)
                 play.haptic = false
                 play.role = sound.mediaRole
-                counted = true
-                do throws(FeedbackError) {
-                    let played = try self.play(play)
-                    result.flashed = played.flashed
-                    result.voice = played.voice
-                    result.duration = played.voice == nil ? nil : played.duration
-                } catch {
-                    logger.warning("event \(event) (\(section) section of \(theme.name)): sound \"\(sound.effect)\": \(error.message)")
-                }
+                plan.feedbacks.append(.sound(play))
             case .rumble, .periodic, .pattern:
-                guard let pattern = feedback.hapticPattern, let haptics, !haptics.devices.isEmpty else { continue }
-                result.found = true
-                // The haptics switch holds, except for the silent section,
-                // which feedbackd plays in every profile (the keyboard's
-                // key-pressed): the silent profile itself is haptics off here.
-                guard result.vibration == nil, !limited.interrupted, limited.haptics || section == .silent,
-                    !quietHours || section == .silent
-                else { continue }
-                do throws(HapticsError) {
-                    try haptics.vibrate(pattern: pattern, priority: Self.eventHapticPriority)
-                    result.vibration = pattern
-                } catch {
-                    logger.debug("event \(event): vibration \(pattern) not started: \(error)")
-                }
+                guard !vibrates, let pattern = feedback.hapticPattern, let haptics, !haptics.devices.isEmpty else { continue }
+                vibrates = true
+                plan.feedbacks.append(.vibration(pattern, section: section, request: request))
             }
         }
+        // A sound's play counts the app for `status`; otherwise it is counted here.
+        if !sounds { seen(app: request.app) }
         // An event of LEDs alone (feedbackd's `*-missed-*`) where no light
         // shows it: sysound's own name of it answers, as before LEDs
         // (docs/dbus.md, "Deliberate differences").
-        if result.led == nil, Self.isLedOnly(event, theme) { return nil }
+        if !lights, Self.isLedOnly(event, theme) { return nil }
         // No sound at this level (silent mode): the flash for alerts still
-        // follows the category of the event's sound.
-        if result.voice == nil, !result.flashed, let category = category(ofEvent: event, in: theme) {
-            result.flashed = flashForAlert(category, request)
-            result.found = result.found || result.flashed
+        // follows the category of the event's sound (a play flashes by
+        // itself). Planned only when it would flash: otherwise the event has
+        // nothing at this level and is not found, as feedbackd's.
+        let state = state
+        if !sounds, let category = category(ofEvent: event, in: theme), state.flash.flashes(category, state: state) {
+            plan.feedbacks.append(.flash(category, request: request))
         }
-        return result
+        return plan
+    }
+
+    /// Starts one run of an event's vibration of the theme's `section`, as
+    /// the policy allows it now; nil when it started, else why not. The
+    /// haptics switch holds, except for the silent section, which feedbackd
+    /// plays in every profile (the keyboard's key-pressed): the silent
+    /// profile itself is haptics off here. Do not disturb holds the theme's
+    /// vibrations as it holds an alert's, but not the silent section's.
+    public func startEventVibration(_ pattern: HapticPattern, section: FeedbackProfile, _ request: PlayRequest) -> String? {
+        guard let haptics else { return HapticSkipReason.noDevice.rawValue }
+        let (limited, _, pierces) = configuration.policy.limits(for: request, state: state, desktop: desktop)
+        if limited.interrupted { return SkipReason.interrupted.rawValue }
+        if !limited.haptics && section != .silent { return SkipReason.hapticsOff.rawValue }
+        if desktop.doNotDisturb && !pierces && section != .silent { return SkipReason.doNotDisturb.rawValue }
+        do throws(HapticsError) {
+            try haptics.vibrate(pattern: pattern, priority: Self.eventHapticPriority)
+            return nil
+        } catch {
+            logger.debug("an event's vibration \(pattern) not started: \(error)")
+            return "\(error)"
+        }
     }
 }

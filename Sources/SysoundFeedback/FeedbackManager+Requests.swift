@@ -38,6 +38,17 @@ extension FeedbackManager {
         return (reply(to: request), nil)
     }
 
+    /// Stops `voice` now (an event's sound ended early); a stale id is ignored.
+    public func stop(_ voice: VoiceID) {
+        engine(of: voice)?.stop(voice)
+    }
+
+    /// Lets a looping `voice` play to the end of the round in progress and
+    /// stop there (an event's timeout ran out); its end is told as any voice's.
+    public func endLoop(_ voice: VoiceID) {
+        engine(of: voice)?.endLoop(voice)
+    }
+
     static func notAVoice(_ text: String) -> String {
         "\(ControlValue.quoted(text)) is not a voice id; use the id= of a play reply, such as 3.17"
     }

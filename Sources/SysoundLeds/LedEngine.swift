@@ -261,7 +261,7 @@ public final class LedEngine: Sendable {
         // A missing trigger is an event with one log line, not a failure.
         for name in found.missingTrigger where !o.reportedMissing.contains(name) {
             o.reportedMissing.insert(name)
-            logger.warning("LED \(name) not used: \(found.skipped.first { $0.name == name }!.why)")
+            logger.notice("LED \(name) not used: \(found.skipped.first { $0.name == name }!.why)")
         }
         update()
     }

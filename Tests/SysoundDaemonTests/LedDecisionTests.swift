@@ -23,6 +23,8 @@ final class LedDecisionTests: XCTestCase {
 
     var state = Locked(SystemState())
     var manager: FeedbackManager!
+    var host: LoopHost!
+    var registry: FeedbackEvents?
     var root = ""
 
     override func setUpWithError() throws {
@@ -36,6 +38,7 @@ final class LedDecisionTests: XCTestCase {
             }
         }
         let host = try LoopHost.ownThread(name: "test-led-decisions")
+        self.host = host
         let leds = LedEngine(discovery: LedDiscovery(paths: LedPaths(root: root)), host: host, logger: RunningDaemon.logger)
         leds.start()
         let (configuration, theme, _) = try ServiceSetup.load(configPath: nil)
@@ -54,22 +57,56 @@ final class LedDecisionTests: XCTestCase {
         }
     }
 
+    /// Starts event `name` on the loop as the D-Bus face does; its end reason lands in the result.
+    func start(_ name: String, timeout: Int32 = -1) -> (id: UInt32, end: Locked<EventEndReason?>, events: FeedbackEvents) {
+        let end = Locked<EventEndReason?>(nil)
+        let (manager, loop) = (manager!, host.loop)
+        if registry == nil {
+            registry = loop.perform { UncheckedBox(FeedbackEvents(manager: manager, loop: loop, logger: RunningDaemon.logger)) }.value
+        }
+        let events = UncheckedBox(registry!)
+        let id = loop.perform { () -> UInt32 in
+            events.value.trigger(name, PlayRequest(.name(name), app: "org.example.E"), timeout: EventTimeout(timeout)) { _, reason in
+                end.withLock { $0 = reason }
+            }.id
+        }
+        return (id, end, events.value)
+    }
+
+    func waitFor(_ condition: () -> Bool) -> Bool {
+        let deadline = Date() + 3
+        while !condition() && Date() < deadline { usleep(5_000) }
+        return condition()
+    }
+
     func read(_ led: String, _ attribute: String) -> String {
         (try? String(contentsOfFile: "\(root)/sys/class/leds/\(led)/\(attribute)", encoding: .utf8)) ?? "<missing>"
     }
 
+    /// feedbackd's LED feedback never ends by itself: a `Led` event (timeout
+    /// -1) runs until EndFeedback, also with the screen locked.
     func testATheLedShowsWhileItsEventRunsAndTheLockDoesNotHoldItBack() throws {
         state.withLock { $0 = SystemState(silent: true, locked: true) }
-        let missed = try XCTUnwrap(manager.triggerEvent("missed", PlayRequest(.name("missed"), app: "org.example.Chat")))
-        XCTAssertTrue(missed.found)
-        let missedLed = try XCTUnwrap(missed.led)
+        let missed = start("missed")
         XCTAssertEqual(read("white:status", "pattern"), "1 250 1 0 0 250 0 0\n", "2000 mHz")
-        let caution = try XCTUnwrap(manager.triggerEvent("caution", PlayRequest(.name("caution"), app: "org.example.Power"))?.led)
+        usleep(300_000)
+        XCTAssertNil(missed.end.withLock { $0 }, "an LED event ended by itself")
+        let caution = start("caution")
         XCTAssertEqual(read("white:status", "pattern"), "1 1 1 0\n", "the higher priority, steady")
-        manager.endEventLed(caution)
+        XCTAssertTrue(host.loop.perform { caution.events.end(caution.id) })
+        XCTAssertTrue(waitFor { caution.end.withLock { $0 } == .explicit })
         XCTAssertEqual(read("white:status", "pattern"), "1 250 1 0 0 250 0 0\n", "back to the one still running")
-        manager.endEventLed(missedLed)
+        XCTAssertTrue(host.loop.perform { missed.events.end(missed.id) })
+        XCTAssertTrue(waitFor { missed.end.withLock { $0 } == .explicit })
         XCTAssertEqual(read("white:status", "pattern"), "0 1 0 0\n", "off when no event holds it")
+    }
+
+    /// A timeout ends an LED event, expired, and the light with it.
+    func testATimeoutEndsTheLed() throws {
+        let missed = start("missed", timeout: 1)
+        XCTAssertEqual(read("white:status", "pattern"), "1 250 1 0 0 250 0 0\n")
+        XCTAssertTrue(waitFor { missed.end.withLock { $0 } == .expired })
+        XCTAssertEqual(read("white:status", "pattern"), "0 1 0 0\n")
     }
 
     func testTheFlashForAlertsInSilentMode() throws {
@@ -93,13 +130,14 @@ final class LedDecisionTests: XCTestCase {
 
     /// A D-Bus event plays no sound in silent mode, yet flashes as its sound's category (alert) says.
     func testADBusEventFlashesInSilentModeWithoutItsSound() throws {
-        state.withLock { $0 = SystemState(silent: true, flash: .silent) }
-        let event = try XCTUnwrap(manager.triggerEvent("msg", PlayRequest(.name("msg"), app: "org.example.Chat")))
-        XCTAssertNil(event.voice)
-        XCTAssertTrue(event.flashed)
-        XCTAssertEqual(read("white:flash", "repeat"), "4\n")
         state.withLock { $0 = SystemState(silent: true, flash: .off) }
-        XCTAssertFalse(try XCTUnwrap(manager.triggerEvent("msg", PlayRequest(.name("msg"), app: "org.example.Chat"))).flashed)
+        let quiet = start("msg")
+        XCTAssertTrue(waitFor { quiet.end.withLock { $0 } == .notFound }, "nothing at this level")
+        XCTAssertEqual(read("white:flash", "pattern"), "", "flash off: never written")
+        state.withLock { $0 = SystemState(silent: true, flash: .silent) }
+        let flashed = start("msg")
+        XCTAssertTrue(waitFor { flashed.end.withLock { $0 } == .natural })
+        XCTAssertEqual(read("white:flash", "repeat"), "4\n")
     }
 
     func testStatusListsEveryLight() throws {
