@@ -17,11 +17,16 @@ check() { # name detail command...
 : >/tmp/led.log
 leddev /tmp/led.log &
 dev=$!
+# Its LEDs, not the emulated PS/2 keyboard's (input0::capslock, which has no log).
 i=0
-until led=$(cd /sys/class/leds 2>/dev/null && ls -d input*::capslock 2>/dev/null | head -1) && [ -n "$led" ]; do
+led=
+until [ -n "$led" ] && [ -e "/sys/class/leds/$led" ]; do
     i=$((i + 1))
     [ $i -gt 100 ] && { echo "FAIL setup: no input-leds LED for leddev"; kill $dev; exit 1; }
     sleep 0.05
+    for d in /sys/class/input/input*; do
+        [ "$(cat "$d/name" 2>/dev/null)" = sysound-test-leds ] && led=${d##*/}::capslock
+    done
 done
 sys=/sys/class/leds/$led
 
