@@ -177,14 +177,20 @@ public final class LedEngine: Sendable {
         }
     }
 
+    /// The requests that hold each light, by light name, in the order they came.
+    private func arbiters() -> [String: LedArbiter<LedRequest>] {
+        var arbiters: [String: LedArbiter<LedRequest>] = [:]
+        for id in owned.order {
+            guard let request = owned.requests[id], let light = light(for: request.purpose) else { continue }
+            arbiters[light.name, default: LedArbiter()].add(id: id, priority: request.priority, request)
+        }
+        return arbiters
+    }
+
     /// Shows on each light what its arbiter picks, writing only what changed.
     private func update() {
         let o = owned
-        var arbiters: [String: LedArbiter<LedRequest>] = [:]
-        for id in o.order {
-            guard let request = o.requests[id], let light = light(for: request.purpose) else { continue }
-            arbiters[light.name, default: LedArbiter()].add(id: id, priority: request.priority, request)
-        }
+        let arbiters = arbiters()
         for light in o.lights {
             let shown = arbiters[light.name]?.shown
             let want = Applied(id: shown?.id, bounded: shown?.request.cycles != nil)
@@ -292,11 +298,7 @@ public final class LedEngine: Sendable {
 
     private func publish() {
         let o = owned
-        var arbiters: [String: LedArbiter<LedRequest>] = [:]
-        for id in o.order {
-            guard let request = o.requests[id], let light = light(for: request.purpose) else { continue }
-            arbiters[light.name, default: LedArbiter()].add(id: id, priority: request.priority, request)
-        }
+        let arbiters = arbiters()
         var reports = o.lights.map { light in
             LightReport(
                 light: light, skipped: nil, shows: arbiters[light.name]?.shown?.request.summary ?? "off",
