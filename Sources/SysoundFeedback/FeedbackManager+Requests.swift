@@ -136,6 +136,9 @@ extension FeedbackManager {
             switch request.source {
             case .preset(let name): try haptics.vibrate(preset: name, intensity: request.intensity * desktop.hapticScale, priority: 1)
             case .pattern(let pattern): try haptics.vibrate(pattern: pattern, intensity: request.intensity * desktop.hapticScale, priority: 1)
+            case .score(let score):
+                cueSounds(of: score, app: request.app, on: haptics)
+                try haptics.vibrate(pattern: haptics.pattern(forScore: score), intensity: request.intensity * desktop.hapticScale, priority: 1)
             }
         } catch {
             return try Self.vibrateReply(.failure(error))
@@ -159,8 +162,30 @@ extension FeedbackManager {
             do throws(HapticsError) { pattern = try haptics.pattern(forPreset: name) } catch {
                 return answer(Self.reply(to: .failure(error)))
             }
+        case .score(let score):
+            pattern = haptics.pattern(forScore: score)
+            cueSounds(of: score, app: request.app, on: haptics)
         }
         haptics.vibrate(pattern: pattern, intensity: request.intensity, priority: 1) { answer(Self.reply(to: $0)) }
+    }
+
+    /// Starts a score's sounds at their times on the haptics engine's clock
+    /// (which times the vibration's steps too), each through the policy as a
+    /// `play` of its own: silent mode silences them, not the vibration. The
+    /// vibration starts once its effects are on the motor (a new pattern is
+    /// uploaded first), so a moment is felt within that upload and the
+    /// output's latency of its sound.
+    func cueSounds(of score: HapticScore, app: String?, on haptics: HapticsEngine) {
+        for sound in score.sounds {
+            let source: PlayRequest.Source = sound.name.contains("/") ? .file(sound.name) : .name(sound.name)
+            let request = PlayRequest(source, gain: sound.volume, haptic: false, app: app)
+            let play: @Sendable () -> Void = { [self] in
+                do throws(FeedbackError) { _ = try self.play(request) } catch {
+                    logger.warning("a haptic score's sound did not play", metadata: ["sound": "\(sound.name)", "error": "\(error)"])
+                }
+            }
+            if sound.atMs == 0 { play() } else { haptics.cue(afterMs: sound.atMs, play) }
+        }
     }
 
     static func reply(to result: Result<Void, HapticsError>) -> Reply {
@@ -269,6 +294,9 @@ extension FeedbackManager {
         (haptics?.settledDeviceReport() ?? []).map { d in
             var r: WireFields = ["haptic-device": d.path, "name": d.name, "used": d.used ? "1" : "0", "why": d.reason]
             if let effect = d.effect { r["effect"] = effect.rawValue }
+            r["amplitude"] = d.motor.amplitudeControl ? "1" : "0"
+            r["motor"] = d.motor.motor.rawValue
+            r["minimum-pulse-ms"] = "\(d.motor.minimumPulseMs)"
             return r
         }
     }

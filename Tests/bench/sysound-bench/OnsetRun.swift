@@ -12,20 +12,15 @@ struct OnsetRun {
 
     /// Seconds between launches, unless a figure's clip is longer.
     static let spacing = 0.35
-    /// What the reference must read on PulseAudio for the run to count (ms):
-    /// a full run, and the looser bound of the smoke run in CI. PulseAudio
-    /// plays a write on an underrun stream at once (it rewinds the sink).
+    /// What the reference must read on PulseAudio for the run to count (ms).
+    /// PulseAudio plays a write on an underrun stream at once (it rewinds the sink).
     static let referenceValid = 0.05...0.3
-    static let referenceSmoke = 0.0...0.4
-    /// The earliest one PipeWire reference may read (ms): 0 in a full run
-    /// (the envelope only reads late when its replies are on time); in the
-    /// smoke run, beside the rest of CI on 2 cores, a reply can come late
-    /// enough to put one reading a fraction of a millisecond early (seen:
-    /// −0.19 and −0.43 ms in one run, its medians inside the window), so
-    /// there one reading may be early by less than a 64-frame quantum. The
-    /// median rules still judge the smoke run.
+    /// The earliest one PipeWire reference may read (ms) in a full run: the
+    /// envelope only reads late when its replies are on time. Beside the rest
+    /// of CI on 2 cores a reply can come late enough to put one reading a
+    /// fraction of a millisecond early (seen: −0.19 and −0.43 ms in one run,
+    /// its medians inside the window).
     static let earliestValid = 0.0
-    static let earliestSmoke = -1.0
     static let referenceLabel = "reference: write → sink on the bench's own stream"
     static let referenceWindowLabel = "reference: valid up to (one quantum + the sink's latency)"
     static let referenceOffsetLabel = "method: reference's start into its graph cycle"
@@ -200,14 +195,13 @@ struct OnsetRun {
             c.report.add(figure, "method: reference's quantum (the cycle before it)" + condition, unit: "frames", referenceOnsets.compactMap(\.quantumBefore),
                          note: "each reference's window is its own: the quantum changes within a run (sysound's stream sets its own, 128 frames shipped, while it runs, the meter's own 256 once it pauses)")
             let stalls = referenceStalls(c)
-            c.report.notes.append("figure \(figure)\(condition): \(stalls.count) of \(stalls.of) reference tones found nothing (silent, no timing) or read past twice their window\(stalls.far.isEmpty ? "" : " (" + stalls.far.joined(separator: ", ") + ")"): stalls; more than 10 % makes the run invalid")
+            c.report.notes.append("figure \(figure)\(condition): \(stalls.count) of \(stalls.of) reference tones found nothing (silent, no timing) or read past twice their window\(stalls.far.isEmpty ? "" : " (" + stalls.far.joined(separator: ", ") + ")"): stalls; more than 10 % makes a full run invalid")
         }
         try validate(c, figure: figure + condition)
     }
 
-    /// The bounds the reference must read within (ms) for the run to count,
-    /// in the smoke run as in a full one. PulseAudio: fixed
-    /// (`referenceValid`, `referenceSmoke`). PipeWire has no rewinds: a write
+    /// The bounds the reference must read within (ms) for the run to count.
+    /// PulseAudio: fixed (`referenceValid`). PipeWire has no rewinds: a write
     /// onto the idle reference stream waits for the graph's next cycle
     /// (pipewire-pulse's `stream_process` takes it from the ring only when the
     /// graph asks for the stream's next quantum) and starts that cycle's data,
@@ -224,14 +218,14 @@ struct OnsetRun {
     /// write was taken by the next cycle, and the envelope read that cycle's
     /// start 0.1–0.6 ms late (the hand-over).
     func referenceBounds(_ c: BenchContext, _ onset: SinkOnsets.Onset) -> ClosedRange<Double> {
-        guard c.server == .pipewire else { return c.smoke ? Self.referenceSmoke : Self.referenceValid }
+        guard c.server == .pipewire else { return Self.referenceValid }
         let quantum = onset.quantumBefore ?? onset.quantum ?? 0
         return 0...(quantum / Double(SinkOnsetMeter.rate) * 1e3 + sinkLatency)
     }
 
     /// The bounds for the report: the references' median top.
     func referenceBounds(_ c: BenchContext) -> ClosedRange<Double> {
-        guard c.server == .pipewire else { return c.smoke ? Self.referenceSmoke : Self.referenceValid }
+        guard c.server == .pipewire else { return Self.referenceValid }
         return 0...(Summary(referenceOnsets.map { referenceBounds(c, $0).upperBound })?.median ?? sinkLatency)
     }
 
@@ -249,38 +243,62 @@ struct OnsetRun {
                 far.map { "\(fmt($0.latency)) ms after a \(fmt($0.quantumBefore ?? .nan))-frame cycle" })
     }
 
-    /// Throws unless the reference's median is within its bounds (on
-    /// PipeWire: the median of each reading's distance past its own top is
-    /// not above 0); on PipeWire also if its median start is not a cycle's
-    /// first frame (the window's premise; found from frame counts alone, so
-    /// a wrong mapping does not hide it), if any one reading is below 0 (`earliestSmoke`
-    /// in the smoke run; the envelope only ever reads late: a sound found playing before it was
-    /// written means the mapping is wrong), or if more than 10 % of the
-    /// reference's launches were stalls (`referenceStalls`): a median still
-    /// inside the bounds then hides a mapping that was wrong for part of the run.
-    func validate(_ c: BenchContext, figure: String) throws {
+    /// What the reference says against the method, in two kinds.
+    /// `broken`: the mapping cannot be right on any machine — no reference
+    /// found at all, a median reading before the write (lateness, all that
+    /// load and quantum jitter add, cannot make most readings early), or on
+    /// PipeWire a median start that is not a cycle's first frame (counted in
+    /// frames, no clock involved). `unconfirmed`: a reading outside the
+    /// window a quiet machine keeps (reasons, without the figure) — the median past its bounds, one reading
+    /// early, more than 10 % stalls (`referenceStalls`). A busy machine's
+    /// scheduling can cause these alone (figure 14 on PipeWire read 2.722 ms
+    /// against 2.667 in one `make test`, during a reload that decodes a whole
+    /// theme), so they are judged in a full run and reported by a smoke one.
+    func verdict(_ c: BenchContext, figure: String) -> (broken: [String], unconfirmed: [String]) {
+        var broken: [String] = [], unconfirmed: [String] = []
+        guard let median = Summary(reference)?.median else {
+            return (["figure \(figure) INVALID: the reference tone was found at no launch: the onset method measured nothing, so no onset of this run counts"], [])
+        }
+        if median < 0 {
+            broken.append("figure \(figure) INVALID: the reference tone read \(fmt(median)) ms (median), before it was written: the frame → sink-clock mapping reads early, so no onset of this run counts")
+        }
         guard c.server == .pipewire else {
             let bounds = referenceBounds(c)
-            guard let ref = Summary(reference)?.median, bounds.contains(ref) else {
-                let read = Summary(reference).map { fmt($0.median) + " ms" } ?? "nothing"
-                throw BenchError("figure \(figure) INVALID: the reference tone read \(read) (median), outside \(fmt(bounds.lowerBound))–\(fmt(bounds.upperBound)) ms: the frame → sink-clock mapping is wrong, so no onset of this run counts")
+            if median >= 0, !bounds.contains(median) {
+                unconfirmed.append("the reference tone read \(fmt(median)) ms (median), outside \(fmt(bounds.lowerBound))–\(fmt(bounds.upperBound)) ms: the frame → sink-clock mapping is wrong or the server was not run at once")
             }
-            return
+            return (broken, unconfirmed)
         }
         if let offset = Summary(referenceOnsets.compactMap(\.cycleOffset))?.median, abs(offset) >= 1 {
-            throw BenchError("figure \(figure) INVALID: the reference tone started \(fmt(offset)) frames into its graph cycle (median), not at the cycle's first frame: data was left in the reference stream's buffer before it, so its latency is not 0 … one quantum and it checks nothing")
+            broken.append("figure \(figure) INVALID: the reference tone started \(fmt(offset)) frames into its graph cycle (median), not at the cycle's first frame: data was left in the reference stream's buffer before it, so its latency is not 0 … one quantum and it checks nothing")
         }
         let pasts = referenceOnsets.map { $0.latency - referenceBounds(c, $0).upperBound }
-        guard let past = Summary(pasts)?.median, past <= 0 else {
-            let read = Summary(reference).map { fmt($0.median) + " ms" } ?? "nothing"
-            throw BenchError("figure \(figure) INVALID: the reference tone read \(read) (median), past 0 … one quantum + the sink's latency (\(fmt(referenceBounds(c).upperBound)) ms, median of each reference's own) by a median of \(fmt(Summary(pasts)?.median ?? .nan)) ms: the frame → sink-clock mapping is wrong, so no onset of this run counts")
+        if let past = Summary(pasts)?.median, past > 0 {
+            unconfirmed.append("the reference tone read \(fmt(median)) ms (median), past 0 … one quantum + the sink's latency (\(fmt(referenceBounds(c).upperBound)) ms, median of each reference's own) by a median of \(fmt(past)) ms: the frame → sink-clock mapping is wrong or the graph ran late")
         }
-        if let early = reference.min(), early < (c.smoke ? Self.earliestSmoke : Self.earliestValid) {
-            throw BenchError("figure \(figure) INVALID: one reference tone read \(fmt(early)) ms, before it was written: the frame → sink-clock mapping reads early, so no onset of this run counts")
+        if let early = reference.min(), early < Self.earliestValid, median >= 0 {
+            unconfirmed.append("one reference tone read \(fmt(early)) ms, before it was written: the frame → sink-clock mapping reads early or a timing reply came late")
         }
         let stalls = referenceStalls(c)
         if stalls.count * 10 > stalls.of {
-            throw BenchError("figure \(figure) INVALID: \(stalls.count) of \(stalls.of) reference tones found nothing or read past twice their window (\(stalls.far.joined(separator: ", "))): the graph stalled and the monitor lagged for part of the run, so no onset of it counts")
+            unconfirmed.append("\(stalls.count) of \(stalls.of) reference tones found nothing or read past twice their window (\(stalls.far.joined(separator: ", "))): the graph stalled and the monitor lagged for part of the run")
         }
+        return (broken, unconfirmed)
+    }
+
+    /// Throws when the method is broken (`verdict`), and in a full run also
+    /// when it is unconfirmed: then no onset of the run counts. A smoke run
+    /// (CI, `make test`) reports an unconfirmed method among the problems and
+    /// goes on: the bench ran, and whether a busy machine kept the window is
+    /// a full run's question, not a product failure.
+    func validate(_ c: BenchContext, figure: String) throws {
+        let (broken, unconfirmed) = verdict(c, figure: figure)
+        if c.smoke {
+            c.report.problems += unconfirmed.map { "figure \(figure): method not confirmed by this smoke run (judged in a full run only): \($0)" }
+            if !broken.isEmpty { throw BenchError(broken.joined(separator: "; ")) }
+            return
+        }
+        let all = broken + unconfirmed.map { "figure \(figure) INVALID: \($0), so no onset of this run counts" }
+        if !all.isEmpty { throw BenchError(all.joined(separator: "; ")) }
     }
 }
