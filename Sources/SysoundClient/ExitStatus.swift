@@ -8,7 +8,7 @@ extension WireErrorCode {
     package var exitStatus: Int32 {
         switch self {
         case .badRequest, .badValue, .tooLarge, .version: EX_USAGE
-        case .unknownSound, .unknownPreset: EX_DATAERR
+        case .unknownSound, .unknownPreset, .unknownEvent: EX_DATAERR
         case .badFile: EX_NOINPUT
         case .noDevice: EX_UNAVAILABLE
         case .busy: EX_TEMPFAIL

@@ -9,13 +9,17 @@ import SysoundPlatform
 public struct DaemonHandler: RequestHandler {
     public let manager: FeedbackManager
     let configPath: String?
+    /// The daemon's running theme events (shared with the D-Bus face); nil: `event` is refused.
+    let events: FeedbackEvents?
 
-    public init(manager: FeedbackManager, configPath: String?) {
+    public init(manager: FeedbackManager, events: FeedbackEvents? = nil, configPath: String?) {
         self.manager = manager
+        self.events = events
         self.configPath = configPath
     }
 
     package func handle(_ request: Request, from peer: PeerCredentials, workers: WorkerPool, respond: Responder) {
+        if case .event(let event) = request { return serve(event, respond: respond) }
         // The first play of a media role opens that role's stream on a
         // worker; the request is answered once it is open (or played on the
         // event stream, if it could not open), never waiting on the loop.
@@ -56,6 +60,39 @@ public struct DaemonHandler: RequestHandler {
         // end, and the reply goes out then (by way of the loop), holding no
         // worker for the sound's length.
         manager.whenHeard(voice) { respond(reply) }
+    }
+
+    /// `event`: a feedbackd-theme event started as TriggerFeedback starts one
+    /// (answered with what it played once its stream is open), ended as
+    /// EndFeedback ends one, or awaited.
+    private func serve(_ request: EventRequest, respond: Responder) {
+        guard let events else {
+            return respond(.error(.badRequest, "this daemon runs no theme events"))
+        }
+        switch request {
+        case .trigger(let name, let timeout, let app):
+            guard !events.isFull else {
+                return respond(.error(.busy, "\(events.count) events are running; end some first (event end=ID)"))
+            }
+            let play = PlayRequest(.name(name), app: app)
+            let start: @Sendable () -> Void = { [manager] in
+                let event = events.trigger(name, play, timeout: EventTimeout(timeout)) { event, reason in
+                    manager.logger.debug("event \(name) (\(event.id)) of the socket ended: \(reason)")
+                }
+                respond(.ok(EventReply.fields(of: event)))
+            }
+            if !manager.prepareStream(forEvent: name, play, then: start) { start() }
+        case .end(let id):
+            guard events.end(id) else { return respond(Self.unknownEvent(id)) }
+            respond(.ok(["id": "\(id)", "reason": EventEndReason.explicit.description]))
+        case .wait(let id):
+            let known = events.whenEnded(id) { reason in respond(.ok(["id": "\(id)", "reason": reason.description])) }
+            if !known { respond(Self.unknownEvent(id)) }
+        }
+    }
+
+    private static func unknownEvent(_ id: UInt32) -> Reply {
+        .error(.unknownEvent, "no event \(id) is running or ended lately; use the id= of an event reply")
     }
 
     /// Loads configuration and theme anew; a broken configuration is refused

@@ -114,6 +114,9 @@ extension FeedbackManager {
                 return .ok(["count": "\(presets.count)"], records: presets.map {
                     ["name": $0.name, "pattern": $0.pattern, "duration-ms": "\($0.durationMs)"]
                 })
+            case .event:
+                // They run on the daemon's loop (FeedbackEvents), which an embedded engine lacks.
+                return .error(.badRequest, "theme events are run by the daemon (sysound serve); this engine runs none")
             case .ping:
                 return .ok()
             case .status:

@@ -173,6 +173,8 @@ final class WireRequestTests: XCTestCase {
             .play(PlayRequest(.name("x"), gain: 1e-7)),
             .vibrate(VibrateRequest(.preset("success"), intensity: 0.7)),
             .vibrate(VibrateRequest(.pattern(pattern))),
+            .event(.trigger(name: "message-new-instant")), .event(.trigger(name: "a b", timeout: 0, app: "org.example.A")),
+            .event(.trigger(name: "x", timeout: 86_400)), .event(.end(7)), .event(.wait(4_294_967_295)),
         ]
         for request in requests {
             let bytes = request.encoded()
@@ -182,5 +184,24 @@ final class WireRequestTests: XCTestCase {
         }
         XCTAssertEqual(Request.play(PlayRequest(.name("tap"), gain: 0.5)).text, "sysound/1 play tap gain=0.5")
         XCTAssertEqual(Request.play(PlayRequest(.file("/a b")), wait: true).text, "sysound/1 play file=/a%20b wait=1")
+    }
+
+    /// `event NAME [timeout=N] [app=ID]`, `event end=ID`, `event wait=ID`: exactly one of the three, values in range.
+    func testEventRequests() throws {
+        XCTAssertEqual(try parse("sysound/1 event phone-incoming-call timeout=0 app=org.gnome.Calls"),
+                       .event(.trigger(name: "phone-incoming-call", timeout: 0, app: "org.gnome.Calls")))
+        XCTAssertEqual(try parse("sysound/1 event end=12"), .event(.end(12)))
+        XCTAssertEqual(try parse("sysound/1 event wait=12"), .event(.wait(12)))
+        assertRefused("sysound/1 event", .badRequest, mentions: "end=ID")
+        assertRefused("sysound/1 event x timeout=-2", .badValue, mentions: "timeout")
+        assertRefused("sysound/1 event x timeout=1.5", .badValue, mentions: "timeout")
+        assertRefused("sysound/1 event x timeout=86401", .badValue, mentions: "86400")
+        assertRefused("sysound/1 event end=0", .badValue, mentions: "end")
+        assertRefused("sysound/1 event end=x", .badValue, mentions: "event id")
+        assertRefused("sysound/1 event x end=3", .badRequest, mentions: "end=")
+        assertRefused("sysound/1 event end=3 wait=3", .badRequest, mentions: "wait=")
+        assertRefused("sysound/1 event end=3 timeout=1", .badRequest, mentions: "timeout=")
+        assertRefused("sysound/1 event x y", .badRequest, mentions: "y")
+        assertRefused("sysound/1 event x loop=1", .badRequest, mentions: "loop")
     }
 }

@@ -79,6 +79,47 @@ check "status lists the LED" "$(grep "^led $led" /tmp/led-status.txt)" \
     grep -q "^led $led: single status light (one colour) — udev FEEDBACKD_TYPE=led; shows off" /tmp/led-status.txt
 check "status shows the flash setting" "$(grep '^flash:' /tmp/led-status.txt)" grep -q '^flash: *off' /tmp/led-status.txt
 
+# 5. A feedbackd theme's Led entries through the daemon (`sysound event` on its
+# socket; no session bus here): blinking at the theme's frequency while the
+# event runs, a steady higher priority over it, the lower back when that one
+# ends, off when the last ends.
+cat >/tmp/leds.json <<'JSON'
+{"name": "leds", "profiles": [{"name": "silent", "feedbacks": [
+  {"event-name": "message-missed-sms", "type": "Led", "color": "blue", "frequency": 2000, "priority": 1},
+  {"event-name": "battery-caution", "type": "Led", "color": "red", "priority": 5}]}]}
+JSON
+FEEDBACK_THEME=/tmp/leds.json sysound serve >/tmp/daemon.log 2>&1 &
+daemon=$!
+i=0
+until [ -S "$XDG_RUNTIME_DIR/sysound/socket" ] || [ $i -gt 200 ]; do i=$((i + 1)); sleep 0.05; done
+rises_since() { tail -n +$(($1 + 1)) /tmp/led.log | grep -c " led 1 1"; }
+event_id() { sed -n 's/.*(event \([0-9]*\)).*/\1/p' "$1"; }
+lines=$(wc -l </tmp/led.log)
+sysound event message-missed-sms --timeout 0 >/tmp/ev1.txt 2>&1
+sleep 2.2
+low=$(rises_since $lines)
+check "theme Led blinks while its event runs" "$(cat /tmp/ev1.txt); $low blinks in 2.2 s (2000 mHz: 4 or 5)" \
+    sh -c "[ $low -ge 4 ] && [ $low -le 5 ]"
+sysound event battery-caution --timeout 0 >/tmp/ev2.txt 2>&1
+sleep 0.3
+lines=$(wc -l </tmp/led.log)
+sleep 1.2
+check "a steady higher priority covers it" "$(cat /tmp/ev2.txt); $(rises_since $lines) blinks, brightness $(cat "$sys/brightness")" \
+    sh -c "[ $(rises_since $lines) = 0 ] && [ $(cat "$sys/brightness") = 1 ]"
+lines=$(wc -l </tmp/led.log)
+sysound event --end "$(event_id /tmp/ev2.txt)" >/dev/null 2>&1
+sleep 1.2
+check "the lower priority back when it ends" "$(rises_since $lines) blinks in 1.2 s" sh -c "[ $(rises_since $lines) -ge 2 ]"
+sysound event --end "$(event_id /tmp/ev1.txt)" >/dev/null 2>&1
+sleep 0.6
+lines=$(wc -l </tmp/led.log)
+sleep 0.6
+check "off when the last event ends" "brightness $(cat "$sys/brightness"), $(rises_since $lines) blinks after" \
+    sh -c "[ $(cat "$sys/brightness") = 0 ] && [ $(rises_since $lines) = 0 ]"
+kill $daemon
+wait $daemon 2>/dev/null
+[ $failed = 0 ] || { echo "--- daemon log"; tail -20 /tmp/daemon.log; }
+
 kill $dev
 wait $dev 2>/dev/null
 exit $failed

@@ -28,9 +28,22 @@ struct Backend {
         return (fields, records, route)
     }
 
+    /// Sends `request` to the daemon and waits for its reply as long as it
+    /// takes (`event wait=ID`: until the event ends); a daemon is required.
+    func performWaiting(_ request: Request) throws(CLIFailure) -> WireFields {
+        let reply: Reply
+        do {
+            reply = try DaemonClient(socketPath: stateDirectory.socketPath, timeoutMilliseconds: nil).send(request)
+        } catch {
+            throw CLIFailure(exitStatus: error.exitStatus, message: error.description)
+        }
+        return try Self.unpack(reply).0
+    }
+
     private func send(_ request: Request) throws(CLIFailure) -> (Reply, Route) {
         if let answered = try daemonReply(request) { return answered }
         if case .play(let play, _) = request, play.loop { throw Self.loopNeedsDaemon(socket: stateDirectory.socketPath) }
+        if case .event = request { throw Self.eventNeedsDaemon(socket: stateDirectory.socketPath) }
         return (try Engine.run(["request", request.text] + engineOptions), .engine)
     }
 
@@ -43,6 +56,15 @@ struct Backend {
             exitStatus: EX_UNAVAILABLE,
             message: "a loop needs the daemon, and none answers at \(socket): only the daemon can stop it later "
                 + "(`sysound stop`); start it with `systemctl --user start sysound` or `sysound serve`, then play again")
+    }
+
+    /// A theme event runs on the daemon's loop (it may last until it is
+    /// ended, which only the daemon can do later): without one, refused as a loop is.
+    static func eventNeedsDaemon(socket: String) -> CLIFailure {
+        CLIFailure(
+            exitStatus: EX_UNAVAILABLE,
+            message: "feedbackd-theme events are run by the daemon, and none answers at \(socket); "
+                + "start it with `systemctl --user start sysound` or `sysound serve`, then try again")
     }
 
     /// The daemon's reply, or nil when it is not to be asked (`--embedded`) or none runs.

@@ -95,7 +95,7 @@ struct ServeCommand: ParsableCommand {
         let daemon: Daemon
         do {
             daemon = try Daemon(
-                options: options, handler: DaemonHandler(manager: manager, configPath: config), loop: loop, workers: workers,
+                options: options, handler: DaemonHandler(manager: manager, events: events, configPath: config), loop: loop, workers: workers,
                 logger: logger)
         } catch {
             printError("sysound serve: \(error)")

@@ -32,6 +32,8 @@ package struct WireErrorCode: RawRepresentable, Sendable, Hashable, CustomString
     package static let unknownSound = WireErrorCode(rawValue: "unknown-sound")
     /// No haptic preset has this name.
     package static let unknownPreset = WireErrorCode(rawValue: "unknown-preset")
+    /// No event with this id is running, or ended lately.
+    package static let unknownEvent = WireErrorCode(rawValue: "unknown-event")
     /// A sound file could not be read or decoded.
     package static let badFile = WireErrorCode(rawValue: "bad-file")
     /// The peer's user may not use this daemon.

@@ -23,6 +23,9 @@ package enum Request: Sendable, Equatable {
     case interruptEnd(resumable: Bool)
     /// List the theme's sounds or the haptic presets.
     case list(ListKind)
+    /// Trigger an event of the feedbackd theme (as D-Bus TriggerFeedback
+    /// does), end one, or await one's end.
+    case event(EventRequest)
     /// Is the daemon alive? Replies `ok`.
     case ping
     /// The daemon's state: settings, devices, voices.
@@ -38,6 +41,7 @@ package enum Request: Sendable, Equatable {
         case .stateGet, .stateSet: "state"
         case .interruptBegin, .interruptEnd: "interrupt"
         case .list: "list"
+        case .event: "event"
         case .ping: "ping"
         case .status: "status"
         }
@@ -71,6 +75,20 @@ package struct VibrateRequest: Sendable, Equatable, Hashable {
         self.intensity = intensity
         self.app = app
     }
+}
+
+/// What an `event` request asks of the daemon's running events.
+package enum EventRequest: Sendable, Equatable, Hashable {
+    /// Start event `name` of the feedbackd theme: `timeout` as TriggerFeedback's
+    /// (-1 once, 0 until ended, N s), for `app` (its levels apply).
+    case trigger(name: String, timeout: Int32 = -1, app: String? = nil)
+    /// End the running event with this id (as EndFeedback).
+    case end(UInt32)
+    /// Reply once the event with this id has ended, with why.
+    case wait(UInt32)
+
+    /// The timeouts a request may give: -1 (once), 0 (until ended), up to a day.
+    package static let timeoutRange: ClosedRange<Int32> = -1...86_400
 }
 
 /// What a `stop` request stops.

@@ -48,6 +48,14 @@ extension Request {
             if resumable { parts.append("resumable") }
         case .list(let kind):
             parts.append(kind.rawValue)
+        case .event(.trigger(let name, let timeout, let app)):
+            parts.append(WireProtocol.encode(name))
+            if timeout != -1 { option("timeout", "\(timeout)") }
+            if let app { option("app", app) }
+        case .event(.end(let id)):
+            option("end", "\(id)")
+        case .event(.wait(let id)):
+            option("wait", "\(id)")
         case .ping, .status:
             break
         }

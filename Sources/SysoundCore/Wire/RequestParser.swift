@@ -12,7 +12,7 @@ extension Request {
 /// The request grammar. Checks run cheapest and most fundamental first: size,
 /// encoding, version, verb, then the verb's own arguments.
 enum RequestParser {
-    static let verbs = ["play", "vibrate", "stop", "wait", "state", "interrupt", "list", "ping", "status"]
+    static let verbs = ["play", "vibrate", "stop", "wait", "state", "interrupt", "list", "event", "ping", "status"]
 
     static func parse(_ bytes: [UInt8]) throws(RequestParseError) -> Request {
         guard bytes.count <= WireProtocol.maximumRequestSize else { throw .tooLarge(size: bytes.count) }
@@ -64,6 +64,7 @@ enum RequestParser {
             }
             try args.finish()
             return .list(kind)
+        case "event": return try event(&args)
         case "ping", "status":
             try args.allowOptions([])
             try args.finish()
@@ -132,6 +133,41 @@ enum RequestParser {
         if wait && request.loop { throw .conflicting("loop=1", "wait=1") }
         try args.finish()
         return .play(request, wait: wait)
+    }
+
+    /// `event NAME [timeout=N] [app=ID]`, `event end=ID`, `event wait=ID`.
+    private static func event(_ args: inout Arguments) throws(RequestParseError) -> Request {
+        try args.allowOptions(["timeout", "app", "end", "wait"])
+        let name = args.optionalPositional()
+        func id(_ key: String) throws(RequestParseError) -> UInt32? {
+            guard let text = args.option(key) else { return nil }
+            guard let id = UInt32(text), id > 0 else { throw .badValue(name: key, found: text, expected: "an event id, as an event reply's id= gave it") }
+            return id
+        }
+        let request: EventRequest
+        switch (name, try id("end"), try id("wait")) {
+        case (let name?, nil, nil):
+            guard !name.isEmpty else { throw .badValue(name: "event", found: name, expected: "an event name such as message-new-instant") }
+            var timeout: Int32 = -1
+            if let text = args.option("timeout") {
+                let range = EventRequest.timeoutRange
+                guard let value = Int32(text), range.contains(value) else {
+                    throw .badValue(name: "timeout", found: text, expected: "whole seconds from \(range.lowerBound) (once) or 0 (until ended) to \(range.upperBound)")
+                }
+                timeout = value
+            }
+            request = .trigger(name: name, timeout: timeout, app: try app(&args))
+        case (nil, let id?, nil): request = .end(id)
+        case (nil, nil, let id?): request = .wait(id)
+        case (nil, nil, nil): throw .missingArgument(verb: "event", expected: "an event name, end=ID or wait=ID")
+        case (_?, _, _): throw .conflicting("an event name", args.option("end") != nil ? "end=" : "wait=")
+        case (nil, _?, _?): throw .conflicting("end=", "wait=")
+        }
+        if case .trigger = request {} else if args.option("timeout") != nil || args.option("app") != nil {
+            throw .conflicting(args.option("timeout") != nil ? "timeout=" : "app=", args.option("end") != nil ? "end=" : "wait=")
+        }
+        try args.finish()
+        return .event(request)
     }
 
     /// `app=ID`: who asks, for per-app levels. Any printable text up to 255 bytes.

@@ -1,3 +1,4 @@
+import SysoundCore
 import SysoundPlatform
 
 /// One triggered event (feedbackd's FbdEvent): the set of feedbacks its
@@ -19,6 +20,9 @@ public final class FeedbackEvent: @unchecked Sendable {
     public let id: UInt32
     public let name: String
     public let timeout: EventTimeout
+    /// The level the feedbackd theme's entry was taken at; nil when the
+    /// theme does not know the event (sysound's own sound of it plays).
+    public let level: FeedbackProfile?
     /// Who triggered it (a D-Bus unique name), so that its leaving ends it.
     public let owner: String?
     /// Its feedbacks, in the theme's order (the most feedback's section first).
@@ -36,12 +40,14 @@ public final class FeedbackEvent: @unchecked Sendable {
     private let onEnd: (FeedbackEvent, EventEndReason) -> Void
 
     init(
-        id: UInt32, name: String, timeout: EventTimeout, owner: String?, feedbacks: [any EventFeedback], loop: EventLoop,
+        id: UInt32, name: String, timeout: EventTimeout, level: FeedbackProfile?, owner: String?, feedbacks: [any EventFeedback],
+        loop: EventLoop,
         onEnd: @escaping (FeedbackEvent, EventEndReason) -> Void
     ) {
         self.id = id
         self.name = name
         self.timeout = timeout
+        self.level = level
         self.owner = owner
         self.feedbacks = feedbacks
         self.loop = loop

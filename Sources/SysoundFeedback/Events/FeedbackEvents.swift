@@ -14,6 +14,11 @@ public final class FeedbackEvents: @unchecked Sendable {
     let logger: Logger
     private var byID: [UInt32: FeedbackEvent] = [:]
     private var lastID: UInt32 = 0
+    /// Told when an event ends, besides its trigger's `onEnd` (`event wait=ID`).
+    private var waiters: [UInt32: [(EventEndReason) -> Void]] = [:]
+    /// How the latest events ended, so that a wait that comes just after the end still learns why.
+    private var recentEnds: [(id: UInt32, reason: EventEndReason)] = []
+    static let recentEndsKept = 64
 
     /// Running at once, beyond which a trigger is refused: a client firing
     /// thousands of triggers cannot grow the daemon.
@@ -40,12 +45,13 @@ public final class FeedbackEvents: @unchecked Sendable {
         _ name: String, _ request: PlayRequest, themed: Bool = true, timeout: EventTimeout, owner: String? = nil,
         onEnd: @escaping (FeedbackEvent, EventEndReason) -> Void
     ) -> FeedbackEvent {
-        let planned = (themed ? manager.eventPlan(name, request) : nil)?.feedbacks ?? [.sound(request)]
+        let plan = themed ? manager.eventPlan(name, request) : nil
+        let planned = plan?.feedbacks ?? [.sound(request)]
         let id = nextID()
         let event = FeedbackEvent(
-            id: id, name: name, timeout: timeout, owner: owner, feedbacks: planned.map(feedback), loop: loop
+            id: id, name: name, timeout: timeout, level: plan?.level, owner: owner, feedbacks: planned.map(feedback), loop: loop
         ) { [weak self] event, reason in
-            self?.byID[event.id] = nil
+            self?.ended(event.id, reason)
             onEnd(event, reason)
         }
         byID[id] = event
@@ -56,6 +62,25 @@ public final class FeedbackEvents: @unchecked Sendable {
             event.end()
         }
         return event
+    }
+
+    private func ended(_ id: UInt32, _ reason: EventEndReason) {
+        byID[id] = nil
+        recentEnds.append((id, reason))
+        if recentEnds.count > Self.recentEndsKept { recentEnds.removeFirst() }
+        for waiter in waiters.removeValue(forKey: id) ?? [] { waiter(reason) }
+    }
+
+    /// Calls `then` with why event `id` ended: once it ends, or at once if
+    /// it ended lately; false (and no call) for an id neither running nor recent.
+    public func whenEnded(_ id: UInt32, _ then: @escaping (EventEndReason) -> Void) -> Bool {
+        if byID[id] != nil {
+            waiters[id, default: []].append(then)
+            return true
+        }
+        guard let recent = recentEnds.last(where: { $0.id == id }) else { return false }
+        then(recent.reason)
+        return true
     }
 
     /// The feedback that carries out one planned feedback.

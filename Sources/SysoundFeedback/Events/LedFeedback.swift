@@ -18,7 +18,7 @@ final class LedFeedback: EventFeedback {
     }
 
     var kind: String { "led" }
-    var summary: String { FeedbackdFeedback.led(led).summary }
+    var summary: String { String(FeedbackdFeedback.led(led).summary.dropFirst("led ".count)) }
 
     func run(repeating: Bool, ended: @escaping () -> Void) -> FeedbackRun {
         // A repeating event runs it once: it lasts until the event ends.
