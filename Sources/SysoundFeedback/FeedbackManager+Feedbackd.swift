@@ -128,12 +128,12 @@ extension FeedbackManager {
                 plan.feedbacks.append(.vibration(pattern, section: section, request: request))
             }
         }
-        // A sound's play counts the app for `status`; otherwise it is counted here.
-        if !sounds { seen(app: request.app) }
         // An event of LEDs alone (feedbackd's `*-missed-*`) where no light
         // shows it: sysound's own name of it answers, as before LEDs
-        // (docs/dbus.md, "Deliberate differences").
+        // (docs/dbus.md, "Deliberate differences"); that play counts the app.
         if !lights, Self.isLedOnly(event, theme) { return nil }
+        // A sound's play counts the app for `status`; otherwise it is counted here.
+        if !sounds { seen(app: request.app) }
         // No sound at this level (silent mode): the flash for alerts still
         // follows the category of the event's sound (a play flashes by
         // itself). Planned only when it would flash: otherwise the event has

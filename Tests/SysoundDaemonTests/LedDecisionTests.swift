@@ -140,6 +140,21 @@ final class LedDecisionTests: XCTestCase {
         XCTAssertEqual(read("white:flash", "repeat"), "4\n")
     }
 
+    /// Without a light an event of LEDs alone is left to sysound's own names
+    /// (its plan is nil), as before LEDs; with one it is the theme's.
+    func testAnLedOnlyEventWithoutALightIsLeftToSysoundsNames() throws {
+        let request = PlayRequest(.name("missed"), app: "org.example.Chat")
+        XCTAssertEqual(manager.eventPlan("missed", request)?.feedbacks.count, 1)
+        let (configuration, theme, _) = try ServiceSetup.load(configPath: nil)
+        let dark = try ServiceSetup.manager(
+            configuration: configuration, theme: theme, stateDirectory: StateDirectory(path: root + "/state"), audio: .loopback,
+            haptics: nil, leds: nil, settings: .read { SystemState() }, logger: RunningDaemon.logger)
+        XCTAssertFalse(dark.loadFeedbackdTheme(environment: ["FEEDBACK_THEME": root + "/t.json", "XDG_DATA_DIRS": "/nonexistent"]).containsErrors)
+        XCTAssertNil(dark.eventPlan("missed", request))
+        XCTAssertNotNil(dark.eventPlan("msg", request), "an event with a sound is the theme's")
+        dark.audio?.shutdown()
+    }
+
     func testStatusListsEveryLight() throws {
         guard case .ok(let fields, let records) = manager.handle(.status) else { return XCTFail("status failed") }
         XCTAssertEqual(fields["leds"], "2")
