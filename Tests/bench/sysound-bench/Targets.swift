@@ -70,6 +70,8 @@ enum Targets {
               { "\(fmt($0)) ms p99" }, { $0 <= 5 })
         check("LockedHint change applied ≤ 5 ms (p99)", p99("10", "SetLockedHint → daemon state").map { $0 / 1000 },
               { "\(fmt($0)) ms p99 (median \(fmt((median("10", "SetLockedHint → daemon state") ?? .nan) / 1000)) ms)" }, { $0 <= 5 })
+        check("identity lookup after a sender's first ≤ 50 µs (p99)", p99(IdentityFigure.figure, IdentityFigure.later),
+              { "\(fmt($0)) µs p99 (median \(fmt(median(IdentityFigure.figure, IdentityFigure.later) ?? .nan)) µs)" }, { $0 <= 50 })
         check("daemon idle CPU ≤ 1 % of a core (default period)", median("8", "daemon idle CPU, " + IdleFigure.shippedLabel),
               { "\(fmt($0)) % median of 1 s windows" }, { $0 <= 1 })
         // Figure 15, the cost at rest (issue 24). The first sound after an idle pause is
@@ -85,6 +87,13 @@ enum Targets {
               { "\(fmt($0)) MB" }, { $0 <= 24 })
         check("RSS growth ≤ 1.2 × the PCM bytes of a 50 MB theme", r.row(rest.figure, rest.rssPerPCM)?.value,
               { "\(fmt($0)) ×" }, { $0 <= 1.2 })
+        // Figure 17: a media role's engine closed after its quiet time gives back what it took.
+        let roles = RoleReleaseFigure.self
+        check("anonymous memory after an alarm and the quiet time within 0.5 MB of idle", r.row("17", roles.anonymousAfter)?.value,
+              { "\(fmt($0)) MB" }, { $0 <= 0.5 })
+        check("threads and sound-server clients back after an alarm and the quiet time",
+              r.row("17", roles.threadsAfter)?.value.flatMap { t in r.row("17", roles.clientsAfter)?.value.map { max(abs(t), abs($0)) } },
+              { "\(fmt($0)) more at most" }, { $0 == 0 })
         r.targets = checks
     }
 }
