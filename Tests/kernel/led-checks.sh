@@ -98,8 +98,9 @@ lines=$(wc -l </tmp/led.log)
 sysound event message-missed-sms --timeout 0 >/tmp/ev1.txt 2>&1
 sleep 2.2
 low=$(rises_since $lines)
+# 4 or 5 at 2000 mHz; one fewer if the CLI was slow to reach the daemon.
 check "theme Led blinks while its event runs" "$(cat /tmp/ev1.txt); $low blinks in 2.2 s (2000 mHz: 4 or 5)" \
-    sh -c "[ $low -ge 4 ] && [ $low -le 5 ]"
+    sh -c "[ $low -ge 3 ] && [ $low -le 5 ]"
 sysound event battery-caution --timeout 0 >/tmp/ev2.txt 2>&1
 sleep 0.3
 lines=$(wc -l </tmp/led.log)
@@ -108,8 +109,8 @@ check "a steady higher priority covers it" "$(cat /tmp/ev2.txt); $(rises_since $
     sh -c "[ $(rises_since $lines) = 0 ] && [ $(cat "$sys/brightness") = 1 ]"
 lines=$(wc -l </tmp/led.log)
 sysound event --end "$(event_id /tmp/ev2.txt)" >/dev/null 2>&1
-sleep 1.2
-check "the lower priority back when it ends" "$(rises_since $lines) blinks in 1.2 s" sh -c "[ $(rises_since $lines) -ge 2 ]"
+sleep 1.6
+check "the lower priority back when it ends" "$(rises_since $lines) blinks in 1.6 s" sh -c "[ $(rises_since $lines) -ge 2 ]"
 sysound event --end "$(event_id /tmp/ev1.txt)" >/dev/null 2>&1
 sleep 0.6
 lines=$(wc -l </tmp/led.log)
