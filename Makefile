@@ -111,6 +111,10 @@ DBUSSERVICEDIR ?= $(DATADIR)/dbus-1/services
 # PipeWire reads drop-ins only from /usr/share/pipewire, /etc/pipewire and
 # ~/.config/pipewire (compiled in): outside PREFIX=/usr the admin's /etc one.
 PIPEWIREPULSEDIR ?= $(if $(filter /usr,$(PREFIX)),$(DATADIR),/etc)/pipewire/pipewire-pulse.conf.d
+# udev reads rules only from its own directories: the system's under /usr
+# (/lib/udev on bookworm, where packages put them), else the admin's /etc.
+UDEVRULESDIR ?= $(if $(filter /usr,$(PREFIX)),/lib/udev/rules.d,/etc/udev/rules.d)
+SYSUSERSDIR ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/sysusers.d,/etc/sysusers.d)
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 ZSHCOMPDIR ?= $(DATADIR)/zsh/site-functions
 FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
@@ -170,6 +174,9 @@ MANIFEST := \
 	$(foreach p,$(COMPANIONS),755 copy $(REL)/$(p) $(LIBEXECDIR)/sysound/$(p);) \
 	$(foreach f,$(SOUNDS),644 copy $(f) $(DATADIR)/sysound/$(f);) \
 	644 copy config/sysound.toml $(DATADIR)/sysound/config/sysound.toml; \
+	755 copy config/udev/sysound-ledctrl $(LIBEXECDIR)/sysound/sysound-ledctrl; \
+	644 subst config/udev/95-sysound-leds.rules $(UDEVRULESDIR)/95-sysound-leds.rules; \
+	644 copy config/udev/sysound.sysusers $(SYSUSERSDIR)/sysound.conf; \
 	$(foreach f,$(USER_UNITS),644 subst $(f) $(USERUNITDIR)/$(notdir $(f));) \
 	$(foreach f,$(DBUS_SERVICES),644 subst $(f) $(DBUSSERVICEDIR)/$(notdir $(f));) \
 	$(foreach f,$(PIPEWIRE_DROPINS),644 subst $(f) $(PIPEWIREPULSEDIR)/$(notdir $(f));) \
@@ -250,14 +257,18 @@ deb: $(RELEASE_BINARIES) $(GENERATED) | deb-deps
 	install -d -m 755 $(DEB_ROOT)/DEBIAN
 	install -m 755 $(wildcard $(addprefix config/debian/,preinst postinst prerm postrm)) $(DEB_ROOT)/DEBIAN/
 	# Stripped as dh_strip would (Debian policy 10.1); the symbols stay in .build.
-	strip --remove-section=.comment --remove-section=.note $(DEB_ROOT)/usr/bin/* $(DEB_ROOT)/usr/libexec/sysound/*
+	# Only the executables: sysound-ledctrl is a shell script.
+	is_elf() { [ "$$(head -c 4 "$$1" | tail -c 3)" = ELF ]; }
+	elf=$$(for f in $(DEB_ROOT)/usr/bin/* $(DEB_ROOT)/usr/libexec/sysound/*; do if is_elf "$$f"; then echo "$$f"; fi; done)
+	strip --remove-section=.comment --remove-section=.note $$elf
 	cd $(DEB_WORK)
 	# sysound is fully static (docs/architecture.md): nothing for dpkg-shlibdeps to read.
 	dynamic=$$(for f in debian/sysound/usr/bin/* debian/sysound/usr/libexec/sysound/*; do
-		readelf -d "$$f" | grep -q NEEDED && echo "$$f"; done)
+		if is_elf "$$f" && readelf -d "$$f" | grep -q NEEDED; then echo "$$f"; fi; done)
 	dpkg-shlibdeps -Tdebian/sysound.substvars $$dynamic
 	dpkg-gencontrol -psysound -Pdebian/sysound -Tdebian/sysound.substvars
-	(cd debian/sysound && find usr -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum > DEBIAN/md5sums)
+	# Every file but DEBIAN's own: /usr and the udev rules in /lib.
+	(cd debian/sysound && find * -path DEBIAN -prune -o -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum > DEBIAN/md5sums)
 	cd - >/dev/null
 	dpkg-deb --root-owner-group -Zxz --build $(DEB_ROOT) $(DEB_FILE)
 	lintian --fail-on error,warning $(DEB_FILE)

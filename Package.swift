@@ -4,7 +4,7 @@
 //   SysoundCore      the pure model: policy, patterns, the wire protocol; no C, no I/O
 //   SysoundPlatform  the operating system: the sd-event loop, sd-bus, real-time threads, rtkit
 //   SysoundState, SysoundConfig   the control files; configuration and themes
-//   SysoundAudio, SysoundHaptics  the engines (devices that execute)
+//   SysoundAudio, SysoundHaptics, SysoundLeds  the engines (devices that execute)
 //   SysoundFeedback  the manager that decides
 //   SysoundDesktop   the desktop's own state: the session lock, the desktop's switches
 //   SysoundDaemon    the daemon's faces: the socket and feedbackd's D-Bus interface
@@ -99,13 +99,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
+        // The notification LED and the camera flash (sysfs's LED class, the
+        // kernel's pattern trigger), found through udev's database as feedbackd
+        // finds them; its file calls behind `LedFiles`, so tests run it on a
+        // directory tree.
+        .target(
+            name: "SysoundLeds",
+            dependencies: ["SysoundCore", "SysoundPlatform", .product(name: "Logging", package: "swift-log")]),
+
         // MARK: The manager that decides
         // Policy and the engines it drives: what the daemon serves and what the
         // library embeds without a daemon.
         .target(
             name: "SysoundFeedback",
             dependencies: [
-                "SysoundCore", "SysoundConfig", "SysoundState", "SysoundAudio", "SysoundHaptics", "SysoundPlatform",
+                "SysoundCore", "SysoundConfig", "SysoundState", "SysoundAudio", "SysoundHaptics", "SysoundLeds", "SysoundPlatform",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
@@ -128,7 +136,7 @@ let package = Package(
             name: "SysoundDaemon",
             dependencies: [
                 "SysoundCore", "SysoundConfig", "SysoundState", "SysoundFeedback", "SysoundPlatform", "SysoundClient",
-                "SysoundAudio", "CSysoundShims", "CSystemd",
+                "SysoundAudio", "SysoundLeds", "CSysoundShims", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
@@ -170,7 +178,7 @@ let package = Package(
             name: "sysound-engine",
             dependencies: [
                 "Sysound", "SysoundDaemon", "SysoundFeedback", "SysoundPlatform", "SysoundClient", "SysoundConfig",
-                "SysoundState", "SysoundCore", "SysoundAudio", "SysoundHaptics", "SysoundCLIOptions", "SysoundDesktop",
+                "SysoundState", "SysoundCore", "SysoundAudio", "SysoundHaptics", "SysoundLeds", "SysoundCLIOptions", "SysoundDesktop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -200,9 +208,9 @@ let package = Package(
             name: "sysound-soundgen", dependencies: ["SysoundCore", "CSndfile"], path: "Sources/Programs/sysound-soundgen"),
 
         // MARK: Tooling that is not product (under Tests/)
-        // The client side of the real-kernel force-feedback test, beside the script that boots it (Tests/kernel/run.sh).
+        // The client side of the real-kernel force-feedback and LED tests, beside the script that boots it (Tests/kernel/run.sh).
         .executableTarget(
-            name: "sysound-ff-check", dependencies: ["SysoundHaptics", "SysoundCore", "SysoundPlatform"],
+            name: "sysound-ff-check", dependencies: ["SysoundHaptics", "SysoundLeds", "SysoundCore", "SysoundPlatform"],
             path: "Tests/kernel/sysound-ff-check"),
         // The benchmark (Tests/bench/run.sh), beside its script; its C target counts heap allocations.
         .target(name: "CBenchMalloc", path: "Tests/bench/CBenchMalloc"),
@@ -251,11 +259,15 @@ let package = Package(
             dependencies: [
                 "SysoundHaptics", "SysoundCore", "SysoundPlatform", "SysoundTesting", .product(name: "Logging", package: "swift-log"),
             ]),
+        // The LED layer on a directory tree shaped like sysfs and udev's database.
+        .testTarget(
+            name: "SysoundLedsTests",
+            dependencies: ["SysoundLeds", "SysoundPlatform", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "SysoundDaemonTests",
             dependencies: [
                 "SysoundDaemon", "SysoundFeedback", "SysoundPlatform", "SysoundClient", "Sysound", "SysoundAudio", "SysoundConfig",
-                "SysoundCore", "SysoundHaptics", "SysoundState", "SysoundTestSupport", "SysoundTesting",
+                "SysoundCore", "SysoundHaptics", "SysoundLeds", "SysoundState", "SysoundTestSupport", "SysoundTesting",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The subprocess and PulseAudio fixtures the two suites below share.

@@ -56,6 +56,16 @@ extension SoundService {
     /// Makes alerts vibrate with their sound, from a synchronous context.
     public func setVibrateOnAlert(_ on: Bool) throws(SoundServiceError) { try set(.vibrateOnAlert, on) }
 
+    /// The flash for alerts (iOS's LED Flash for Alerts, Android's Flash
+    /// notifications): alerts and the sounds the user asked for also flash
+    /// the flash LED (the notification LED where there is none), always or
+    /// only while silent mode is on.
+    public func setFlashForAlerts(_ mode: FlashForAlerts) async throws(SoundServiceError) {
+        try await Self.offThePool { () throws(SoundServiceError) in try self.setFlashForAlerts(mode) }
+    }
+    /// Sets the flash for alerts, from a synchronous context.
+    public func setFlashForAlerts(_ mode: FlashForAlerts) throws(SoundServiceError) { try change(.flash, mode.rawValue) }
+
     /// Sets the system volume of sounds, 0–1 (0 mutes everything, playback included).
     /// - Throws: ``SoundServiceError/Kind/badValue`` outside 0–1.
     public func setVolume(_ volume: Double) async throws(SoundServiceError) {

@@ -182,6 +182,7 @@ public final class SoundService: Sendable {
                 configuration: configuration, theme: theme, stateDirectory: stateDirectory,
                 audio: .deviceOnDemand,
                 haptics: ServiceSetup.haptics(configuration.haptics, logger: logger),
+                leds: ServiceSetup.leds(configuration.leds, logger: logger),
                 settings: settings, logger: logger)
         } catch {
             throw SoundServiceError(.noDevice, error.description)

@@ -81,6 +81,10 @@ public struct HapticPreset: Sendable, Hashable, ExpressibleByStringLiteral, Cust
 /// The service keeps them in the state directory, where the desktop shell,
 /// `sysound silent on` and an app (`setSilent(_:)`) change
 /// them; ``SoundService/stateChanges()`` follows them.
+/// The flash for alerts: alerts, messages, calls and alarms also flash a
+/// light (``SoundService/setFlashForAlerts(_:)``).
+public typealias FlashForAlerts = SysoundCore.FlashForAlerts
+
 public struct SoundSettings: Sendable, Equatable, Hashable {
     /// The ring/silent switch: silences everything but `playback`.
     public var silent: Bool
@@ -94,11 +98,13 @@ public struct SoundSettings: Sendable, Equatable, Hashable {
     public var vibrateOnAlert: Bool
     /// An interruption (e.g. a phone call) is in progress.
     public var interrupted: Bool
+    /// The flash for alerts: off, on, or only in silent mode.
+    public var flashForAlerts: FlashForAlerts
 
     /// Settings as given; the defaults are those of a state directory without any setting.
     public init(
         silent: Bool = false, locked: Bool = false, volume: Double = 1, haptics: Bool = true,
-        vibrateOnAlert: Bool = false, interrupted: Bool = false
+        vibrateOnAlert: Bool = false, interrupted: Bool = false, flashForAlerts: FlashForAlerts = .off
     ) {
         self.silent = silent
         self.locked = locked
@@ -106,11 +112,12 @@ public struct SoundSettings: Sendable, Equatable, Hashable {
         self.haptics = haptics
         self.vibrateOnAlert = vibrateOnAlert
         self.interrupted = interrupted
+        self.flashForAlerts = flashForAlerts
     }
 
     init(_ state: SystemState) {
         self.init(
             silent: state.silent, locked: state.locked, volume: state.volume, haptics: state.haptics,
-            vibrateOnAlert: state.vibrateOnAlert, interrupted: state.interrupted)
+            vibrateOnAlert: state.vibrateOnAlert, interrupted: state.interrupted, flashForAlerts: state.flash)
     }
 }

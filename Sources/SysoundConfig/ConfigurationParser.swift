@@ -4,7 +4,7 @@ import SysoundCore
 /// every problem (unknown keys, wrong types, out-of-range values, presets that
 /// do not parse, references to presets that do not exist) to the document.
 enum ConfigurationParser {
-    static let sections = ["theme", "xdg", "categories", "policy", "audio", "haptics", "state", "server", "session", "aliases", "dbus", "apps"]
+    static let sections = ["theme", "xdg", "categories", "policy", "audio", "haptics", "leds", "state", "server", "session", "aliases", "dbus", "apps"]
 
     static func parse(_ document: TOMLDocument, dataDirectory: String, environment: [String: String]) -> SysoundConfiguration {
         var config = SysoundConfiguration(dataDirectory: dataDirectory)
@@ -60,6 +60,7 @@ enum ConfigurationParser {
             haptics.read(ConfigurationKeys.haptics, into: &config)
             parseHaptics(haptics, into: &config.haptics)
         }
+        if let leds = root.table("leds") { parseLeds(leds, into: &config) }
         if config.haptics.presets[config.policy.defaultAlertHaptic] == nil {
             document.report(
                 .unknownReference, key: "policy.alert_haptic",
@@ -154,6 +155,13 @@ enum ConfigurationParser {
             config.lockSources = sources
         }
         session.reportUnknownKeys(known: ["lock_sources"])
+    }
+
+    private static func parseLeds(_ leds: TableReader, into config: inout SysoundConfiguration) {
+        leds.read(ConfigurationKeys.leds, into: &config)
+        config.leds.devices = leds.strings("devices", default: [], expected: "an array of LED names or shell patterns, such as \"*:status\"")
+        config.leds.exclude = leds.strings("exclude", default: [], expected: "an array of LED names or shell patterns")
+        leds.reportUnknownKeys(known: ConfigurationKeys.leds.map(\.name) + ["devices", "exclude"])
     }
 
     private static func parseHaptics(_ haptics: TableReader, into settings: inout HapticSettings) {

@@ -48,15 +48,30 @@ public struct FeedbackdPeriodic: Sendable, Equatable {
     }
 }
 
-/// `Led`: parsed so that `sysound list --dbus` shows it; sysound drives no LEDs.
+/// `Led`: shown on the notification LED while its event runs (SysoundLeds).
 public struct FeedbackdLed: Sendable, Equatable {
+    /// red, green, blue, white or #RRGGBB.
     public var color: String
     /// Blinking frequency in mHz; 0 is steady.
     public var frequency: Int
+    /// Among the running events' LEDs the highest shows.
+    public var priority: Int
+    /// Percent of the LED's maximum brightness.
+    public var maxBrightness: Int
 
-    public init(color: String, frequency: Int = 0) {
+    // feedbackd's defaults are the initializer's, once.
+    public init(color: String, frequency: Int = 0, priority: Int = 0, maxBrightness: Int = 100) {
         self.color = color
         self.frequency = frequency
+        self.priority = priority
+        self.maxBrightness = maxBrightness
+    }
+
+    /// feedbackd's colours: red, green, blue, white or #RRGGBB.
+    static func isColor(_ text: String) -> Bool {
+        let t = text.lowercased()
+        if ["red", "green", "blue", "white"].contains(t) { return true }
+        return t.count == 7 && t.hasPrefix("#") && t.dropFirst().allSatisfy(\.isHexDigit)
     }
 }
 
@@ -124,18 +139,15 @@ public enum FeedbackdFeedback: Sendable, Equatable {
         case .periodic(let p):
             "periodic \(p.durationMs) ms at \(Self.show(p.magnitude)), fade-in \(p.fadeInMs) ms from \(Self.show(p.fadeInLevel))"
         case .pattern(let p): "pattern \(p)"
-        case .led(let l): "led \(l.color) \(l.frequency) mHz (not played: no LEDs)"
+        case .led(let l):
+            "led \(l.color) " + (l.frequency == 0 ? "steady" : "\(l.frequency) mHz") + (l.priority != 0 ? ", priority \(l.priority)" : "")
+                + (l.maxBrightness != 100 ? ", \(l.maxBrightness) %" : "")
         case .dummy(let ms): ms > 0 ? "nothing for \(ms) ms (dummy)" : "nothing (dummy)"
         }
     }
 
     /// A magnitude to two places (16-bit ones read from older themes are long fractions).
     static func show(_ m: Double) -> String { String(format: "%.2f", m) }
-
-    /// Whether sysound can carry it out at all (LEDs it cannot, as feedbackd without one).
-    public var isPlayable: Bool {
-        if case .led = self { false } else { true }
-    }
 }
 
 /// One theme file as written: its name, its parent, and per profile section

@@ -35,12 +35,11 @@ public struct FeedbackdTheme: Sendable, Equatable {
         return Self.sections(for: level).compactMap { section in sections[section]?[event].map { (section, $0) } }
     }
 
-    /// Whether the theme gives the event anything sysound can carry out. An
-    /// event with LEDs alone (feedbackd's `*-missed-*`) is answered by
-    /// sysound's own name of it instead, as it was before themes: without
-    /// LEDs, feedbackd would give nothing at all.
+    /// Whether the theme gives the event anything. An event with LEDs alone
+    /// (feedbackd's `*-missed-*`) is the theme's too: it lights the LED (on a
+    /// machine without one the manager answers it by sysound's own names).
     public func knows(_ event: String) -> Bool {
-        sections.values.contains { $0[event].map { $0.isPlayable } ?? false }
+        sections.values.contains { $0[event] != nil }
     }
 
     /// Every event the theme answers (see `knows`), sorted.

@@ -127,7 +127,14 @@ struct FeedbackdThemeParser {
         case "led":
             unknownKeys(o, known: common + ["color", "frequency", "priority", "max-brightness"], at: key)
             let color = string(o, "color", at: key + ".color") ?? "white"
-            return .led(FeedbackdLed(color: color, frequency: whole(o, "frequency", at: key, in: 0...1_000_000, default: 0)))
+            guard FeedbackdLed.isColor(color) else {
+                report(.invalidValue, key + ".color", "\"\(Self.show(color))\" is not an LED colour; expected red, green, blue, white or #RRGGBB; entry skipped")
+                return nil
+            }
+            return .led(FeedbackdLed(
+                color: color, frequency: whole(o, "frequency", at: key, in: 0...1_000_000, default: 0),
+                priority: whole(o, "priority", at: key, in: 0...255, default: 0),
+                maxBrightness: whole(o, "max-brightness", at: key, in: 0...100, default: 100, unit: " %")))
         case "dummy":
             unknownKeys(o, known: common + ["duration"], at: key)
             return .dummy(durationMs: whole(o, "duration", at: key, in: 0...Int(Int32.max), default: 0, unit: " ms"))

@@ -107,6 +107,10 @@ public enum ConfigurationKeys {
         .double("strength_cap", \.haptics.strengthCap, in: 0...1),
     ]
 
+    public static let leds: [SettingKey] = [
+        .bool("enabled", \.leds.enabled),
+    ]
+
     public static let xdg: [SettingKey] = [
         .bool("fallback", \.xdg.fallback),
     ]
@@ -125,7 +129,7 @@ public enum ConfigurationKeys {
 
     /// Every table's scalar keys, by table name.
     public static let all: [(table: String, keys: [SettingKey])] = [
-        ("audio", audio), ("haptics", haptics), ("xdg", xdg), ("server", server), ("dbus", dbus),
+        ("audio", audio), ("haptics", haptics), ("leds", leds), ("xdg", xdg), ("server", server), ("dbus", dbus),
     ]
 }
 

@@ -26,6 +26,19 @@ public struct HapticSettings: Sendable, Equatable {
     }
 }
 
+/// The notification LED and the flash (`[leds]`).
+public struct LedSettings: Sendable, Equatable {
+    /// Whether the daemon drives LEDs at all.
+    public var enabled = true
+    /// LED names or shell patterns to use instead of feedbackd's choice
+    /// (udev's FEEDBACKD_TYPE=led, `*:status`, `*:indicator`, `*:flash`, `*:torch`).
+    public var devices: [String] = []
+    /// LED names or shell patterns never to use.
+    public var exclude: [String] = []
+
+    public init() {}
+}
+
 /// Fallback to installed freedesktop sound themes (`[xdg]`).
 public struct XDGSettings: Sendable, Equatable {
     public var fallback = true
@@ -70,6 +83,7 @@ public struct SysoundConfiguration: Sendable, Equatable {
         defaultAlertHaptic: BuiltInHaptic.alert.rawValue)
     public var audio = AudioSettings()
     public var haptics = HapticSettings()
+    public var leds = LedSettings()
     /// The state directory, absolute; nil means the default rule (docs/configuration.md, "The state directory").
     public var stateDirectory: String?
     /// Group allowed on the socket; nil means only the owner.

@@ -8,6 +8,8 @@ public enum ControlFile: String, CaseIterable, Sendable {
     case haptics
     case vibrateOnAlert = "vibrate-on-alert"
     case interrupted
+    /// The flash for alerts: on, off or silent.
+    case flash
 
     /// The file name inside the state directory.
     public var fileName: String { rawValue }
@@ -27,6 +29,7 @@ public enum ControlFile: String, CaseIterable, Sendable {
         case .haptics: state.haptics = try ControlValue.bool(content)
         case .vibrateOnAlert: state.vibrateOnAlert = try ControlValue.bool(content)
         case .interrupted: state.interrupted = try ControlValue.bool(content)
+        case .flash: state.flash = try FlashForAlerts(parsing: content)
         }
     }
 
@@ -40,6 +43,7 @@ public enum ControlFile: String, CaseIterable, Sendable {
         case .haptics: state.haptics = d.haptics
         case .vibrateOnAlert: state.vibrateOnAlert = d.vibrateOnAlert
         case .interrupted: state.interrupted = d.interrupted
+        case .flash: state.flash = d.flash
         }
     }
 
@@ -52,6 +56,7 @@ public enum ControlFile: String, CaseIterable, Sendable {
         case .haptics: state.haptics ? "1" : "0"
         case .vibrateOnAlert: state.vibrateOnAlert ? "1" : "0"
         case .interrupted: state.interrupted ? "1" : "0"
+        case .flash: state.flash.rawValue
         }
     }
 }

@@ -24,10 +24,14 @@ public struct DesktopState: Sendable, Equatable, Hashable {
     public var allowImportant: Set<String>
     /// feedbackd's `max-haptic-strength`, 0–1: every vibration is scaled by it.
     public var maxHapticStrength: Double
+    /// feedbackd's `prefer-flash`: a theme's LED feedback shows on the
+    /// camera's flash LED instead of the status LED.
+    public var preferFlash: Bool
 
     public init(
         doNotDisturb: Bool = false, eventSounds: Bool = true, inputFeedbackSounds: Bool = true,
-        appProfiles: [String: FeedbackProfile] = [:], allowImportant: Set<String> = [], maxHapticStrength: Double = 1
+        appProfiles: [String: FeedbackProfile] = [:], allowImportant: Set<String> = [], maxHapticStrength: Double = 1,
+        preferFlash: Bool = false
     ) {
         self.doNotDisturb = doNotDisturb
         self.eventSounds = eventSounds
@@ -35,6 +39,7 @@ public struct DesktopState: Sendable, Equatable, Hashable {
         self.appProfiles = appProfiles
         self.allowImportant = allowImportant
         self.maxHapticStrength = maxHapticStrength
+        self.preferFlash = preferFlash
     }
 
     /// No desktop source, or none that says anything.

@@ -15,10 +15,12 @@ public struct SystemState: Sendable, Equatable, Hashable {
     public var vibrateOnAlert: Bool
     /// An interruption (e.g. a phone call) is in progress.
     public var interrupted: Bool
+    /// The flash for alerts.
+    public var flash: FlashForAlerts
 
     public init(
         silent: Bool = false, locked: Bool = false, volume: Double = 1,
-        haptics: Bool = true, vibrateOnAlert: Bool = false, interrupted: Bool = false
+        haptics: Bool = true, vibrateOnAlert: Bool = false, interrupted: Bool = false, flash: FlashForAlerts = .off
     ) {
         self.silent = silent
         self.locked = locked
@@ -26,6 +28,7 @@ public struct SystemState: Sendable, Equatable, Hashable {
         self.haptics = haptics
         self.vibrateOnAlert = vibrateOnAlert
         self.interrupted = interrupted
+        self.flash = flash
     }
 
     /// The state with no control files at all.

@@ -13,7 +13,8 @@ extension FeedbackManager {
     /// them. Playing voices are left alone: do not disturb and the sound
     /// switches are about what starts, as GNOME Shell treats them.
     public func setDesktop(_ new: DesktopState) {
-        desktopState.withLock { $0 = new }
+        let old = desktopState.withLock { d in defer { d = new }; return d }
+        if old.preferFlash != new.preferFlash { leds?.setPreferFlash(new.preferFlash) }
     }
 
     /// Picks the XDG sound theme of the fallback (GNOME's `theme-name`,

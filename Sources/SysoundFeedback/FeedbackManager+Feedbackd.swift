@@ -3,6 +3,7 @@ import SysoundAudio
 import SysoundConfig
 import SysoundCore
 import SysoundHaptics
+import SysoundLeds
 
 /// What an event runs, as the manager decided it from the feedbackd theme
 /// at the request's level (feedbackd's lookup and `is_available`).
@@ -23,9 +24,20 @@ public enum PlannedFeedback: Sendable, Equatable {
     case vibration(HapticPattern, section: FeedbackProfile, request: PlayRequest)
     /// Nothing, for `durationMs` (0: over at once).
     case dummy(durationMs: Int)
+    /// A theme's `Led` of event `event`, shown until the event ends.
+    case led(FeedbackdLed, event: String)
+    /// The flash for alerts, once, for an event whose sound does not play at
+    /// its level (silent mode) but whose category flashes.
+    case flash(SoundCategory, request: PlayRequest)
 }
 
 extension FeedbackManager {
+    /// Whether the theme gives `event` nothing but LEDs, in any section.
+    static func isLedOnly(_ event: String, _ theme: FeedbackdTheme) -> Bool {
+        let all = theme.feedbacks(for: event, level: .full) ?? []
+        return !all.isEmpty && all.allSatisfy { if case .led = $0.feedback { true } else { false } }
+    }
+
     /// An event's vibration outranks a `Vibrate` pattern (priority 1) and
     /// every sound's paired haptic: it ends the one and is never cut by the others.
     public static let eventHapticPriority = 3
@@ -92,11 +104,14 @@ extension FeedbackManager {
         let level = level(for: request)
         guard let feedbacks = theme.feedbacks(for: event, level: level) else { return nil }
         var plan = EventPlan(level: level)
-        var sounds = false, vibrates = false
+        var sounds = false, vibrates = false, lights = false
         for (section, feedback) in feedbacks {
             switch feedback {
-            case .led:
-                continue
+            case .led(let led):
+                // Planned only where a light shows it, as feedbackd without an LED.
+                guard !lights, leds?.hasLight(for: .notification) == true else { continue }
+                lights = true
+                plan.feedbacks.append(.led(led, event: event))
             case .dummy(let ms):
                 plan.feedbacks.append(.dummy(durationMs: ms))
             case .sound(let sound):
@@ -113,8 +128,20 @@ extension FeedbackManager {
                 plan.feedbacks.append(.vibration(pattern, section: section, request: request))
             }
         }
+        // An event of LEDs alone (feedbackd's `*-missed-*`) where no light
+        // shows it: sysound's own name of it answers, as before LEDs
+        // (docs/dbus.md, "Deliberate differences"); that play counts the app.
+        if !lights, Self.isLedOnly(event, theme) { return nil }
         // A sound's play counts the app for `status`; otherwise it is counted here.
         if !sounds { seen(app: request.app) }
+        // No sound at this level (silent mode): the flash for alerts still
+        // follows the category of the event's sound (a play flashes by
+        // itself). Planned only when it would flash: otherwise the event has
+        // nothing at this level and is not found, as feedbackd's.
+        let state = state
+        if !sounds, let category = category(ofEvent: event, in: theme), state.flash.flashes(category, state: state) {
+            plan.feedbacks.append(.flash(category, request: request))
+        }
         return plan
     }
 

@@ -12,6 +12,8 @@ public struct PlayResult: Sendable, Equatable {
     public var duration: Double?
     /// What became of the vibration the policy asked for.
     public var haptic: HapticResult
+    /// Whether the flash for alerts flashed for it.
+    public var flashed = false
     /// The voice repeats until it is stopped or its loop ended (a loop asked
     /// of a loopable sound); false for one that plays once.
     public var loops = false
@@ -81,20 +83,23 @@ extension FeedbackManager {
         seen(app: request.app)
         let (entry, setup) = try resolve(request.source)
         let decision = Policy.decide(request, entry: entry, state: state, settings: setup.configuration.policy, desktop: desktop)
+        var result: PlayResult
         switch decision.sound {
         case .skip:
-            return try start(nil, request, entry: entry, decision: decision)
+            result = try start(nil, request, entry: entry, decision: decision)
         case .deferred:
             let clip = try clip(for: entry, role: role(of: request, entry: entry))
             deferred.withLock { d in
                 if d.count == Self.maximumDeferred { d.removeFirst() }
                 d.append(DeferredPlay(clip: clip, request: request, entry: entry))
             }
-            return try start(nil, request, entry: entry, decision: decision)
+            result = try start(nil, request, entry: entry, decision: decision)
         case .play:
             let clip = try clip(for: entry, role: role(of: request, entry: entry))
-            return try start(clip, request, entry: entry, decision: decision)
+            result = try start(clip, request, entry: entry, decision: decision)
         }
+        result.flashed = flashForAlert(decision.category, request)
+        return result
     }
 
     /// Acts on a decision: starts the voice (if `clip` is given and the

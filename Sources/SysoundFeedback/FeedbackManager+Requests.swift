@@ -100,7 +100,7 @@ extension FeedbackManager {
             case .ping:
                 return .ok()
             case .status:
-                return .ok(status(), records: hapticDeviceRecords())
+                return .ok(status(), records: hapticDeviceRecords() + ledRecords())
             }
         } catch {
             return .error(error.code, error.message)
@@ -251,6 +251,7 @@ extension FeedbackManager {
         fields["playing"] = "\(engines.reduce(0) { $0 + $1.activeVoiceCount })"
         if audio != nil { fields["media-roles"] = openMediaRoles.map(\.rawValue).joined(separator: ",") }
         fields["haptic-devices"] = "\(haptics?.devices.count ?? 0)"
+        fields["leds"] = leds.map { "\($0.lights.count)" } ?? "off ([leds] enabled = false)"
         if let haptics {
             fields["haptic-profile"] = haptics.profile?.description ?? "none (built-in presets; no profile for this device tree or DMI name)"
             fields["haptic-choice"] = haptics.deviceChoice.description
@@ -299,6 +300,7 @@ extension FeedbackManager {
         case .failed(let message): fields["haptic-problem"] = message
         }
         if let duration = result.duration { fields["duration-ms"] = "\(Int(duration * 1000))" }
+        if result.flashed { fields["flash"] = "1" }
         return fields
     }
 

@@ -4,6 +4,7 @@ import SysoundConfig
 import SysoundCore
 import SysoundPlatform
 import SysoundHaptics
+import SysoundLeds
 import SysoundState
 
 /// The manager that decides (as feedbackd's): it owns the audio and haptics
@@ -18,6 +19,8 @@ public final class FeedbackManager: Sendable {
     /// The engines of the other media roles in use (FeedbackManager+Roles).
     let roles: AudioRoles
     public let haptics: HapticsEngine?
+    /// The notification LED and the flash (FeedbackManager+Leds); nil: none driven.
+    public let leds: LedEngine?
     public let controls: ControlFiles
     public let logger: Logger
     let setup: Locked<Setup>
@@ -66,6 +69,7 @@ public final class FeedbackManager: Sendable {
     ///     with `openAudio` when a sound must actually play: a request that
     ///     the policy silences never opens the audio device.
     ///   - haptics: nil when vibration is not wanted (e.g. `--to FILE`).
+    ///   - leds: nil when no LED is driven (`[leds] enabled = false`, `--to FILE`).
     ///   - settings: where the user's settings are read; a watcher must
     ///     also report its changes to `stateChanged` (`ServiceSetup` does so).
     ///   - openRole: opens the engine of a media role other than event (its
@@ -78,7 +82,7 @@ public final class FeedbackManager: Sendable {
             throw AudioError.noOutputDevice(detail: "no audio engine was configured")
         },
         openRole: (@Sendable (MediaRole) throws(AudioError) -> AudioEngine)? = nil, roleHost: LoopHost? = nil,
-        haptics: HapticsEngine?, controls: ControlFiles, settings: SettingsSource,
+        haptics: HapticsEngine?, leds: LedEngine? = nil, controls: ControlFiles, settings: SettingsSource,
         logger: Logger = Logger(label: "sysound")
     ) {
         self.settings = settings
@@ -86,6 +90,7 @@ public final class FeedbackManager: Sendable {
         self.openAudio = openAudio
         roles = AudioRoles(open: openRole, host: roleHost, logger: logger)
         self.haptics = haptics
+        self.leds = leds
         self.controls = controls
         self.readState = settings.current
         self.logger = logger

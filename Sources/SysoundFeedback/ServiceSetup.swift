@@ -4,6 +4,7 @@ import SysoundConfig
 import SysoundCore
 import SysoundPlatform
 import SysoundHaptics
+import SysoundLeds
 import SysoundState
 
 /// Builds a `FeedbackManager` the same way for the daemon and for the
@@ -89,6 +90,23 @@ public enum ServiceSetup {
         }
     }
 
+    /// Starts the LED engine on sysfs's LED class, or nil when `[leds]
+    /// enabled` is false. Without an LED it still runs and finds LEDs udev
+    /// records later. The daemon passes its loop; embedded users share the
+    /// process's embedded loop.
+    public static func leds(_ settings: LedSettings, logger: Logger, host: LoopHost? = nil) -> LedEngine? {
+        guard settings.enabled else { return nil }
+        do {
+            let choice = LedChoice(devices: settings.devices, exclude: settings.exclude)
+            let engine = LedEngine(discovery: LedDiscovery(choice: choice), host: try host ?? LoopHost.embedded(), logger: logger)
+            engine.start()
+            return engine
+        } catch {
+            logger.info("LEDs unavailable: \(error)")
+            return nil
+        }
+    }
+
     /// Builds the manager, reading the user's settings from `settings`; a
     /// watcher also reports their changes to the manager from now on. A
     /// device engine runs on `host` (the daemon's loop and workers), or on
@@ -96,7 +114,7 @@ public enum ServiceSetup {
     /// device's audio threads real-time (the daemon's; nil leaves them be).
     public static func manager(
         configuration: SysoundConfiguration, theme: Theme, stateDirectory: StateDirectory,
-        audio mode: AudioMode, haptics: HapticsEngine?, settings: SettingsSource, host: LoopHost? = nil,
+        audio mode: AudioMode, haptics: HapticsEngine?, leds: LedEngine? = nil, settings: SettingsSource, host: LoopHost? = nil,
         realtime: RealtimeThreads? = nil, logger: Logger
     ) throws(AudioError) -> FeedbackManager {
         let engineSettings = configuration.audio
@@ -136,7 +154,7 @@ public enum ServiceSetup {
         }
         let manager = FeedbackManager(
             configuration: configuration, theme: theme, audio: engine, openAudio: openInRequest,
-            openRole: rendersOffline ? nil : openRole, roleHost: host, haptics: haptics,
+            openRole: rendersOffline ? nil : openRole, roleHost: host, haptics: haptics, leds: leds,
             controls: ControlFiles(directory: stateDirectory), settings: settings, logger: logger)
         if case .deviceInBackground = mode {
             let host = if let host { host } else { try AudioEngine.embeddedHost() }

@@ -178,10 +178,17 @@ final class FeedbackdThemeTests: XCTestCase {
         XCTAssertEqual(problems.map(\.kind), [.missingFile])
     }
 
-    func testLedOnlyEventsAreLeftToSysoundsNames() throws {
-        try install("default", #"{"profiles": [{"name": "silent", "feedbacks": [{"event-name": "missed", "type": "Led", "color": "blue"}]}]}"#)
-        let (theme, _) = FeedbackdTheme.load(name: "default", environment: environment)
-        XCTAssertNil(theme.feedbacks(for: "missed", level: .full))
+    /// feedbackd's `*-missed-*` events light the LED alone: the theme's
+    /// entry, with feedbackd's defaults (priority 0, 100 %).
+    func testLedOnlyEventsAreTheThemes() throws {
+        try install("default", ##"{"profiles": [{"name": "silent", "feedbacks": [{"event-name": "missed", "type": "Led", "color": "blue"}, {"event-name": "call", "type": "Led", "color": "#00FFFF", "frequency": 3000, "priority": 3, "max-brightness": 40}, {"event-name": "odd", "type": "Led", "color": "purple"}]}]}"##)
+        let (theme, problems) = FeedbackdTheme.load(name: "default", environment: environment)
+        XCTAssertEqual(theme.feedbacks(for: "missed", level: .full)?.map(\.feedback), [.led(FeedbackdLed(color: "blue"))])
+        XCTAssertEqual(
+            theme.feedbacks(for: "call", level: .silent)?.map(\.feedback),
+            [.led(FeedbackdLed(color: "#00FFFF", frequency: 3000, priority: 3, maxBrightness: 40))])
+        XCTAssertNil(theme.feedbacks(for: "odd", level: .full), "an unknown colour skips the entry")
+        XCTAssertTrue(problems.contains { $0.key?.hasSuffix(".color") == true && $0.message.contains("purple") })
     }
 
     /// Debian's own theme (package feedbackd): every event resolves through

@@ -212,6 +212,12 @@ else
         check "D-Bus activates the installed sysound (feedbackd's file moved aside)" \
             grep -qx 'Exec=/usr/bin/sysound serve' "$dbus_file"
     fi
+    # The LEDs (docs/leds.md): the rule runs the installed helper, postinst made the group.
+    check "the udev rule runs the installed sysound-ledctrl" \
+        grep -qF 'RUN+="/usr/libexec/sysound/sysound-ledctrl %S%p feedbackd"' /lib/udev/rules.d/95-sysound-leds.rules
+    check "sysound-ledctrl is a shell script, not setuid" \
+        bash -c '[ ! -u /usr/libexec/sysound/sysound-ledctrl ] && [ ! -g /usr/libexec/sysound/sysound-ledctrl ] && sh -n /usr/libexec/sysound/sysound-ledctrl'
+    check "postinst created the group feedbackd" getent group feedbackd
     check "man finds both pages" bash -c "man -w sysound | grep -q '/usr/share/man/man1/sysound.1.gz' && man -w 5 sysound.toml | grep -q man5/sysound.toml.5.gz"
 
     check "dpkg -r sysound" dpkg -r sysound

@@ -4,8 +4,10 @@
 # uinput.ko, uinput devices (ffdev.c: a test rumble, a built-in vibrator, a
 # game controller, a da7280-shaped motor, one that refuses uploads;
 # slider.c: an alert slider), the project's haptics code (sysound-ff-check),
-# the CLI as installed (cli-checks.sh) and the daemon following the alert
-# slider (slider-checks.sh). Prints the checks and a closing "N passed, N failed";
+# the CLI as installed (cli-checks.sh), the daemon following the alert
+# slider (slider-checks.sh), then the LED checks (led-checks.sh: leddev.c's
+# uinput LEDs through input-leds, the kernel's ledtrig-pattern module, the
+# udev helper the package ships). Prints the checks and a closing "N passed, N failed";
 # exits non-zero on any failure.
 #
 # Needs: qemu-system-x86, busybox-static, cpio, xz-utils, gcc (apt), swift.
@@ -33,7 +35,8 @@ BUSYBOX=/bin/busybox
     || die "busybox not found; apt-get install busybox-static"
 
 # 1. The kernel: linux-image-amd64's dependency (not the cloud kernel, which lacks uinput).
-if [ ! -f "$WORK/kernel/vmlinux" ]; then
+# (A cache from before the LED checks lacks ledtrig-pattern.ko: fetched again.)
+if [ ! -f "$WORK/kernel/vmlinux" ] || [ ! -f "$WORK/kernel/ledtrig-pattern.ko" ]; then
     pkg=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
     [ -n "$pkg" ] || die "cannot resolve linux-image-amd64's kernel package (apt-get update?)"
     log "fetching $pkg"
@@ -41,10 +44,11 @@ if [ ! -f "$WORK/kernel/vmlinux" ]; then
     mkdir -p "$WORK/deb" "$WORK/kernel.tmp"
     (cd "$WORK/deb" && apt-get download "$pkg" >/dev/null 2>&1) || die "apt-get download $pkg failed"
     dpkg-deb --fsys-tarfile "$WORK"/deb/*.deb | (cd "$WORK/kernel.tmp" && tar -x --wildcards \
-        './boot/vmlinuz-*' './boot/config-*' '*/drivers/input/evdev.ko' '*/drivers/input/misc/uinput.ko')
+        './boot/vmlinuz-*' './boot/config-*' '*/drivers/input/evdev.ko' '*/drivers/input/misc/uinput.ko' \
+        '*/drivers/leds/trigger/ledtrig-pattern.ko')
     k="$WORK/kernel.tmp"
     cp "$k"/boot/config-* "$k/config"
-    cp "$(find "$k" -name evdev.ko)" "$(find "$k" -name uinput.ko)" "$k/"
+    cp "$(find "$k" -name evdev.ko)" "$(find "$k" -name uinput.ko)" "$(find "$k" -name ledtrig-pattern.ko)" "$k/"
     # The uncompressed kernel boots much faster under emulation: the XZ payload of vmlinuz.
     vmlinuz=$(ls "$k"/boot/vmlinuz-*)
     offset=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$vmlinuz" | head -1 | cut -d: -f1)
@@ -58,6 +62,7 @@ fi
 # 2. The device emulator and the client.
 gcc -static -O2 -Wall -o "$WORK/ffdev" "$ROOT/Tests/kernel/ffdev.c" || die "cannot compile ffdev.c"
 gcc -static -O2 -Wall -o "$WORK/slider" "$ROOT/Tests/kernel/slider.c" || die "cannot compile slider.c"
+gcc -static -O2 -Wall -o "$WORK/leddev" "$ROOT/Tests/kernel/leddev.c" || die "cannot compile leddev.c"
 CLIENT=${SYSOUND_FF_CHECK:-}
 if [ -z "$CLIENT" ]; then
     log "building sysound-ff-check (release, static Swift stdlib)"
@@ -89,10 +94,17 @@ cp "$CLIENT" "$ROOTFS/bin/sysound-ff-check"
 cp "$ROOT/Tests/kernel/cli-checks.sh" "$ROOTFS/bin/cli-checks.sh"
 cp "$WORK/slider" "$ROOTFS/bin/slider"
 cp "$ROOT/Tests/kernel/slider-checks.sh" "$ROOTFS/bin/slider-checks.sh"
+# The LED checks: their device, the kernel's pattern trigger, the group the udev rule names.
+cp "$WORK/leddev" "$ROOTFS/bin/leddev"
+cp "$ROOT/Tests/kernel/led-checks.sh" "$ROOTFS/bin/led-checks.sh"
+cp "$WORK/kernel/ledtrig-pattern.ko" "$ROOTFS/lib/modules/"
+mkdir -p "$ROOTFS/etc"
+printf 'root:x:0:\nfeedbackd:x:120:\n' > "$ROOTFS/etc/group"
 # Installed as `make install` lays it out under /usr (InstallLayout).
 mkdir -p "$ROOTFS/usr/bin" "$ROOTFS/usr/libexec/sysound" "$ROOTFS/usr/share/sysound/config" "$ROOTFS/run"
 cp "$BIN/sysound" "$ROOTFS/usr/bin/"
 cp "$BIN/sysound-cli" "$BIN/sysound-engine" "$ROOTFS/usr/libexec/sysound/"
+install -m 755 "$ROOT/config/udev/sysound-ledctrl" "$ROOTFS/usr/libexec/sysound/"
 # A debug build's symbols are half its size; the guest unpacks every byte.
 strip --strip-debug "$ROOTFS/usr/bin/sysound" "$ROOTFS"/usr/libexec/sysound/* 2>/dev/null || true
 cp -r "$ROOT/Sounds" "$ROOTFS/usr/share/sysound/"
@@ -123,6 +135,7 @@ kill \$pid
 [ \$rc = 0 ] || { echo "--- device log"; cat /tmp/ffdev.log; }
 sh /bin/cli-checks.sh || rc=1
 sh /bin/slider-checks.sh || rc=1
+sh /bin/led-checks.sh || rc=1
 # isa-debug-exit: qemu exits with (v << 1) | 1.
 printf "\\\\\$(printf %03o \$rc)" | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
 poweroff -f

@@ -17,6 +17,7 @@ struct StatusCommand: ParsableCommand {
         let backend = common.backend
         var fields = WireFields()
         var devices: [WireFields] = []
+        var leds: [WireFields] = []
         let daemon = backend.daemonIsRunning
         // Without a daemon the one-shot engine answers: it opens the input
         // devices as the daemon would, so the haptic devices and the profile
@@ -25,6 +26,7 @@ struct StatusCommand: ParsableCommand {
         if let status = try? backend.perform(.status) {
             fields = status.fields
             devices = status.records.filter { $0["haptic-device"] != nil }
+            leds = status.records.filter { $0["led"] != nil }
         } else {
             let state = backend.state
             for control in ControlFile.allCases { fields[control.rawValue] = control.content(of: state) }
@@ -36,8 +38,9 @@ struct StatusCommand: ParsableCommand {
         if json {
             var object = JSON.object(fields, value: Self.jsonValue)
             object.removeLast()
-            let list = devices.map { d in JSON.object(d, value: { k, v in k == "used" ? (v == "1" ? "true" : "false") : JSON.string(v) }) }
-            print(object + (fields.isEmpty ? "" : ", ") + "\"haptic-device-list\": [" + list.joined(separator: ", ") + "]}")
+            let record = { (d: WireFields) in JSON.object(d, value: { k, v in k == "used" ? (v == "1" ? "true" : "false") : JSON.string(v) }) }
+            print(object + (fields.isEmpty ? "" : ", ") + "\"haptic-device-list\": [" + devices.map(record).joined(separator: ", ") + "], "
+                + "\"led-list\": [" + leds.map(record).joined(separator: ", ") + "]}")
         } else {
             let shown = fields.filter { $0.key != Self.lockedBy }
             let width = shown.map(\.key.count).max() ?? 0
@@ -52,6 +55,16 @@ struct StatusCommand: ParsableCommand {
                 let used = d["used"] == "1" ? "used" : "not used"
                 print("force-feedback \(d["haptic-device"] ?? "?"): \(d["name"] ?? "") — \(used): \(d["why"] ?? "")"
                       + (d["effect"].map { ", effect \($0)" } ?? ""))
+            }
+            // Every LED found: its light, what it shows now, or why it is not used.
+            for l in leds {
+                guard l["used"] == "1" else {
+                    print("led \(l["led"] ?? "?"): not used: \(l["why"] ?? "")")
+                    continue
+                }
+                let colors = (l["colors"] ?? "").split(separator: ",").joined(separator: " ")
+                print("led \(l["led"] ?? "?"): \(l["kind"] ?? "") \(l["role"] ?? "") light (\(colors)) — \(l["why"] ?? ""); shows \(l["shows"] ?? "off")"
+                      + (l["problem"].map { "; \($0)" } ?? ""))
             }
         }
     }
@@ -79,7 +92,7 @@ struct StatusCommand: ParsableCommand {
     static let switchFields: Set<String> = ["do-not-disturb", "event-sounds", "input-feedback-sounds"]
 
     /// The status fields that count something.
-    static let countFields: Set<String> = ["voices", "playing", "haptic-devices"]
+    static let countFields: Set<String> = ["voices", "playing", "haptic-devices", "leds"]
 
     static func human(_ key: String, _ value: String) -> String {
         guard ControlFile(rawValue: key) != nil, key != "volume" else { return value }

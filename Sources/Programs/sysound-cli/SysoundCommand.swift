@@ -20,7 +20,7 @@ struct SysoundCommand: ParsableCommand {
             """,
         subcommands: [
             PlayCommand.self, VibrateCommand.self, StopCommand.self,
-            SilentCommand.self, LockCommand.self, VolumeCommand.self, HapticsCommand.self,
+            SilentCommand.self, LockCommand.self, VolumeCommand.self, HapticsCommand.self, FlashCommand.self,
             InterruptCommand.self, EventCommand.self, StatusCommand.self, ListCommand.self, CheckCommand.self,
             ServeCommand.self,
         ])

@@ -10,6 +10,7 @@ import SysoundCore
 import SysoundDaemon
 import SysoundDesktop
 import SysoundHaptics
+import SysoundLeds
 import SysoundFeedback
 import SysoundState
 
@@ -77,9 +78,11 @@ struct ServeCommand: ParsableCommand {
         let haptics = ServiceSetup.haptics(
             configuration.haptics, logger: Logger(label: "sysound.haptics"), directory: inputDir,
             host: LoopHost(loop: loop, workers: workers))
-        let manager = makeManager(configuration, theme, directory, watcher, haptics, LoopHost(loop: loop, workers: workers), logger)
+        let leds = ServiceSetup.leds(configuration.leds, logger: Logger(label: "sysound.leds"), host: LoopHost(loop: loop, workers: workers))
+        let manager = makeManager(configuration, theme, directory, watcher, haptics, leds, LoopHost(loop: loop, workers: workers), logger)
         manager.configurationProblem = configurationProblem.map { "\($0)" }
         defer {
+            leds?.shutdown()
             haptics?.shutdown()
             manager.shutdownAudio()
         }
@@ -163,7 +166,7 @@ struct ServeCommand: ParsableCommand {
     /// until one opens (`ServiceSetup.AudioMode.deviceInBackground`).
     func makeManager(
         _ configuration: SysoundConfiguration, _ theme: Theme, _ directory: StateDirectory,
-        _ watcher: StateWatcher, _ haptics: HapticsEngine?, _ host: LoopHost, _ logger: Logger
+        _ watcher: StateWatcher, _ haptics: HapticsEngine?, _ leds: LedEngine?, _ host: LoopHost, _ logger: Logger
     ) -> FeedbackManager {
         // The audio engine's timers join the daemon's loop; its device calls go to the workers.
         // Its audio threads go real-time directly, else through rtkit (a desktop's plain user).
@@ -172,7 +175,7 @@ struct ServeCommand: ParsableCommand {
         let make = { (mode: ServiceSetup.AudioMode) throws(AudioError) -> FeedbackManager in
             try ServiceSetup.manager(
                 configuration: configuration, theme: theme, stateDirectory: directory, audio: mode,
-                haptics: haptics, settings: .watched(watcher), host: host, realtime: realtime, logger: logger)
+                haptics: haptics, leds: leds, settings: .watched(watcher), host: host, realtime: realtime, logger: logger)
         }
         do {
             return try make(.deviceNow)

@@ -109,7 +109,7 @@ package enum ListKind: String, Sendable, Equatable, CaseIterable {
 package struct StateChange: Sendable, Equatable, Hashable {
     /// The control files a client may set; `interrupted` changes only through
     /// `interrupt begin|end`, which also pause and resume voices.
-    package static let settableFiles: [ControlFile] = [.silent, .locked, .volume, .haptics, .vibrateOnAlert]
+    package static let settableFiles: [ControlFile] = [.silent, .locked, .volume, .haptics, .vibrateOnAlert, .flash]
 
     package let file: ControlFile
     /// The value as the control file holds it: `1`/`0`, or a volume such as `0.5`.

@@ -22,6 +22,8 @@ public struct DesktopReadings: Sendable, Equatable {
     public var feedbackdTheme: String?
     public var allowImportant: [String]?
     public var maxHapticStrength: Double?
+    /// org.sigxcpu.feedbackd `prefer-flash` (0.8.x; nil: not in this schema).
+    public var preferFlash: Bool?
     /// org.sigxcpu.feedbackd.application `profile`, by app id (apps that asked).
     public var appProfiles: [String: FeedbackProfile] = [:]
 
@@ -46,6 +48,7 @@ public struct DesktopReadings: Sendable, Equatable {
         d.appProfiles = appProfiles.filter { $0.value != .full }
         d.allowImportant = Set(allowImportant ?? [])
         d.maxHapticStrength = maxHapticStrength ?? 1
+        d.preferFlash = preferFlash ?? false
         return d
     }
 
@@ -75,6 +78,7 @@ public struct DesktopReadings: Sendable, Equatable {
             fields["feedbackd-allow-important"] = allowImportant.map { $0.isEmpty ? "none" : $0.joined(separator: ",") }
                 ?? "not in this schema"
             fields["feedbackd-max-haptic-strength"] = maxHapticStrength.map { "\($0)" } ?? "not in this schema"
+            fields["feedbackd-prefer-flash"] = preferFlash.map { show($0) } ?? "not in this schema"
             let apps = appProfiles.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }
             if !apps.isEmpty { fields["feedbackd-apps"] = apps.joined(separator: ",") }
         } else {

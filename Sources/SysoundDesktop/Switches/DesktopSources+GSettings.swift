@@ -94,6 +94,7 @@ extension DesktopSources {
         readings.feedbackdTheme = feedbackd.isSet("theme") ? feedbackd.string("theme") : nil
         readings.allowImportant = feedbackd.strings("allow-important")
         readings.maxHapticStrength = feedbackd.double("max-haptic-strength")
+        readings.preferFlash = feedbackd.bool("prefer-flash")
     }
 
     /// Follows an app's feedbackd settings from its first request on

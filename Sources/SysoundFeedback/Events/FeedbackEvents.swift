@@ -90,6 +90,8 @@ public final class FeedbackEvents: @unchecked Sendable {
         case .vibration(let pattern, let section, let request):
             VibrationFeedback(pattern: pattern, section: section, request: request, manager: manager, loop: loop)
         case .dummy(let ms): DummyFeedback(durationMs: ms, loop: loop)
+        case .led(let led, let event): LedFeedback(led: led, event: event, manager: manager)
+        case .flash(let category, let request): FlashFeedback(category: category, request: request, manager: manager)
         }
     }
 

@@ -86,6 +86,9 @@ func slotUse(_ records: [DeviceLog.Record]) -> (maxLive: Int, playsLive: Bool) {
     return (maxLive, playsLive)
 }
 
+// The LED checks (LedChecks.swift) take arguments of their own.
+if CommandLine.arguments.dropFirst().first == "--leds" { exit(LedChecks.run(Array(CommandLine.arguments.dropFirst(2)))) }
+
 let options = Options(CommandLine.arguments)
 let log = DeviceLog(path: options.log)
 var report = Report()
