@@ -22,3 +22,24 @@ enum FullCLI {
         exit(EX_SOFTWARE)
     }
 }
+
+/// `sysound play NAME` without a daemon: this process becomes
+/// `sysound-engine play NAME …` (execv), the embedded engine with the CLI's
+/// messages and exit statuses. Through the full CLI it would be two more
+/// executables started — `sysound-cli`, which then spawns the engine — for
+/// the same request: the larger part of the time to the first sample.
+enum EmbeddedPlay {
+    static func become(_ arguments: [String]) -> Never {
+        let path: String
+        do {
+            path = try CompanionExecutable.find("sysound-engine", variable: "SYSOUND_ENGINE")
+        } catch {
+            standardError("sysound: \(error.description)")
+            exit(EX_SOFTWARE)
+        }
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        execv(path, argv)
+        standardError("sysound: cannot start \(path): \(String(cString: strerror(errno)))")
+        exit(EX_SOFTWARE)
+    }
+}
