@@ -40,8 +40,20 @@ int sysound_audio_libraries_verbose(void) {
     return level != NULL && (strcmp(level, "trace") == 0 || strcmp(level, "debug") == 0);
 }
 
-__attribute__((constructor)) static void sysound_quiet_audio_libraries(void) {
+// The Swift runtime's own record of argv. Linked statically
+// (--static-swift-stdlib, as sysound ships), it finds argv by walking back
+// from `environ`, which a setenv that adds a variable moves to the heap:
+// CommandLine.arguments would then be empty. So the constructor, which glibc
+// calls with the process's argc and argv, hands them over first. Weak: the
+// shared runtime captures argv itself and does not export the function.
+extern void _swift_stdlib_overrideUnsafeArgvArgc(char **argv, int argc) __attribute__((weak));
+
+__attribute__((constructor)) static void sysound_quiet_audio_libraries(int argc, char **argv, char **envp) {
+    (void)envp;
     if (sysound_audio_libraries_verbose()) return;
-    if (getenv("ALSOFT_LOGLEVEL") == NULL) setenv("ALSOFT_LOGLEVEL", "0", 1);
+    if (getenv("ALSOFT_LOGLEVEL") == NULL) {
+        if (_swift_stdlib_overrideUnsafeArgvArgc != NULL && argv != NULL) _swift_stdlib_overrideUnsafeArgvArgc(argv, argc);
+        setenv("ALSOFT_LOGLEVEL", "0", 1);
+    }
     sysound_alsa_quiet();
 }
