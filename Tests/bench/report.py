@@ -35,6 +35,7 @@ TITLES = {
     "13": "A desktop setting flipped → policy applied",
     "14": "A tap during a big reload",
     "15": "Cost at rest: wake-ups, the sound server beside an idle sysound, memory",
+    "16": "No daemon: `sysound play tap` on the embedded engine beside paplay and pactl",
 }
 
 LOAD_NOTE = re.compile(r"^load average \(1, 5, 15 min\) at the start: (.*); at the end: (.*?) —")

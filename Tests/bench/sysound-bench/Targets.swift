@@ -85,6 +85,13 @@ enum Targets {
               { "\(fmt($0)) MB" }, { $0 <= 24 })
         check("RSS growth ≤ 1.2 × the PCM bytes of a 50 MB theme", r.row(rest.figure, rest.rssPerPCM)?.value,
               { "\(fmt($0)) ×" }, { $0 <= 1.2 })
+        // Figure 16 (issue 37): the embedded engine, as `sysound play tap` without a daemon runs it.
+        let embedded = "ratio embedded / paplay (launch → sink, medians)"
+        check("no daemon: launch → sink ≤ 1.0 × paplay", r.row("16", embedded)?.value,
+              { "\(fmt($0)) ×\(ci("16", embedded)) (medians \(fmt(median("16", EmbeddedFigure.Tool.embedded.label) ?? .nan)) vs \(fmt(median("16", EmbeddedFigure.Tool.paplay.label) ?? .nan)) ms)" },
+              { $0 <= 1 })
+        check("no daemon: whole process ≤ the sound's length + 20 ms", r.row("16", EmbeddedFigure.overClip)?.value,
+              { "\(fmt($0)) ms past the clip (median)" }, { $0 <= 20 })
         r.targets = checks
     }
 }
