@@ -221,11 +221,21 @@ extension SoundService {
             usleep(2_000)
             waited += 0.002
         }
-        // A voice has ended when the mixer has consumed it; the sound server
-        // still holds up to the output latency of it, and closing the stream
-        // now would drop that tail (a short tap, entirely).
+        // A voice has ended when the mixer has consumed it; its tail is
+        // written in the next blocks, and the sound server holds what was
+        // written ahead of the sink: closing the stream before that is heard
+        // drops it (a short tap, entirely). So: two mixing periods for the
+        // tail's blocks to be written, then as long as the engine says what
+        // it wrote takes to be heard (`untilHeardNanoseconds`: the own
+        // stream's playout clock, OpenAL Soft's reported latency), plus one
+        // period. Without timing yet (0), the configured latency and 50 ms.
         if manager.audio != nil {
-            usleep(useconds_t((manager.configuration.audio.latencyMs + 50) * 1000))
+            let audio = manager.configuration.audio
+            let periodNs = UInt64(audio.periodFrames) * 1_000_000_000 / UInt64(max(audio.sampleRate, 1))
+            usleep(useconds_t(2 * periodNs / 1000))
+            let heard = manager.audioEngines.map(\.untilHeardNanoseconds).max() ?? 0
+            let waitNs = heard > 0 ? heard + periodNs : UInt64((audio.latencyMs + 50) * 1_000_000)
+            usleep(useconds_t(waitNs / 1000))
         }
     }
 }
