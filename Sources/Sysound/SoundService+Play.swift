@@ -112,6 +112,34 @@ extension SoundService {
     public func vibrate(_ pattern: HapticPattern, intensity: Double = 1) throws(SoundServiceError) -> Vibration {
         Vibration(try perform(.vibrate(VibrateRequest(.pattern(pattern), intensity: intensity))))
     }
+
+    /// Vibrates with a designer's description (an AHAP pattern, a
+    /// composition of Android's primitives), rendered for the motor at hand;
+    /// its sounds play at their times, each through the policy.
+    @discardableResult
+    public func vibrate(_ score: HapticScore, intensity: Double = 1) throws(SoundServiceError) -> Vibration {
+        Vibration(try perform(.vibrate(VibrateRequest(.score(score), intensity: intensity))))
+    }
+
+    /// Vibrates with a composition of Android's primitives:
+    /// `vibrate(try HapticComposition(parsing: "click,tick:0.5@40"))`.
+    @discardableResult
+    public func vibrate(_ composition: HapticComposition, intensity: Double = 1) throws(SoundServiceError) -> Vibration {
+        try vibrate(composition.score, intensity: intensity)
+    }
+
+    /// Vibrates with a Core Haptics pattern: the text of an AHAP file (its
+    /// `AudioCustom` sounds are theme sounds' names or absolute paths).
+    ///
+    /// - Throws: ``SoundServiceError`` of kind `badValue` naming the line and
+    ///   key of a malformed pattern.
+    @discardableResult
+    public func vibrate(ahap text: String, intensity: Double = 1) throws(SoundServiceError) -> Vibration {
+        var reader = AHAPReader()
+        let score: HapticScore
+        do { score = try reader.read(text) } catch { throw SoundServiceError(.badValue, "AHAP pattern: \(error)") }
+        return try vibrate(score, intensity: intensity)
+    }
 }
 
 /// What the service did with a request to vibrate.

@@ -25,7 +25,8 @@ public typealias HapticSkipReason = SysoundCore.HapticSkipReason
 
 /// The built-in haptic presets, named like UIFeedbackGenerator's styles:
 /// `light`, `medium`, `heavy`, `soft`, `rigid`, `selection`, `tap`,
-/// `success`, `warning`, `error`, `alarm`, `alert`.
+/// `success`, `warning`, `error`, `alarm`, `alert`, and Android's named moments
+/// (`confirm`, `reject`, `toggle-on`, `keyboard-press`, …), composed of its primitives.
 public typealias BuiltInHaptic = SysoundCore.BuiltInHaptic
 
 /// An ad-hoc vibration: steps of magnitude (0–1) and duration, such as
@@ -34,6 +35,24 @@ public typealias HapticPattern = SysoundCore.HapticPattern
 
 /// One step of a ``HapticPattern``.
 public typealias HapticStep = SysoundCore.HapticStep
+
+/// A haptic as designers describe it: transient and continuous events with
+/// intensity and sharpness, intensity curves and sounds at points of it,
+/// rendered for the motor that plays it. A Core Haptics AHAP file reads into
+/// one (``SoundService/vibrate(ahap:intensity:)``), and so does a
+/// ``HapticComposition``.
+public typealias HapticScore = SysoundCore.HapticScore
+
+/// Android's haptic primitives in sequence, each with a scale and a delay:
+/// `try HapticComposition(parsing: "click,tick:0.5@40,quick-rise")`.
+public typealias HapticComposition = SysoundCore.HapticComposition
+
+/// Android's eight haptic primitives (click, tick, low tick, thud, spin,
+/// quick rise, slow rise, quick fall).
+public typealias HapticPrimitive = SysoundCore.HapticPrimitive
+
+/// Why an AHAP pattern was refused: its line, key and what is expected.
+public typealias AHAPError = SysoundCore.AHAPError
 
 /// A haptic preset by name: a built-in one (`HapticPreset(.heavy)`), or any
 /// preset of the configuration (`"door-knock"`).

@@ -103,6 +103,8 @@ enum AL {
         }
     }
 
+    /// Turns a playing source's looping on or off (AL_LOOPING); off, it stops at the end of the buffer.
+    static func setLooping(source: ALuint, _ on: Bool) { alSourcei(source, AL_LOOPING, on ? AL_TRUE : AL_FALSE) }
     static func pause(source: ALuint) { alSourcePause(source) }
     static func resume(source: ALuint) { alSourcePlay(source) }
     static func setGain(source: ALuint, _ gain: Float) { alSourcef(source, AL_GAIN, gain) }

@@ -13,6 +13,20 @@ extension AudioEngine {
         }
     }
 
+    /// Ends a looping voice's loop: it plays to the end of the round in
+    /// progress and stops there (AL_LOOPING off); a stale ID is ignored. On
+    /// OpenAL Soft's device the monitor looks again, as the voice now has an
+    /// end to foresee; the own stream's render tells it by itself.
+    public func endLoop(_ voice: VoiceID) {
+        let foresee = locked { () -> Bool in
+            guard pool.isCurrent(voice), let out = output else { return false }
+            out.makeCurrent()
+            AL.setLooping(source: sources[voice.slot], false)
+            return out.ownStream == nil
+        }
+        if foresee { monitor?.wake() }
+    }
+
     /// Stops every voice.
     public func stopAll() { stopVoices(categories: Set(SoundCategory.allCases)) }
 

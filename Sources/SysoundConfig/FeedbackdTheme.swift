@@ -68,8 +68,9 @@ public enum FeedbackdFeedback: Sendable, Equatable {
     /// `VibraPattern`: steps of magnitude and duration, as sysound's own patterns.
     case pattern(HapticPattern)
     case led(FeedbackdLed)
-    /// Blanks what a parent theme gives the event in this section.
-    case dummy
+    /// Blanks what a parent theme gives the event in this section; with a
+    /// `duration` (ms), keeps its event running that long (0: over at once).
+    case dummy(durationMs: Int)
 
     /// What the vibration types feel like as one of sysound's patterns; nil for the others.
     public var hapticPattern: HapticPattern? {
@@ -124,7 +125,7 @@ public enum FeedbackdFeedback: Sendable, Equatable {
             "periodic \(p.durationMs) ms at \(Self.show(p.magnitude)), fade-in \(p.fadeInMs) ms from \(Self.show(p.fadeInLevel))"
         case .pattern(let p): "pattern \(p)"
         case .led(let l): "led \(l.color) \(l.frequency) mHz (not played: no LEDs)"
-        case .dummy: "nothing (dummy)"
+        case .dummy(let ms): ms > 0 ? "nothing for \(ms) ms (dummy)" : "nothing (dummy)"
         }
     }
 

@@ -129,7 +129,8 @@ struct FeedbackdThemeParser {
             let color = string(o, "color", at: key + ".color") ?? "white"
             return .led(FeedbackdLed(color: color, frequency: whole(o, "frequency", at: key, in: 0...1_000_000, default: 0)))
         case "dummy":
-            return .dummy
+            unknownKeys(o, known: common + ["duration"], at: key)
+            return .dummy(durationMs: whole(o, "duration", at: key, in: 0...Int(Int32.max), default: 0, unit: " ms"))
         default:
             report(.invalidValue, key + ".type", "\"\(Self.show(type))\" is not a feedback type; expected Sound, VibraRumble, VibraPeriodic, VibraPattern, Led or Dummy; entry for \"\(Self.show(event))\" skipped")
             return nil

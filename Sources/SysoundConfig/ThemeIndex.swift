@@ -129,7 +129,22 @@ struct ThemeIndex {
         if let category = choice("category", of: sound, named: "category", parse: SoundCategory.init(parsing:)) { entry.category = category }
         entry.priority = sound.int("priority", in: -1000...1000, default: 0)
         if let haptic = sound.string("haptic", default: nil) {
-            if presets.contains(haptic) {
+            if AHAPCheck.isPatternFile(haptic) {
+                // A Core Haptics pattern beside the theme: the sound's haptic,
+                // rendered for the motor (its AudioCustom events are not
+                // played: the entry's own sound is).
+                let path = Paths.resolve(haptic, relativeTo: directory, environment: [:])
+                do {
+                    let (score, notes) = try AHAPReader.read(file: path)
+                    entry.haptic = haptic
+                    entry.hapticScore = score
+                    for note in notes {
+                        document.report(.invalidValue, key: sound.keyPath("haptic"), "\(path): \(note)", severity: .warning)
+                    }
+                } catch {
+                    document.report(.invalidValue, key: sound.keyPath("haptic"), "\(path): \(error); fix the pattern, or name a preset of [haptics.presets]")
+                }
+            } else if presets.contains(haptic) {
                 entry.haptic = haptic
             } else {
                 document.report(.unknownReference, key: sound.keyPath("haptic"), "no haptic preset named \"\(haptic)\"\(NameSuggestions.phrase(for: haptic, among: presets)); expected a preset of [haptics.presets] in the configuration")

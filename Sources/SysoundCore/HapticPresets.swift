@@ -17,6 +17,29 @@ public enum BuiltInHaptic: String, CaseIterable, Sendable {
     case alarm
     /// What an alert vibrates with in silent mode (`PolicySettings.defaultAlertHaptic`).
     case alert
+    // Android's named moments (HapticFeedbackConstants), each a composition
+    // of its primitives (`composition`), rendered for the motor at hand.
+    /// An action confirmed or completed (CONFIRM).
+    case confirm
+    /// An action refused or failed (REJECT): a double click.
+    case reject
+    /// A gesture began (GESTURE_START) or ended (GESTURE_END).
+    case gestureStart = "gesture-start", gestureEnd = "gesture-end"
+    /// A switch turned on (TOGGLE_ON): crisp; off (TOGGLE_OFF): dull.
+    case toggleOn = "toggle-on", toggleOff = "toggle-off"
+    /// An on-screen key pressed (KEYBOARD_PRESS) and released (KEYBOARD_RELEASE).
+    case keyboardPress = "keyboard-press", keyboardRelease = "keyboard-release"
+    /// A long press recognised (LONG_PRESS): heavy.
+    case longPress = "long-press"
+    /// A clock's or a timer picker's tick (CLOCK_TICK): faint.
+    case clockTick = "clock-tick"
+    /// A slider's or a list's detent (SEGMENT_TICK), and one of many in quick
+    /// succession (SEGMENT_FREQUENT_TICK): fainter still.
+    case segmentTick = "segment-tick", segmentFrequentTick = "segment-frequent-tick"
+    /// A context menu opened by a click (CONTEXT_CLICK).
+    case contextClick = "context-click"
+    /// A drag began (DRAG_START).
+    case dragStart = "drag-start"
 
     public var pattern: HapticPattern {
         switch self {
@@ -32,7 +55,32 @@ public enum BuiltInHaptic: String, CaseIterable, Sendable {
         case .error: Self.pattern((1.0, 30), (0, 40), (1.0, 30), (0, 40), (1.0, 30))
         case .alarm: Self.pattern((1.0, 400), (0, 200), (1.0, 400), (0, 200), (1.0, 400))
         case .alert: Self.pattern((1.0, 150), (0, 100), (1.0, 150))
+        default: composition!.score.rendered(for: .reference)
         }
+    }
+
+    /// Android's moments as compositions of its primitives (nil for the
+    /// iOS-named presets, which are step patterns).
+    public var composition: HapticComposition? {
+        let text: String? = switch self {
+        case .confirm: "click"
+        case .reject: "click,click@60"
+        case .gestureStart: "tick:0.8"
+        case .gestureEnd: "click:0.6"
+        case .toggleOn: "click:0.8"
+        case .toggleOff: "low-tick"
+        case .keyboardPress: "click:0.6"
+        case .keyboardRelease: "tick:0.5"
+        case .longPress: "thud"
+        case .clockTick: "tick:0.4"
+        case .segmentTick: "tick:0.6"
+        case .segmentFrequentTick: "tick:0.3"
+        case .contextClick: "click:0.8"
+        case .dragStart: "tick:0.7"
+        default: nil
+        }
+        // The texts above are this file's own and parse; a typo fails every test.
+        return text.map { try! HapticComposition(parsing: $0) }
     }
 
     private static func pattern(_ steps: (Double, Int)...) -> HapticPattern {
@@ -47,6 +95,17 @@ public enum HapticPresets {
 
     /// The names of the built-in presets, sorted.
     public static var names: [String] { defaults.keys.sorted() }
+
+    /// `presets` with every composed moment still at its built-in value
+    /// rendered for `motor` (the configuration's own presets stay theirs).
+    public static func rendered(_ presets: [String: HapticPattern], for motor: MotorAbility) -> [String: HapticPattern] {
+        var result = presets
+        for moment in BuiltInHaptic.allCases {
+            guard let composition = moment.composition, presets[moment.rawValue] == defaults[moment.rawValue] else { continue }
+            result[moment.rawValue] = composition.score.rendered(for: motor)
+        }
+        return result
+    }
 
     /// `base` with `overrides` on top: the config's presets replace built-in
     /// ones of the same name and add new ones.

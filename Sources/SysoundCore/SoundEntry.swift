@@ -12,6 +12,9 @@ public struct SoundEntry: Sendable, Equatable, Hashable {
     public var priority: Int
     /// The haptic preset that starts together with the sound, if any.
     public var haptic: String?
+    /// The haptic described as a score (the theme's `haptic = "NAME.ahap"`),
+    /// which the haptics engine defines as the preset `haptic` names.
+    public var hapticScore: HapticScore?
     /// Other names that resolve to this sound (e.g. freedesktop names).
     public var aliases: [String]
     /// Whether the clip loops seamlessly when a request asks it to loop.

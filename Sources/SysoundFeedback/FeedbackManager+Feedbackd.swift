@@ -4,21 +4,25 @@ import SysoundConfig
 import SysoundCore
 import SysoundHaptics
 
-/// What a D-Bus event did through the feedbackd theme.
-public struct EventResult: Sendable, Equatable {
+/// What an event runs, as the manager decided it from the feedbackd theme
+/// at the request's level (feedbackd's lookup and `is_available`).
+public struct EventPlan: Sendable, Equatable {
     /// The level the event was decided at (the user's, the app's and the hints' together).
     public var level: FeedbackProfile
-    /// Whether anything of the event could be carried out at this level
-    /// (feedbackd's "found"): false ends the event with reason not-found.
-    public var found = false
-    /// The voice of its sound, if one plays.
-    public var voice: VoiceID?
-    /// The sound's length in seconds, if one plays.
-    public var duration: Double?
-    /// The vibration started, if any.
-    public var vibration: HapticPattern?
+    /// Its feedbacks, the most feedback's section first; none: not found.
+    public var feedbacks: [PlannedFeedback] = []
+}
 
-    public var hapticMs: Int { vibration?.durationMs ?? 0 }
+/// One feedback of an event's plan; `FeedbackEvents` makes the feedback
+/// that carries it out. Each run is decided again under the policy of the
+/// moment (silent mode switched on mid-loop holds the next run).
+public enum PlannedFeedback: Sendable, Equatable {
+    /// A play of this request (its paired haptic off for a theme's sound).
+    case sound(PlayRequest)
+    /// A vibration of the theme's `section`, for `request` (its app and hints).
+    case vibration(HapticPattern, section: FeedbackProfile, request: PlayRequest)
+    /// Nothing, for `durationMs` (0: over at once).
+    case dummy(durationMs: Int)
 }
 
 extension FeedbackManager {
@@ -78,62 +82,60 @@ extension FeedbackManager {
         return nil
     }
 
-    /// Carries out a D-Bus event as the feedbackd theme says at the request's
-    /// level: its sound (by sysound's names, under the same policy as any
-    /// play, without the sound's own paired haptic), its first vibration
-    /// (the most feedback's section), no LEDs. Nil when the theme does not
-    /// know the event: then sysound's own name of it is played instead.
-    public func triggerEvent(_ event: String, _ request: PlayRequest) -> EventResult? {
+    /// What event `event` runs as the feedbackd theme says at the request's
+    /// level: its sound (by sysound's names, without the sound's own paired
+    /// haptic), its first vibration (the most feedback's section) when a
+    /// vibrator is there, its dummies. Nil when the theme does not know the
+    /// event: then sysound's own name of it is played instead.
+    public func eventPlan(_ event: String, _ request: PlayRequest) -> EventPlan? {
         guard let theme = feedbackdTheme else { return nil }
-        let desktop = desktop
-        let (limited, _, pierces) = configuration.policy.limits(for: request, state: state, desktop: desktop)
-        let level = FeedbackProfile(state: limited)
-        // Do not disturb holds the theme's vibrations as it holds an alert's
-        // (no buzzing either), but not the silent section's keyboard taps.
-        let quietHours = desktop.doNotDisturb && !pierces
+        let level = level(for: request)
         guard let feedbacks = theme.feedbacks(for: event, level: level) else { return nil }
-        var result = EventResult(level: level)
-        // `play` counts the app for `status` when a sound is asked for; otherwise it is counted here.
-        var counted = false
-        defer { if !counted { seen(app: request.app) } }
+        var plan = EventPlan(level: level)
+        var sounds = false, vibrates = false
         for (section, feedback) in feedbacks {
             switch feedback {
             case .led:
                 continue
-            case .dummy:
-                result.found = true
+            case .dummy(let ms):
+                plan.feedbacks.append(.dummy(durationMs: ms))
             case .sound(let sound):
-                result.found = true
-                guard result.voice == nil else { continue }
+                guard !sounds else { continue }
+                sounds = true
                 var play = request
                 play.source = .name(sound.effect)
                 play.haptic = false
                 play.role = sound.mediaRole
-                counted = true
-                do throws(FeedbackError) {
-                    let played = try self.play(play)
-                    result.voice = played.voice
-                    result.duration = played.voice == nil ? nil : played.duration
-                } catch {
-                    logger.warning("event \(event) (\(section) section of \(theme.name)): sound \"\(sound.effect)\": \(error.message)")
-                }
+                plan.feedbacks.append(.sound(play))
             case .rumble, .periodic, .pattern:
-                guard let pattern = feedback.hapticPattern, let haptics, !haptics.devices.isEmpty else { continue }
-                result.found = true
-                // The haptics switch holds, except for the silent section,
-                // which feedbackd plays in every profile (the keyboard's
-                // key-pressed): the silent profile itself is haptics off here.
-                guard result.vibration == nil, !limited.interrupted, limited.haptics || section == .silent,
-                    !quietHours || section == .silent
-                else { continue }
-                do throws(HapticsError) {
-                    try haptics.vibrate(pattern: pattern, priority: Self.eventHapticPriority)
-                    result.vibration = pattern
-                } catch {
-                    logger.debug("event \(event): vibration \(pattern) not started: \(error)")
-                }
+                guard !vibrates, let pattern = feedback.hapticPattern, let haptics, !haptics.devices.isEmpty else { continue }
+                vibrates = true
+                plan.feedbacks.append(.vibration(pattern, section: section, request: request))
             }
         }
-        return result
+        // A sound's play counts the app for `status`; otherwise it is counted here.
+        if !sounds { seen(app: request.app) }
+        return plan
+    }
+
+    /// Starts one run of an event's vibration of the theme's `section`, as
+    /// the policy allows it now; nil when it started, else why not. The
+    /// haptics switch holds, except for the silent section, which feedbackd
+    /// plays in every profile (the keyboard's key-pressed): the silent
+    /// profile itself is haptics off here. Do not disturb holds the theme's
+    /// vibrations as it holds an alert's, but not the silent section's.
+    public func startEventVibration(_ pattern: HapticPattern, section: FeedbackProfile, _ request: PlayRequest) -> String? {
+        guard let haptics else { return HapticSkipReason.noDevice.rawValue }
+        let (limited, _, pierces) = configuration.policy.limits(for: request, state: state, desktop: desktop)
+        if limited.interrupted { return SkipReason.interrupted.rawValue }
+        if !limited.haptics && section != .silent { return SkipReason.hapticsOff.rawValue }
+        if desktop.doNotDisturb && !pierces && section != .silent { return SkipReason.doNotDisturb.rawValue }
+        do throws(HapticsError) {
+            try haptics.vibrate(pattern: pattern, priority: Self.eventHapticPriority)
+            return nil
+        } catch {
+            logger.debug("an event's vibration \(pattern) not started: \(error)")
+            return "\(error)"
+        }
     }
 }

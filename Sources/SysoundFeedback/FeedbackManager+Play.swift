@@ -12,6 +12,9 @@ public struct PlayResult: Sendable, Equatable {
     public var duration: Double?
     /// What became of the vibration the policy asked for.
     public var haptic: HapticResult
+    /// The voice repeats until it is stopped or its loop ended (a loop asked
+    /// of a loopable sound); false for one that plays once.
+    public var loops = false
 
     /// The vibration as carried out, which the policy's decision cannot know:
     /// a machine without a rumble device vibrates nothing, and says so.
@@ -24,6 +27,19 @@ public struct PlayResult: Sendable, Equatable {
         case skipped(HapticSkipReason)
         /// Due and possible, but it failed (e.g. the theme names an unknown preset).
         case failed(String)
+    }
+
+    /// Why nothing was heard or felt, for people: the sound's skip reason,
+    /// else the vibration's; nil when something played.
+    public var skipReason: String? {
+        if voice != nil { return nil }
+        if case .started = haptic { return nil }
+        if let reason = decision.soundSkipReason { return reason.rawValue }
+        switch haptic {
+        case .skipped(let reason): return reason.rawValue
+        case .failed(let message): return message
+        case .notDue, .started: return nil
+        }
     }
 
     /// The four shapes of the behaviour model, as carried out.
@@ -106,6 +122,7 @@ extension FeedbackManager {
                     priority: entry.priority, loop: request.loop && entry.loopable, duck: request.duck)
                 if request.duck { duckOtherRoles(for: voice, on: engine) }
                 result.voice = voice
+                result.loops = request.loop && entry.loopable
             } catch {
                 throw FeedbackError(error)
             }

@@ -38,6 +38,17 @@ extension FeedbackManager {
         return (reply(to: request), nil)
     }
 
+    /// Stops `voice` now (an event's sound ended early); a stale id is ignored.
+    public func stop(_ voice: VoiceID) {
+        engine(of: voice)?.stop(voice)
+    }
+
+    /// Lets a looping `voice` play to the end of the round in progress and
+    /// stop there (an event's timeout ran out); its end is told as any voice's.
+    public func endLoop(_ voice: VoiceID) {
+        engine(of: voice)?.endLoop(voice)
+    }
+
     static func notAVoice(_ text: String) -> String {
         "\(ControlValue.quoted(text)) is not a voice id; use the id= of a play reply, such as 3.17"
     }
@@ -125,6 +136,9 @@ extension FeedbackManager {
             switch request.source {
             case .preset(let name): try haptics.vibrate(preset: name, intensity: request.intensity * desktop.hapticScale, priority: 1)
             case .pattern(let pattern): try haptics.vibrate(pattern: pattern, intensity: request.intensity * desktop.hapticScale, priority: 1)
+            case .score(let score):
+                cueSounds(of: score, app: request.app, on: haptics)
+                try haptics.vibrate(pattern: haptics.pattern(forScore: score), intensity: request.intensity * desktop.hapticScale, priority: 1)
             }
         } catch {
             return try Self.vibrateReply(.failure(error))
@@ -148,8 +162,30 @@ extension FeedbackManager {
             do throws(HapticsError) { pattern = try haptics.pattern(forPreset: name) } catch {
                 return answer(Self.reply(to: .failure(error)))
             }
+        case .score(let score):
+            pattern = haptics.pattern(forScore: score)
+            cueSounds(of: score, app: request.app, on: haptics)
         }
         haptics.vibrate(pattern: pattern, intensity: request.intensity, priority: 1) { answer(Self.reply(to: $0)) }
+    }
+
+    /// Starts a score's sounds at their times on the haptics engine's clock
+    /// (which times the vibration's steps too), each through the policy as a
+    /// `play` of its own: silent mode silences them, not the vibration. The
+    /// vibration starts once its effects are on the motor (a new pattern is
+    /// uploaded first), so a moment is felt within that upload and the
+    /// output's latency of its sound.
+    func cueSounds(of score: HapticScore, app: String?, on haptics: HapticsEngine) {
+        for sound in score.sounds {
+            let source: PlayRequest.Source = sound.name.contains("/") ? .file(sound.name) : .name(sound.name)
+            let request = PlayRequest(source, gain: sound.volume, haptic: false, app: app)
+            let play: @Sendable () -> Void = { [self] in
+                do throws(FeedbackError) { _ = try self.play(request) } catch {
+                    logger.warning("a haptic score's sound did not play", metadata: ["sound": "\(sound.name)", "error": "\(error)"])
+                }
+            }
+            if sound.atMs == 0 { play() } else { haptics.cue(afterMs: sound.atMs, play) }
+        }
     }
 
     static func reply(to result: Result<Void, HapticsError>) -> Reply {
@@ -257,6 +293,9 @@ extension FeedbackManager {
         (haptics?.settledDeviceReport() ?? []).map { d in
             var r: WireFields = ["haptic-device": d.path, "name": d.name, "used": d.used ? "1" : "0", "why": d.reason]
             if let effect = d.effect { r["effect"] = effect.rawValue }
+            r["amplitude"] = d.motor.amplitudeControl ? "1" : "0"
+            r["motor"] = d.motor.motor.rawValue
+            r["minimum-pulse-ms"] = "\(d.motor.minimumPulseMs)"
             return r
         }
     }

@@ -91,7 +91,15 @@ public final class FeedbackManager: Sendable {
         self.logger = logger
         setup = Locked(Setup(configuration: configuration, theme: theme))
         audio?.setVolume(readState().volume)
+        haptics?.define(scores: Self.hapticScores(of: theme))
         haptics?.preload(presets: Self.hapticPresets(usedBy: theme, configuration))
+    }
+
+    /// The theme's haptics described as scores (AHAP files), by preset name.
+    static func hapticScores(of theme: Theme) -> [String: HapticScore] {
+        var scores: [String: HapticScore] = [:]
+        for entry in theme.entries { if let name = entry.haptic, let score = entry.hapticScore { scores[name] = score } }
+        return scores
     }
 
     /// The presets a theme and configuration vibrate with: the sounds' paired
@@ -165,6 +173,7 @@ public final class FeedbackManager: Sendable {
         if feedbackdTheme != nil { loadFeedbackdTheme() }
         do {
             try haptics?.setPresets(configuration.haptics.presets)
+            haptics?.define(scores: Self.hapticScores(of: theme))
             try haptics?.setStrengthCap(configuration.haptics.strengthCap)
             haptics?.preload(presets: Self.hapticPresets(usedBy: theme, configuration))
         } catch {

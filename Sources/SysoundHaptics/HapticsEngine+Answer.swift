@@ -9,6 +9,41 @@ extension HapticsEngine {
         return pattern
     }
 
+    /// What the motor that plays here can do: the first device in use, else
+    /// what the device profile says (a linear actuator with amplitude control
+    /// when there is none).
+    public var motorAbility: MotorAbility {
+        let report = snapshot.withLock { $0.report }
+        if let used = report.first(where: \.used) { return used.motor }
+        return MotorAbility.of(deviceName: "", profile: profile?.profile)
+    }
+
+    /// `score` as steps this engine's motor can play (`HapticScore.rendered(for:)`).
+    public func pattern(forScore score: HapticScore) -> HapticPattern {
+        score.rendered(for: motorAbility)
+    }
+
+    /// Runs `work` on the engine's loop `milliseconds` from now: the clock by
+    /// which a score's sounds keep time with its vibration, whose steps this
+    /// loop times too. A shut-down engine drops what is still to come.
+    public func cue(afterMs milliseconds: Int, _ work: @escaping @Sendable () -> Void) {
+        host.loop.post { [self] in
+            let o = owned
+            guard o.running else { return }
+            let number = o.nextCue
+            o.nextCue += 1
+            do {
+                o.cues[number] = try host.loop.addTimer(after: UInt64(max(milliseconds, 0)) * 1000, accuracy: .exact) { [weak self] _ in
+                    self?.owned.cues[number] = nil
+                    work()
+                }
+            } catch {
+                logger.error("a score's cue could not be timed, so it runs now", metadata: ["error": "\(error)"])
+                work()
+            }
+        }
+    }
+
     /// Vibrates with `pattern` (as `vibrate(pattern:)`, waiting for its upload
     /// if need be) and calls `answer` once it has started, or with why it did
     /// not: a refusal naming the device, no device, an upload too late. Never

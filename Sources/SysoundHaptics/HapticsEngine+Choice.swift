@@ -15,6 +15,8 @@ public struct HapticDeviceStatus: Sendable, Equatable {
     public var reason: String
     /// The effect kind played on it (or that would be), nil when it has none.
     public var effect: EffectKind?
+    /// What its motor can play: how a `HapticScore` is rendered for it.
+    public var motor: MotorAbility
 }
 
 /// Which devices are used and why, recorded for `sysound status`.
@@ -30,7 +32,9 @@ extension HapticsEngine {
     func record(_ device: any ForceFeedbackDevice, _ verdict: DeviceVerdict) {
         let c = device.capabilities
         guard c.rumble || c.periodic || c.constant || c.effectSlots > 0 else { return }
-        owned.report[device.path] = HapticDeviceStatus(path: device.path, name: c.name, used: verdict.used, reason: verdict.reason, effect: c.effectKind)
+        owned.report[device.path] = HapticDeviceStatus(
+            path: device.path, name: c.name, used: verdict.used, reason: verdict.reason, effect: c.effectKind,
+            motor: MotorAbility.of(deviceName: c.name, profile: profile?.profile))
         owned.reportChanged = true
     }
 

@@ -106,6 +106,9 @@ public final class HapticsEngine: Sendable {
         var retryTimer: EventSource?
         var waitTimer: EventSource?
         var uploadRetryTimers: [String: EventSource] = [:]
+        /// Cues of a score's timeline still to come (`cue(afterMs:_:)`), by number.
+        var cues: [Int: EventSource] = [:]
+        var nextCue = 0
         /// The device paths last published to the snapshot.
         var publishedPaths: Set<String> = []
         /// Every force-feedback device found, used or not, by path.
@@ -128,6 +131,8 @@ public final class HapticsEngine: Sendable {
             waitTimer = nil
             for timer in uploadRetryTimers.values { timer.cancel() }
             uploadRetryTimers = [:]
+            for cue in cues.values { cue.cancel() }
+            cues = [:]
         }
     }
 
@@ -161,7 +166,7 @@ public final class HapticsEngine: Sendable {
     ) throws(HapticsError) {
         try HapticsError.checkLevel(strengthCap, name: "strength cap")
         for (_, pattern) in presets { try HapticsError.validate(pattern) }
-        let presets = profile?.profile.presets(over: presets) ?? presets
+        let presets = Self.tuned(presets, for: profile)
         owned = Owned(core: HapticsCore(strengthCap: strengthCap, logger: logger))
         snapshot = Locked(Snapshot(strengthCap: strengthCap))
         self.presets = Locked(presets)
@@ -234,9 +239,27 @@ public final class HapticsEngine: Sendable {
     public var presetNames: [String] { presets.withLock { $0.keys.sorted() } }
 
     /// Replaces the presets (config reload).
+    /// `presets` for this machine: the profile's presets where the
+    /// configuration kept the built-in ones, and Android's moments rendered
+    /// for the motor kind the profile names (a device's own on/off-ness is
+    /// known only once it is open).
+    static func tuned(_ presets: [String: HapticPattern], for profile: ProfileChoice?) -> [String: HapticPattern] {
+        HapticPresets.rendered(
+            profile?.profile.presets(over: presets) ?? presets, for: MotorAbility.of(deviceName: "", profile: profile?.profile))
+    }
+
+    /// Adds presets described as scores (a theme's AHAP haptics, by the name
+    /// the theme gives them), rendered for the motor that plays here.
+    public func define(scores: [String: HapticScore]) {
+        guard !scores.isEmpty else { return }
+        let motor = motorAbility
+        let rendered = scores.mapValues { $0.rendered(for: motor) }
+        presets.withLock { $0.merge(rendered) { _, new in new } }
+    }
+
     public func setPresets(_ presets: [String: HapticPattern]) throws(HapticsError) {
         for (_, pattern) in presets { try HapticsError.validate(pattern) }
-        let presets = profile?.profile.presets(over: presets) ?? presets
+        let presets = Self.tuned(presets, for: profile)
         self.presets.withLock { $0 = presets }
         host.loop.perform { [self] in
             preloadEverywhere()
@@ -325,7 +348,8 @@ public final class HapticsEngine: Sendable {
         for (device, error) in o.core.takeRefused() {
             let reason = "uploads refused: \(Self.plainReason(error))"
             o.report[device.path] = HapticDeviceStatus(
-                path: device.path, name: device.capabilities.name, used: false, reason: reason, effect: device.capabilities.effectKind)
+                path: device.path, name: device.capabilities.name, used: false, reason: reason, effect: device.capabilities.effectKind,
+                motor: MotorAbility.of(deviceName: device.capabilities.name, profile: profile?.profile))
             o.reportChanged = true
             o.ignored.insert(device.path)
             o.refusal = .refused(device: device.capabilities.name, path: device.path, reason: Self.plainReason(error))

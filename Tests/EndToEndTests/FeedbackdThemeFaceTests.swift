@@ -22,7 +22,9 @@ final class FeedbackdThemeFaceTests: XCTestCase {
             {"event-name": "org.example.only-in-this-theme", "type": "Sound", "effect": "camera-shutter"},
             {"event-name": "org.example.wake-up", "type": "Sound", "effect": "bell", "media-role": "Alarm"},
             {"event-name": "org.example.odd-role", "type": "Sound", "effect": "bell", "media-role": "Karaoke"},
-            {"event-name": "button-pressed", "type": "Dummy"}]}]}
+            {"event-name": "button-pressed", "type": "Dummy"},
+            {"event-name": "org.example.held", "type": "Dummy", "duration": 10000},
+            {"event-name": "org.example.beat", "type": "Dummy", "duration": 400}]}]}
         """
 
     override func setUpWithError() throws {
@@ -50,6 +52,20 @@ final class FeedbackdThemeFaceTests: XCTestCase {
     /// `fbcli -E EVENT`, its input held open as a user would (see DBusFaceTests).
     func fbcli(_ event: String) throws -> Spawned.Result {
         try Spawned.run("/usr/bin/env", ["sh", "-c", "sleep 3 | fbcli -E \"$0\"", event], timeout: 20)
+    }
+
+    /// libfeedback through GI (Tests/fixture/feedback-client.py `lfb`): its key=value line.
+    func lfb(_ event: String, timeout: Int32 = -1, endAfter seconds: Double? = nil) throws -> [String: String] {
+        var arguments = [TestPaths.packageRoot + "/Tests/fixture/feedback-client.py", "lfb", "org.example.Lfb", event, "\(timeout)"]
+        if let seconds { arguments.append("\(seconds)") }
+        let result = try Spawned.run("/usr/bin/python3", arguments, timeout: 30)
+        XCTAssertEqual(result.status, 0, result.output)
+        var fields: [String: String] = [:]
+        for pair in result.stdout.split(whereSeparator: \.isWhitespace) {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { fields[String(parts[0])] = String(parts[1]) }
+        }
+        return fields
     }
 
     /// The left channel of what `action` made the sink play (up to `seconds`).
@@ -179,5 +195,38 @@ final class FeedbackdThemeFaceTests: XCTestCase {
         XCTAssertTrue(line?.contains("sound camera-shutter") == true, list.stdout)
         let dummy = list.stdout.split(separator: "\n").first { $0.hasPrefix("button-pressed ") }
         XCTAssertTrue(dummy?.contains("nothing (dummy)") == true, list.stdout)
+    }
+
+    // MARK: An event's lifecycle through libfeedback (feedbackd's fbd-event.c)
+
+    /// feedbackd's own test drives a Dummy of 10 s and ends it: the event
+    /// runs until `EndFeedback`, and libfeedback reports explicit (2).
+    func testADummyWithADurationRunsUntilEndFeedbackAndEndsExplicit() throws {
+        let fields = try lfb("org.example.held", endAfter: 1.0)
+        XCTAssertEqual(fields["ok"], "True", "\(fields)")
+        XCTAssertEqual(fields["reason"], "2", "explicit expected: \(fields)")
+        XCTAssertGreaterThanOrEqual(Double(fields["seconds"] ?? "") ?? 0, 0.9, "the event ended before EndFeedback: \(fields)")
+        // Not ended, it lasts its duration and ends natural (0): shown with the 400 ms one.
+        let natural = try lfb("org.example.beat")
+        XCTAssertEqual(natural["reason"], "0", "\(natural)")
+        XCTAssertGreaterThanOrEqual(Double(natural["seconds"] ?? "") ?? 0, 0.38, "\(natural)")
+    }
+
+    /// Timeout 1 s over a 400 ms Dummy: it runs again until 1 s has passed,
+    /// ends when the run in progress ends (1.2 s, not cut at 1 s), and
+    /// libfeedback reports expired (1), the reason it documents.
+    func testATimeoutLoopsTheEventAndEndsExpired() throws {
+        let fields = try lfb("org.example.beat", timeout: 1)
+        XCTAssertEqual(fields["reason"], "1", "expired expected: \(fields)")
+        XCTAssertGreaterThanOrEqual(Double(fields["seconds"] ?? "") ?? 0, 1.15, "the run in progress was cut at the timeout: \(fields)")
+        // Timeout 0 loops it until EndFeedback.
+        let loop = try lfb("org.example.beat", timeout: 0, endAfter: 1.5)
+        XCTAssertEqual(loop["reason"], "2", "\(loop)")
+        XCTAssertGreaterThanOrEqual(Double(loop["seconds"] ?? "") ?? 0, 1.4, "the loop ended before EndFeedback: \(loop)")
+    }
+
+    func testAMissingEventIsNotFound() throws {
+        let fields = try lfb("org.example.no-such-event")
+        XCTAssertEqual(fields["reason"], "-1", "not-found expected: \(fields)")
     }
 }

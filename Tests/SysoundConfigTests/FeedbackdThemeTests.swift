@@ -33,7 +33,8 @@ final class FeedbackdThemeTests: XCTestCase {
                 {"event-name": "a", "type": "VibraRumble", "duration": 20, "count": 3, "pause": 10, "magnitude": 0.5},
                 {"event-name": "b", "type": "VibraPeriodic", "duration": 1000, "magnitude": 0.8, "fade-in-time": 200, "fade-in-level": 0.2},
                 {"event-name": "c", "type": "VibraPattern", "magnitudes": [1, 0, 0.5], "durations": [10, 20, 30]},
-                {"event-name": "d", "type": "Dummy"}]},
+                {"event-name": "d", "type": "Dummy"},
+                {"event-name": "e", "type": "Dummy", "duration": 10000}]},
               {"name": "silent", "feedbacks": [{"event-name": "a", "type": "Led", "color": "blue", "frequency": 1000}]}]}
             """)
         XCTAssertEqual(problems, [])
@@ -43,7 +44,8 @@ final class FeedbackdThemeTests: XCTestCase {
         XCTAssertEqual(t.sections[.full]?["b"], .sound(FeedbackdSound(effect: "tap", mediaRole: .event)))
         XCTAssertEqual(t.sections[.quiet]?["a"]?.hapticPattern, try HapticPattern(parsing: "0.5:20,0:10,0.5:20,0:10,0.5:20"))
         XCTAssertEqual(t.sections[.quiet]?["c"]?.hapticPattern, try HapticPattern(parsing: "1:10,0:20,0.5:30"))
-        XCTAssertEqual(t.sections[.quiet]?["d"], .dummy)
+        XCTAssertEqual(t.sections[.quiet]?["d"], .dummy(durationMs: 0))
+        XCTAssertEqual(t.sections[.quiet]?["e"], .dummy(durationMs: 10000), "a Dummy's duration keeps its event running")
         XCTAssertEqual(t.sections[.silent]?["a"], .led(FeedbackdLed(color: "blue", frequency: 1000)))
         // The periodic's fade-in rises in steps from its level to the magnitude; the rest holds the magnitude.
         let periodic = try XCTUnwrap(t.sections[.quiet]?["b"]?.hapticPattern)
@@ -140,7 +142,7 @@ final class FeedbackdThemeTests: XCTestCase {
         XCTAssertEqual(full[0].feedback, .sound(FeedbackdSound(effect: "bell", mediaRole: .event)))
         XCTAssertEqual(theme.feedbacks(for: "m", level: .quiet)?.map(\.section), [.quiet])
         XCTAssertEqual(theme.feedbacks(for: "m", level: .silent)?.count, 0)
-        XCTAssertEqual(theme.feedbacks(for: "gone", level: .full)?.map(\.feedback), [.dummy])
+        XCTAssertEqual(theme.feedbacks(for: "gone", level: .full)?.map(\.feedback), [.dummy(durationMs: 0)])
         XCTAssertNotNil(theme.feedbacks(for: "new", level: .full))
         XCTAssertNil(theme.feedbacks(for: "unknown", level: .full), "an event no theme knows goes to sysound's names")
         // The built-in keyboard events are felt even in silent.

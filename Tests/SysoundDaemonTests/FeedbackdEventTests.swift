@@ -19,7 +19,10 @@ final class FeedbackdEventTests: XCTestCase {
         {"name": "t", "profiles": [
           {"name": "full", "feedbacks": [
             {"event-name": "e", "type": "VibraRumble", "duration": 40, "magnitude": 1.0},
-            {"event-name": "sound-only", "type": "Sound", "effect": "tap"}]},
+            {"event-name": "sound-only", "type": "Sound", "effect": "tap"},
+            {"event-name": "held", "type": "Dummy", "duration": 10000},
+            {"event-name": "short", "type": "Dummy", "duration": 400},
+            {"event-name": "blank", "type": "Dummy"}]},
           {"name": "quiet", "feedbacks": [{"event-name": "e", "type": "VibraRumble", "duration": 20, "magnitude": 0.5}]}]}
         """
 
@@ -27,11 +30,13 @@ final class FeedbackdEventTests: XCTestCase {
     var manager: FeedbackManager!
     var rumble: FakeForceFeedbackDevice!
     var haptics: HapticsEngine!
+    var host: LoopHost!
+    var registry: FeedbackEvents?
 
     override func setUpWithError() throws {
         try super.setUpWithError()
         let (configuration, theme, _) = try ServiceSetup.load(configPath: nil)
-        let host = try LoopHost.ownThread(name: "test-fbtheme")
+        host = try LoopHost.ownThread(name: "test-fbtheme")
         haptics = try HapticsEngine(presets: configuration.haptics.presets, deviceDirectory: nil, host: host, logger: RunningDaemon.logger)
         rumble = FakeForceFeedbackDevice(path: "/dev/input/event-fbtheme")
         XCTAssertTrue(haptics.attach(rumble))
@@ -57,6 +62,24 @@ final class FeedbackdEventTests: XCTestCase {
         return condition()
     }
 
+    /// What an event of the theme does at once, as the D-Bus face would run
+    /// it: its plan, and the vibration its first run started.
+    struct Triggered {
+        var level: FeedbackProfile
+        var found: Bool
+        var vibration: HapticPattern?
+    }
+
+    func trigger(_ event: String, _ request: PlayRequest) -> Triggered? {
+        guard let plan = manager.eventPlan(event, request) else { return nil }
+        var vibration: HapticPattern?
+        for case .vibration(let pattern, let section, let request) in plan.feedbacks
+        where manager.startEventVibration(pattern, section: section, request) == nil {
+            vibration = pattern
+        }
+        return Triggered(level: plan.level, found: !plan.feedbacks.isEmpty, vibration: vibration)
+    }
+
     /// The lengths of the effects the device was given to play, in order.
     func playedLengths() -> [UInt16] {
         var uploaded: [Int: RumbleEffect] = [:]
@@ -75,7 +98,7 @@ final class FeedbackdEventTests: XCTestCase {
         let request = PlayRequest(.name("e"), app: "org.example.A")
         // quiet (silent mode on): the quiet section's 20 ms at 0.5, never the full section's.
         state.withLock { $0 = SystemState(silent: true) }
-        let quiet = try XCTUnwrap(manager.triggerEvent("e", request))
+        let quiet = try XCTUnwrap(trigger("e", request))
         XCTAssertEqual(quiet.level, .quiet)
         XCTAssertTrue(quiet.found)
         XCTAssertEqual(quiet.vibration, try HapticPattern(parsing: "0.5:20"))
@@ -85,28 +108,28 @@ final class FeedbackdEventTests: XCTestCase {
 
         // full: the full section's vibration (the first of the sections it uses).
         state.withLock { $0 = SystemState() }
-        XCTAssertEqual(manager.triggerEvent("e", request)?.vibration, try HapticPattern(parsing: "1:40"))
+        XCTAssertEqual(trigger("e", request)?.vibration, try HapticPattern(parsing: "1:40"))
         XCTAssertTrue(eventually { self.playedLengths().contains(40) })
         XCTAssertTrue(eventually { !self.haptics.isVibrating })
 
         // silent: no section of this event is used: nothing, and not-found for the face.
         state.withLock { $0 = SystemState(silent: true, haptics: false) }
-        let silent = try XCTUnwrap(manager.triggerEvent("e", request))
+        let silent = try XCTUnwrap(trigger("e", request))
         XCTAssertFalse(silent.found)
         XCTAssertNil(silent.vibration)
         // The keyboard's events (sysound's built-in silent section) are felt even in silent.
-        XCTAssertEqual(manager.triggerEvent("key-pressed", request)?.vibration, try HapticPattern(parsing: "1:7"))
+        XCTAssertEqual(trigger("key-pressed", request)?.vibration, try HapticPattern(parsing: "1:7"))
         // In full with the haptics switch off, the quiet section's vibration is not felt.
         state.withLock { $0 = SystemState(haptics: false) }
-        XCTAssertNil(manager.triggerEvent("e", request)?.vibration)
+        XCTAssertNil(trigger("e", request)?.vibration)
         // A sound-only event in quiet: known to the theme, nothing to do.
         state.withLock { $0 = SystemState(silent: true) }
-        XCTAssertEqual(manager.triggerEvent("sound-only", request)?.found, false)
+        XCTAssertEqual(trigger("sound-only", request)?.found, false)
         // An event the theme does not know is left to sysound's names.
-        XCTAssertNil(manager.triggerEvent("button-pressed", request))
+        XCTAssertNil(trigger("button-pressed", request))
         // A request's profile hint lowers the level as the user's would.
         state.withLock { $0 = SystemState() }
-        XCTAssertEqual(manager.triggerEvent("e", PlayRequest(.name("e"), profile: .quiet))?.vibration, try HapticPattern(parsing: "0.5:20"))
+        XCTAssertEqual(trigger("e", PlayRequest(.name("e"), profile: .quiet))?.vibration, try HapticPattern(parsing: "0.5:20"))
     }
 
     func testAnEventsVibrationEndsAVibrateAndTurnsTheNextAway() throws {
@@ -117,7 +140,7 @@ final class FeedbackdEventTests: XCTestCase {
         }
         XCTAssertEqual(vibrate(), "vibrate")
         XCTAssertTrue(eventually { self.playedLengths().count >= 1 })
-        let event = try XCTUnwrap(manager.triggerEvent("e", PlayRequest(.name("e"))))
+        let event = try XCTUnwrap(trigger("e", PlayRequest(.name("e"))))
         XCTAssertEqual(event.vibration, try HapticPattern(parsing: "1:40"))
         XCTAssertTrue(eventually { self.playedLengths().last == 40 }, "the event's vibration did not replace the running pattern")
         // While the event's vibration runs, a Vibrate pattern is refused (feedbackd: "haptic busy").
@@ -128,11 +151,11 @@ final class FeedbackdEventTests: XCTestCase {
 
     func testDoNotDisturbHoldsTheThemesVibrationButNotTheKeyboards() throws {
         manager.setDesktop(DesktopState(doNotDisturb: true))
-        XCTAssertNil(manager.triggerEvent("e", PlayRequest(.name("e"), app: "org.example.A"))?.vibration)
-        XCTAssertEqual(manager.triggerEvent("key-pressed", PlayRequest(.name("key-pressed")))?.vibration, try HapticPattern(parsing: "1:7"))
+        XCTAssertNil(trigger("e", PlayRequest(.name("e"), app: "org.example.A"))?.vibration)
+        XCTAssertEqual(trigger("key-pressed", PlayRequest(.name("key-pressed")))?.vibration, try HapticPattern(parsing: "1:7"))
         // feedbackd's per-app profile caps the level as [apps] does.
         manager.setDesktop(DesktopState(appProfiles: ["org.example.Q": .quiet]))
-        XCTAssertEqual(manager.triggerEvent("e", PlayRequest(.name("e"), app: "org.example.Q"))?.vibration, try HapticPattern(parsing: "0.5:20"))
+        XCTAssertEqual(trigger("e", PlayRequest(.name("e"), app: "org.example.Q"))?.vibration, try HapticPattern(parsing: "0.5:20"))
     }
 
     func testAReloadAppliesTheStrengthCap() throws {
@@ -142,4 +165,70 @@ final class FeedbackdEventTests: XCTestCase {
         XCTAssertTrue(eventually { self.haptics.strengthCap == 0.5 }, "max-haptic-strength (strength_cap) was not applied on reload")
         XCTAssertNotNil(manager.feedbackdTheme, "the reload dropped the feedbackd theme")
     }
+
+    // MARK: An event's lifecycle (feedbackd's fbd-event.c), on the loop
+
+    /// Starts `name` on the test's loop; its end (reason, seconds after the start) lands in the result.
+    /// The events' registry lives as long as the test (the daemon's, as long as the daemon).
+    func start(_ name: String, timeout: Int32) -> (id: UInt32, end: Locked<(EventEndReason, Double)?>, events: FeedbackEvents) {
+        let end = Locked<(EventEndReason, Double)?>(nil)
+        let (manager, loop) = (manager!, host.loop)
+        if registry == nil {
+            registry = loop.perform { UncheckedBox(FeedbackEvents(manager: manager, loop: loop, logger: RunningDaemon.logger)) }.value
+        }
+        let events = UncheckedBox(registry!)
+        let started = MonotonicClock.now()
+        let id = loop.perform { () -> UInt32 in
+            events.value.trigger(name, PlayRequest(.name(name), app: "org.example.E"), timeout: EventTimeout(timeout)) { _, reason in
+                end.withLock { $0 = (reason, Double(MonotonicClock.now() - started) / 1e9) }
+            }.id
+        }
+        return (id, end, events.value)
+    }
+
+    func waitForEnd(_ end: Locked<(EventEndReason, Double)?>, seconds: Double) -> (EventEndReason, Double)? {
+        let deadline = MonotonicClock.now() + UInt64(seconds * 1e9)
+        while end.withLock({ $0 }) == nil && MonotonicClock.now() < deadline { usleep(5_000) }
+        return end.withLock { $0 }
+    }
+
+    func testADummyWithADurationRunsUntilEndedAndEndsExplicit() throws {
+        let (id, end, events) = start("held", timeout: -1)
+        usleep(500_000)
+        XCTAssertNil(end.withLock { $0 }, "a Dummy of 10 s ended early")
+        XCTAssertTrue(host.loop.perform { events.end(id) })
+        XCTAssertEqual(waitForEnd(end, seconds: 2)?.0, .explicit)
+        XCTAssertFalse(host.loop.perform { events.end(id) }, "an ended event is still running")
+    }
+
+    func testADummyLastsItsDurationAndEndsNatural() throws {
+        let (_, end, _) = start("short", timeout: -1)
+        let ended = try XCTUnwrap(waitForEnd(end, seconds: 3))
+        XCTAssertEqual(ended.0, .natural)
+        XCTAssertGreaterThanOrEqual(ended.1, 0.39, "the Dummy's 400 ms were cut")
+        // Without a duration it is over at once, and so is its event.
+        let (_, blank, _) = start("blank", timeout: 0)
+        XCTAssertEqual(waitForEnd(blank, seconds: 2)?.0, .natural, "a looping event of an instant Dummy never ended")
+    }
+
+    /// Timeout 1 s over a 400 ms Dummy: it runs again at 0.4 and 0.8 s; at
+    /// 1 s the run in progress is not cut, so the event ends at 1.2 s, expired.
+    func testATimeoutLoopsTheFeedbacksAndEndsWithTheRunInProgress() throws {
+        let (_, end, _) = start("short", timeout: 1)
+        let ended = try XCTUnwrap(waitForEnd(end, seconds: 4))
+        XCTAssertEqual(ended.0, .expired)
+        XCTAssertGreaterThanOrEqual(ended.1, 1.19, "the run in progress at the timeout was cut")
+    }
+
+    func testAnEventWithNothingAtItsLevelIsNotFound() throws {
+        state.withLock { $0 = SystemState(silent: true) }
+        let (_, end, _) = start("sound-only", timeout: -1)
+        XCTAssertEqual(waitForEnd(end, seconds: 2)?.0, .notFound)
+    }
+}
+
+/// Carries a loop-thread object out of `perform` (it is used on the loop again).
+struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
 }

@@ -37,7 +37,7 @@ public enum EngineCommandText {
         SIGHUP reloads configuration and theme (a broken one is reported and the old one kept). \
         Accepts a socket from systemd (config/sysound.socket).
         """
-    public static let checkAbstract = "Validate a configuration and its theme, or a feedbackd theme (FILE.json); report every problem with file, line and key."
+    public static let checkAbstract = "Validate a configuration and its theme, a feedbackd theme (FILE.json) or a Core Haptics pattern (FILE.ahap); report every problem with file, line and key."
     public static let checkDiscussion = "Exits 78 if there is any error (warnings alone exit 0)."
 }
 

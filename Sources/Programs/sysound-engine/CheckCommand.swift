@@ -11,6 +11,7 @@ struct CheckCommand: ParsableCommand {
 
     func run() throws {
         if let file = options.file, FeedbackdCheck.isThemeFile(file) { return try checkFeedbackdTheme(file) }
+        if let file = options.file, AHAPCheck.isPatternFile(file) { return try checkHapticPattern(file) }
         let diagnostics = SysoundCheck.check(configPath: options.file)
         for d in diagnostics { printError(d.description) }
         if diagnostics.containsErrors {
@@ -36,5 +37,16 @@ extension CheckCommand {
         for d in diagnostics { printError(d.description) }
         if diagnostics.containsErrors { throw ExitCode(Exit.configuration) }
         if options.verbose || diagnostics.isEmpty { print("ok: \(file) is a valid feedbackd theme") }
+    }
+}
+
+extension CheckCommand {
+    /// A Core Haptics pattern (FILE.ahap): why it cannot be played, and what
+    /// of it is ignored or clamped.
+    func checkHapticPattern(_ file: String) throws {
+        let diagnostics = AHAPCheck.check(file: file)
+        for d in diagnostics { printError(d.description) }
+        if diagnostics.containsErrors { throw ExitCode(Exit.configuration) }
+        if options.verbose || diagnostics.isEmpty { print("ok: \(file) is a valid haptic pattern") }
     }
 }

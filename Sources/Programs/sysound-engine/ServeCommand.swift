@@ -81,6 +81,10 @@ struct ServeCommand: ParsableCommand {
             manager.shutdownAudio()
         }
 
+        // The running feedbackd-theme events, started by D-Bus and the socket alike; ended when the daemon stops.
+        let events = FeedbackEvents(manager: manager, loop: loop, logger: Logger(label: "sysound.events"))
+        defer { events.endAll() }
+
         var options = DaemonOptions(stateDirectory: directory.path, allowedGroup: configuration.socketGroup)
         options.handleSignals = true
         // The socket and lock files are kept whole from the state directory's watch, not a timer.
@@ -112,7 +116,7 @@ struct ServeCommand: ParsableCommand {
         logger.info("serving \(daemon.socketPath) (audio: \(manager.audio?.deviceName ?? "none yet"), haptic devices: \(haptics?.devices.count ?? 0))")
         // The D-Bus face (feedbackd's interface): one more source on the loop.
         let bus = FeedbackBusService.start(
-            manager: manager, loop: loop, sessionBus: sessionBus, watcher: watcher, logger: Logger(label: "sysound.dbus"))
+            manager: manager, events: events, sessionBus: sessionBus, watcher: watcher, logger: Logger(label: "sysound.dbus"))
         defer { bus?.stop() }
         // The desktop's own switches (GNOME, feedbackd's settings, Plasma): inputs of the policy.
         let desktop = DesktopSources.start(

@@ -52,6 +52,9 @@ package struct VibrateRequest: Sendable, Equatable, Hashable {
         case preset(String)
         /// An ad-hoc waveform.
         case pattern(HapticPattern)
+        /// A designer's description (an AHAP file, a composition of
+        /// primitives), rendered for the motor that plays it, with its sounds.
+        case score(HapticScore)
     }
 
     package var source: Source

@@ -28,6 +28,7 @@ extension Request {
             switch request.source {
             case .preset(let name): parts.append(WireProtocol.encode(name))
             case .pattern(let pattern): option("pattern", pattern.description)
+            case .score(let score): option("score", score.description)
             }
             if request.intensity != 1 { option("intensity", WireProtocol.format(request.intensity)) }
             if let app = request.app { option("app", app) }

@@ -144,18 +144,25 @@ enum RequestParser {
     }
 
     private static func vibrate(_ args: inout Arguments) throws(RequestParseError) -> Request {
-        try args.allowOptions(["pattern", "intensity", "app"])
+        try args.allowOptions(["pattern", "score", "intensity", "app"])
         let source: VibrateRequest.Source
-        switch (args.optionalPositional(), args.option("pattern")) {
-        case (let preset?, nil): source = .preset(preset)
-        case (nil, let text?):
+        switch (args.optionalPositional(), args.option("pattern"), args.option("score")) {
+        case (let preset?, nil, nil): source = .preset(preset)
+        case (nil, let text?, nil):
             do {
                 source = .pattern(try HapticPattern(parsing: text))
             } catch {
                 throw .badValue(name: "pattern", found: text, expected: error.description)
             }
-        case (_?, _?): throw .conflicting("a preset name", "pattern=")
-        case (nil, nil): throw .missingArgument(verb: "vibrate", expected: "a preset name or pattern=MAG:MS,…")
+        case (nil, nil, let text?):
+            do {
+                source = .score(try HapticScore(parsing: text))
+            } catch {
+                throw .badValue(name: "score", found: text, expected: error.description)
+            }
+        case (_?, _?, _), (_?, _, _?): throw .conflicting("a preset name", "pattern= or score=")
+        case (nil, _?, _?): throw .conflicting("pattern=", "score=")
+        case (nil, nil, nil): throw .missingArgument(verb: "vibrate", expected: "a preset name, pattern=MAG:MS,… or score=…")
         }
         let intensity = try args.number("intensity", in: VibrateRequest.intensityRange) ?? 1
         let app = try app(&args)

@@ -12,19 +12,18 @@ public final class FeedbackBusService: @unchecked Sendable {
 
     /// Starts the face when `[dbus] enabled` (call on the loop thread, or
     /// before the loop runs) on `sessionBus`, a connection attached to
-    /// `loop` that other parts of the daemon may use too; nil when disabled.
+    /// the loop of `events` that other parts of the daemon may use too; nil when disabled.
     /// A missing session bus is logged and retried; the socket is served either way.
     public static func start(
-        manager: FeedbackManager, loop: EventLoop, sessionBus: BusConnection, watcher: StateWatcher?, logger: Logger
+        manager: FeedbackManager, events: FeedbackEvents, sessionBus: BusConnection, watcher: StateWatcher?, logger: Logger
     ) -> FeedbackBusService? {
         guard manager.configuration.dbus.enabled else {
             logger.info("D-Bus face disabled ([dbus] enabled = false)")
             manager.setStatus("dbus", "disabled")
             return nil
         }
-        // Events resolve through feedbackd's theme first; SIGHUP reloads it with the configuration.
-        manager.loadFeedbackdTheme()
-        let service = FeedbackBusService(face: FeedbackFace(manager: manager, loop: loop, logger: logger))
+        // Events resolve through feedbackd's theme first (`events` loaded it); SIGHUP reloads it with the configuration.
+        let service = FeedbackBusService(face: FeedbackFace(manager: manager, events: events, logger: logger))
         // The watcher reports on the loop thread: the property follows the control files.
         watcher?.onChange { [weak service] _, _ in service?.face.stateChanged() }
         service.face.start(on: sessionBus)

@@ -20,12 +20,11 @@ extension FeedbackFace {
         ) { [unowned self] call in try trigger(call) }
         interface.method("EndFeedback", "u", arguments: ["id"]) { [unowned self] call in
             let id = try call.message.readUInt32()
-            if events[id] == nil {
+            try call.reply()
+            if !events.end(id) {
                 // feedbackd answers, and warns, too: the event may just have ended.
                 logger.debug("EndFeedback(\(id)): no such running event")
             }
-            try call.reply()
-            end(id, reason: .explicit)
         }
         interface.signal("FeedbackEnded", "uu", arguments: ["id", "reason"])
         return interface
@@ -110,7 +109,7 @@ extension FeedbackFace {
         let m = call.message
         let app = try m.readString(), eventName = try m.readString()
         let hints = FeedbackHints(try m.readVardict())
-        let timeout = max(try m.readInt32(), -1)  // < -1 is -1, as feedbackd
+        let timeout = EventTimeout(try m.readInt32())
         try Self.checkApp(app)
         guard !eventName.isEmpty else { throw BusError.invalidArgs("invalid event \"\"; expected an event name such as button-pressed") }
         for ignored in hints.ignored { logger.info("TriggerFeedback from \(app): ignoring hint \(ignored)") }
@@ -130,7 +129,7 @@ extension FeedbackFace {
                 throw BusError(name: error.code == .denied ? BusError.accessDenied : BusError.invalidArgs, message: error.message)
             }
         }
-        let request = PlayRequest(source, loop: timeout != -1, app: app, profile: hints.profile, important: hints.important)
+        let request = PlayRequest(source, app: app, profile: hints.profile, important: hints.important)
         let themed = hints.soundFile == nil
         // The first sound of a media role opens that role's stream on a
         // worker; the call is answered once it is open (never on the loop).
@@ -147,51 +146,14 @@ extension FeedbackFace {
 
     /// TriggerFeedback once its stream is open: the feedbackd theme first
     /// (unless a sound-file hint names what to play), then sysound's own
-    /// name of the event.
+    /// name of the event. The id is answered before the event's end is told.
     private func trigger(
-        _ call: BusMethodCall, _ eventName: String, _ request: PlayRequest, themed: Bool, timeout: Int32, sender: String?
+        _ call: BusMethodCall, _ eventName: String, _ request: PlayRequest, themed: Bool, timeout: EventTimeout, sender: String?
     ) throws {
-        let app = request.app ?? ""
-        let id = events.nextID()
-        if themed, let event = manager.triggerEvent(eventName, request) {
-            try call.reply { r in try r.append(id) }
-            guard event.found else { return emitEnded(id, .notFound) }
-            return track(id, voice: event.voice, hapticMs: event.hapticMs, timeout: timeout, sender: sender)
+        let event = events.trigger(eventName, request, themed: themed, timeout: timeout, owner: sender) { [unowned self] event, reason in
+            ended(event, reason)
         }
-        let result: PlayResult
-        do throws(FeedbackError) {
-            result = try manager.play(request)
-        } catch {
-            try call.reply { r in try r.append(id) }
-            if error.code != .unknownSound {
-                logger.warning("TriggerFeedback \(FeedbackHints.show(eventName)) from \(app): \(error.message)")
-            }
-            if !themed, error.code == .badFile {
-                logger.warning("sound-file of \(app): \(error.message)")
-            }
-            emitEnded(id, .notFound)
-            return
-        }
-        try call.reply { r in try r.append(id) }
-
-        let hapticMs: Int
-        if case .started(let preset) = result.haptic {
-            hapticMs = manager.configuration.haptics.presets[preset]?.durationMs ?? 0
-        } else {
-            hapticMs = 0
-        }
-        track(id, voice: result.voice, hapticMs: hapticMs, timeout: timeout, sender: sender)
-    }
-
-    /// Follows a started event to its end: natural, by its timeout, or when its caller leaves.
-    func track(_ id: UInt32, voice: VoiceID?, hapticMs: Int, timeout: Int32, sender: String?) {
-        if voice == nil && hapticMs == 0 {
-            emitEnded(id, .natural)  // the policy silenced it all: nothing to wait for
-            return
-        }
-        events[id] = RunningEvent(voice: voice, sender: sender)
-        followNaturalEnd(id, voice: voice, hapticMs: hapticMs)
-        if timeout > 0 { expire(id, afterSeconds: timeout) }
-        if let sender { watch(sender: sender) }
+        try call.reply { r in try r.append(event.id) }
+        if let sender, !event.hasEnded { watch(sender: sender) }
     }
 }

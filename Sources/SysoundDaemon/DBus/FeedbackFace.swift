@@ -18,22 +18,22 @@ public final class FeedbackFace: @unchecked Sendable {
 
     let manager: FeedbackManager
     let logger: Logger
-    let loop: EventLoop
     private var connection: BusConnection?
     private var user: Int?
     private var bus: Bus?
     private var name: BusName?
     private var slots: [BusSlot] = []
     private var senderWatches: [String: BusSlot] = [:]
-    var events = RunningEvents()
+    /// The daemon's running events, shared with the socket's `event`.
+    let events: FeedbackEvents
     private var profile: FeedbackProfile
     /// Set while the Profile setter writes its two control files: one PropertiesChanged, not two.
     private var settingProfile = false
 
-    /// - Parameter loop: the loop whose thread runs the face.
-    init(manager: FeedbackManager, loop: EventLoop, logger: Logger) {
+    /// - Parameter events: the daemon's running events, on the loop whose thread runs the face.
+    init(manager: FeedbackManager, events: FeedbackEvents, logger: Logger) {
         self.manager = manager
-        self.loop = loop
+        self.events = events
         self.logger = logger
         profile = FeedbackProfile(state: manager.state)
     }
@@ -59,7 +59,6 @@ public final class FeedbackFace: @unchecked Sendable {
 
     /// Leaves the bus: the name and the objects go, the connection stays with its owner.
     func stop() {
-        endAll(reason: .explicit)
         lost()
         if let user { connection?.removeUser(user) }
         user = nil
@@ -101,7 +100,7 @@ public final class FeedbackFace: @unchecked Sendable {
     /// The connection is gone: its registrations with it. Looping feedback
     /// is ended: no client can end it any more.
     private func lost() {
-        endAll(reason: .explicit)
+        for sender in senderWatches.keys { events.endAll(of: sender) }
         senderWatches = [:]
         slots = []
         name = nil
@@ -138,89 +137,54 @@ public final class FeedbackFace: @unchecked Sendable {
 
     // MARK: - Events
 
-    /// Ends an event: its voice stops (if still playing), FeedbackEnded goes out.
-    func end(_ id: UInt32, reason: EndReason) {
-        guard let running = events.remove(id) else { return }
-        running.hapticTimer?.cancel()
-        running.expiry?.cancel()
-        if let voice = running.voice, reason != .natural {
-            _ = manager.handle(.stop(.voice(voice.wireID)))
-        }
-        if let sender = running.sender, !events.hasEvents(of: sender) { senderWatches[sender] = nil }
-        emitEnded(id, reason)
+    /// Sends FeedbackEnded for an event that ended, and lets go of its
+    /// caller when that was its last event.
+    func ended(_ event: FeedbackEvent, _ reason: EventEndReason) {
+        emitEnded(event.id, reason)
+        if let sender = event.owner, !events.hasEvents(of: sender) { senderWatches[sender] = nil }
     }
 
-    func emitEnded(_ id: UInt32, _ reason: EndReason) {
+    func emitEnded(_ id: UInt32, _ reason: EventEndReason) {
         do {
             try bus?.emitSignal(path: Self.path, interface: Self.interface, member: "FeedbackEnded") { m in
                 try m.append(id)
-                try m.append(reason.rawValue)
+                try m.append(reason.wireValue)
             }
         } catch {
             logger.warning("cannot send FeedbackEnded(\(id)): \(error)")
         }
     }
 
-    private func endAll(reason: EndReason) {
-        for id in events.byID.keys { end(id, reason: reason) }
-    }
-
     /// Ends the caller's feedback when it leaves the bus (feedbackd does the same).
     func watch(sender: String) {
         guard senderWatches[sender] == nil, let bus else { return }
-        senderWatches[sender] = try? bus.watchNameOwner(sender) { [unowned self] _, new in
-            if new.isEmpty { senderLeft(sender) }
+        do {
+            senderWatches[sender] = try bus.watchNameOwner(sender) { [unowned self] _, new in
+                if new.isEmpty { senderLeft(sender) }
+            }
+        } catch {
+            logger.warning("cannot follow \(sender) on the bus (\(error)); its looping feedback ends only by EndFeedback or its timeout")
+            return
         }
         // The match is installed asynchronously: a caller that left before the
         // bus saw it would never be reported. Asked after the AddMatch, the bus
         // answers in order: either the caller is still there (and the match will
         // report its leaving) or NameHasNoOwner says it is already gone.
-        guard let ask = try? bus.newMethodCall(
-            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "GetNameOwner")
-        else { return }
-        try? ask.append(sender)
-        try? bus.callAsync(ask) { [weak self] result in
-            if case .failure(let error) = result, error.name == BusError.nameHasNoOwner { self?.senderLeft(sender) }
+        do {
+            let ask = try bus.newMethodCall(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "GetNameOwner")
+            try ask.append(sender)
+            try bus.callAsync(ask) { [weak self] result in
+                if case .failure(let error) = result, error.name == BusError.nameHasNoOwner { self?.senderLeft(sender) }
+            }
+        } catch {
+            logger.warning("cannot ask whether \(sender) is still on the bus: \(error)")
         }
     }
 
     private func senderLeft(_ sender: String) {
-        let ids = events.ids(of: sender)
-        if !ids.isEmpty { logger.info("\(sender) left the bus; ending its \(ids.count) feedback(s)") }
-        for id in ids { end(id, reason: .explicit) }
+        let count = events.endAll(of: sender)
+        if count > 0 { logger.info("\(sender) left the bus; ended its \(count) feedback(s)") }
         senderWatches[sender] = nil
-    }
-
-    /// Ends an event naturally once its sound has been heard to its end (the
-    /// engine's end event, not a poll) and its vibration's length has passed.
-    func followNaturalEnd(_ id: UInt32, voice: VoiceID?, hapticMs: Int) {
-        if let voice {
-            events[id]?.soundPending = true
-            manager.whenHeard(voice) { [weak self] in
-                guard let self else { return }
-                loop.post { [weak self] in self?.partEnded(id, voice: voice, sound: true) }
-            }
-        }
-        if hapticMs > 0 {
-            events[id]?.hapticPending = true
-            events[id]?.hapticTimer = try? loop.addTimer(after: UInt64(hapticMs) * 1000, accuracy: .millisecond) { [unowned self] _ in
-                partEnded(id, voice: voice, sound: false)
-            }
-        }
-    }
-
-    /// One part of event `id` ended; the event ends with its last. The voice
-    /// tells an end that came after its event was gone and its id reused.
-    private func partEnded(_ id: UInt32, voice: VoiceID?, sound: Bool) {
-        guard var running = events[id], running.voice == voice else { return }
-        if sound { running.soundPending = false } else { running.hapticPending = false }
-        events[id] = running
-        if !running.soundPending && !running.hapticPending { end(id, reason: .natural) }
-    }
-
-    func expire(_ id: UInt32, afterSeconds seconds: Int32) {
-        events[id]?.expiry = try? loop.addTimer(after: UInt64(seconds) * 1_000_000, accuracy: .millisecond) { [unowned self] _ in
-            end(id, reason: .expired)
-        }
     }
 }
