@@ -1,25 +1,14 @@
 import Glibc
 import SysoundClient
 
-/// The full CLI (`sysound-cli`, swift-argument-parser): help, every command,
-/// the no-daemon fallback. `sysound` becomes it with `execv(3)` — same
-/// process, same argv and descriptors — so its messages and exit codes are
-/// exactly the full CLI's.
+/// The full CLI (`sysound-cli`, swift-argument-parser): help, every command
+/// but `play NAME`. `sysound` becomes it with `execv(3)` — same process,
+/// same argv and descriptors — so its messages and exit codes are exactly
+/// the full CLI's.
 enum FullCLI {
-    /// Replaces this process with `sysound-cli` (found beside `sysound`, in
-    /// libexec, or through SYSOUND_CLI); exits 70 if it cannot.
     static func become() -> Never {
-        let path: String
-        do {
-            path = try CompanionExecutable.find("sysound-cli", variable: "SYSOUND_CLI")
-        } catch {
-            standardError("sysound: \(error.description)")
-            exit(EX_SOFTWARE)
-        }
         // argv as we got it, argv[0] included: `ps` shows `sysound status`.
-        execv(path, CommandLine.unsafeArgv)
-        standardError("sysound: cannot start \(path): \(String(cString: strerror(errno)))")
-        exit(EX_SOFTWARE)
+        Companion.become("sysound-cli", variable: "SYSOUND_CLI", argv: CommandLine.unsafeArgv)
     }
 }
 
@@ -30,14 +19,33 @@ enum FullCLI {
 /// the same request: the larger part of the time to the first sample.
 enum EmbeddedPlay {
     static func become(_ arguments: [String]) -> Never {
-        let path: String
+        Companion.become("sysound-engine", variable: "SYSOUND_ENGINE", arguments: arguments)
+    }
+}
+
+/// Replaces this process with a companion executable (found beside `sysound`,
+/// in libexec, or through `variable`); exits 70 if it cannot.
+enum Companion {
+    static func become(_ name: String, variable: String, arguments: [String]) -> Never {
+        let path = find(name, variable: variable)
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        become(path, argv: argv)
+    }
+
+    static func become(_ name: String, variable: String, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Never {
+        become(find(name, variable: variable), argv: argv)
+    }
+
+    private static func find(_ name: String, variable: String) -> String {
         do {
-            path = try CompanionExecutable.find("sysound-engine", variable: "SYSOUND_ENGINE")
+            return try CompanionExecutable.find(name, variable: variable)
         } catch {
             standardError("sysound: \(error.description)")
             exit(EX_SOFTWARE)
         }
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+    }
+
+    private static func become(_ path: String, argv: UnsafePointer<UnsafeMutablePointer<CChar>?>) -> Never {
         execv(path, argv)
         standardError("sysound: cannot start \(path): \(String(cString: strerror(errno)))")
         exit(EX_SOFTWARE)
