@@ -12,7 +12,6 @@ struct OutputAttempt {
     let server: SoundServerProbe.Answer
     /// Where the server was looked for (`SoundServerProbe.socketPaths`).
     let paths: [String]?
-    var variable: (String) -> String? = { getenv($0).map { String(cString: $0) } }
 
     /// A daemon's refusal before trying anything else: the server is not there yet.
     var serverOnly: String {
@@ -45,6 +44,8 @@ struct OutputAttempt {
             return "none found where libpulse looks by default (no XDG_RUNTIME_DIR or PULSE_SERVER: not a desktop session)"
         }
     }
+
+    private func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
     private var alsaOutcome: String {
         access("/dev/snd", F_OK) == 0

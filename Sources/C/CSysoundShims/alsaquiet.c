@@ -35,7 +35,7 @@ int sysound_alsa_quiet(void) {
     return done;
 }
 
-int sysound_audio_libraries_verbose(void) {
+static int audio_libraries_verbose(void) {
     const char *level = getenv("SYSOUND_LOG_LEVEL");
     return level != NULL && (strcmp(level, "trace") == 0 || strcmp(level, "debug") == 0);
 }
@@ -50,7 +50,7 @@ extern void _swift_stdlib_overrideUnsafeArgvArgc(char **argv, int argc) __attrib
 
 __attribute__((constructor)) static void sysound_quiet_audio_libraries(int argc, char **argv, char **envp) {
     (void)envp;
-    if (sysound_audio_libraries_verbose()) return;
+    if (audio_libraries_verbose()) return;
     if (getenv("ALSOFT_LOGLEVEL") == NULL) {
         if (_swift_stdlib_overrideUnsafeArgvArgc != NULL && argv != NULL) _swift_stdlib_overrideUnsafeArgvArgc(argv, argc);
         setenv("ALSOFT_LOGLEVEL", "0", 1);

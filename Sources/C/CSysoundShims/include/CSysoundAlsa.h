@@ -7,7 +7,4 @@
 /// process loads (alsaquiet.c), unless SYSOUND_LOG_LEVEL is trace or debug.
 int sysound_alsa_quiet(void);
 
-/// 1 when SYSOUND_LOG_LEVEL is trace or debug: the audio libraries keep their messages.
-int sysound_audio_libraries_verbose(void);
-
 #endif
