@@ -22,6 +22,8 @@ TEST_PACKAGES += python3-dbusmock python3-dbus
 # The desktop-settings tests: GNOME's schemas, dconf's writer and GSettings
 # backend, the gsettings tool (feedbackd above brings its schema).
 TEST_PACKAGES += gsettings-desktop-schemas dconf-service dconf-gsettings-backend libglib2.0-bin
+# Sandboxed apps (Tests/fixture/flatpak-run.sh): bubblewrap and xdg-dbus-proxy, arranged as flatpak run arranges them.
+TEST_PACKAGES += bubblewrap xdg-dbus-proxy
 
 .DEFAULT_GOAL := all
 # `make docs`: the library's DocC catalog (Sources/Sysound/Sysound.docc), offline, no warnings.

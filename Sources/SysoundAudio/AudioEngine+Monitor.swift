@@ -39,14 +39,24 @@ final class AudioMonitor: @unchecked Sendable {
     /// Rung from any thread, the render's real-time thread included: no
     /// allocation, no lock, one write(2).
     private let doorbell: Doorbell?
+    /// Why there is no doorbell, logged once the engine (and its logger) is known.
+    private let doorbellProblem: String?
     private var backoff = 0.05
+    /// Why the last reopen failed, as logged; nil once one succeeded.
+    private var lastReopenFailure: String?
     private var stopped = false
 
     init(host: LoopHost, settings: AudioSettings) {
         self.host = host
         busyInterval = settings.monitorIntervalMilliseconds / 1000
         maxBackoff = settings.maxReopenBackoffMilliseconds / 1000
-        doorbell = try? Doorbell()
+        do {
+            doorbell = try Doorbell()
+            doorbellProblem = nil
+        } catch {
+            doorbell = nil
+            doorbellProblem = "\(error)"
+        }
     }
 
     /// Adds the timers and the doorbell on the loop (from any thread; before
@@ -65,7 +75,7 @@ final class AudioMonitor: @unchecked Sendable {
                 if let doorbell {
                     try doorbell.watch(on: host.loop) { [unowned self] in checkNow() }
                 } else {
-                    engine.logger.critical("audio monitor has no eventfd: after a sound ends on the own stream the device may not pause")
+                    engine.logger.critical("audio monitor has no eventfd (\(doorbellProblem ?? "unknown")): after a sound ends on the own stream the device may not pause")
                 }
             } catch {
                 engine.logger.critical("audio monitor cannot start on its loop: \(error); voice ends and device loss go unnoticed")
@@ -161,34 +171,55 @@ final class AudioMonitor: @unchecked Sendable {
             if keepsMix, settings.backend != .auto || SoundServerProbe.ask() != .absent {
                 AudioThreads.opens.lock()
                 defer { AudioThreads.opens.unlock() }
-                return .stream(try? StreamOutput.connectStream(settings, role: role, realtime: realtime))
+                do throws(AudioError) {
+                    return .stream(try StreamOutput.connectStream(settings, role: role, realtime: realtime))
+                } catch {
+                    return .failed(error)
+                }
             }
             // A new device's clips go up into its context here too, not under the lock on the loop.
-            guard let out = try? AudioOutputs.openDevice(settings, role: role, realtime: realtime) else { return .output(nil, buffers: []) }
-            return .output(out, buffers: engine.uploadClips(into: out))
+            do throws(AudioError) {
+                let out = try AudioOutputs.openDevice(settings, role: role, realtime: realtime)
+                return .output(out, buffers: engine.uploadClips(into: out))
+            } catch {
+                return .failed(error)
+            }
         }, then: { [self] result in
             engine.locked { engine.reopening = false }
             switch result {
             case .stream(let stream): reconnected(stream)
             case .output(let out, let buffers): reopened(out, buffers: buffers)
+            case .failed(let error): reopenFailed(error)
             }
         })
     }
 
-    /// A `reopen` that opened nothing: tries again later, backing off.
+    /// A `reopen` that opened nothing: says why (once per cause, not at
+    /// every attempt of a server that stays away) and tries again later, backing off.
+    private func reopenFailed(_ error: AudioError) {
+        guard !stopped, let engine else { return }
+        let cause = error.description
+        if cause != lastReopenFailure {
+            engine.logger.warning("cannot reopen the audio output (\(cause)); retrying every \(Int(maxBackoff * 1000)) ms at most")
+            lastReopenFailure = cause
+        }
+        retryLater(EventLoop.monotonicNow())
+    }
+
+    /// Tries the reopen again later, backing off.
     private func retryLater(_ now: UInt64) {
         retry?.schedule(at: now + Self.micros(backoff))
         backoff = min(backoff * 2, maxBackoff)
     }
 
     /// The completion of a whole device's `reopen`, on the loop.
-    private func reopened(_ out: (any AudioOutputDevice)?, buffers: [(Clip, ALuint)]) {
+    private func reopened(_ out: any AudioOutputDevice, buffers: [(Clip, ALuint)]) {
         guard !stopped, let engine else {
-            if let out { host.workers.submit { out.close() } }
+            host.workers.submit { out.close() }
             return
         }
         let now = EventLoop.monotonicNow()
-        guard let out else { return retryLater(now) }
+        lastReopenFailure = nil
         if engine.attachReopened(out, now: Double(now) / 1e6, buffers: buffers) {
             check?.schedule(at: now + Self.micros(busyInterval))
         } else {
@@ -197,13 +228,13 @@ final class AudioMonitor: @unchecked Sendable {
     }
 
     /// The completion of a stream's `reopen`, on the loop.
-    private func reconnected(_ stream: PulseStream?) {
+    private func reconnected(_ stream: PulseStream) {
         guard !stopped, let engine else {
-            if let stream { host.workers.submit { stream.close() } }
+            host.workers.submit { stream.close() }
             return
         }
         let now = EventLoop.monotonicNow()
-        guard let stream else { return retryLater(now) }
+        lastReopenFailure = nil
         if let lost = engine.replaceLostStream(with: stream, now: Double(now) / 1e6) {
             // Closing still talks to the server's socket: a worker's job.
             host.workers.submit { lost.close() }
@@ -218,11 +249,12 @@ final class AudioMonitor: @unchecked Sendable {
 
 /// A worker's reopen, handed to the loop: a stream for the own stream's
 /// kept mix, or a whole output with the clips' buffers made in its context
-/// before it is attached; nil when nothing could be opened.
+/// before it is attached; or why nothing could be opened.
 private enum Reopened: @unchecked Sendable {
     // @unchecked: what it holds is used by one thread at a time (worker, then loop).
-    case stream(PulseStream?)
-    case output((any AudioOutputDevice)?, buffers: [(Clip, ALuint)])
+    case stream(PulseStream)
+    case output(any AudioOutputDevice, buffers: [(Clip, ALuint)])
+    case failed(AudioError)
 }
 
 /// What the monitor's check found.

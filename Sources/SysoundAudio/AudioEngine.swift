@@ -157,12 +157,20 @@ public final class AudioEngine: @unchecked Sendable {
     /// for a reopen or a resume), so two opens never overlap.
     static var opens: NSRecursiveLock { AudioThreads.opens }
 
-    deinit { shutdown() }
+    /// The last reference may go on any thread, libpulse's own among them (a
+    /// render holds the engine while it runs): closing the stream there would
+    /// stop its mainloop from inside it. A device engine's output is closed
+    /// on its host's workers; a loopback output has no thread of its own.
+    deinit { shutdown(closingOnWorker: host != nil) }
 
     /// Stops every voice, removes the monitor's timers, and closes the device
     /// (waiting for a pause or resume in flight). Called on the running loop's
     /// thread, it leaves the closing to a worker.
     public func shutdown() {
+        shutdown(closingOnWorker: host?.loop.isLoopThread == true)
+    }
+
+    private func shutdown(closingOnWorker: Bool) {
         let lock = ALLock.condition
         lock.lock()
         if closed { lock.unlock(); return }
@@ -176,7 +184,7 @@ public final class AudioEngine: @unchecked Sendable {
         lock.broadcast()
         lock.unlock()
         monitor?.stop()
-        if let out, let host, host.loop.isLoopThread {
+        if let out, let host, closingOnWorker {
             host.workers.submit { out.close() }
         } else {
             out?.close()
@@ -287,7 +295,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// voice's foreseen end notices it; on a loopback engine another thread must render.
     @discardableResult
     public func wait(for voice: VoiceID, timeout: Double? = nil) -> Bool {
-        let deadline = timeout.map { Date(timeIntervalSinceNow: $0) }
+        let deadline = timeout.map { EventLoop.monotonicNow() + UInt64(max($0, 0) * 1e6) }
         let lock = ALLock.condition
         lock.lock()
         defer { lock.unlock() }

@@ -1,4 +1,4 @@
-import Foundation
+import CSysoundShims
 import Glibc
 import SysoundCore
 
@@ -17,7 +17,8 @@ final class PriorityInheritingCondition: @unchecked Sendable {
 
     init() {
         condition.initialize(to: pthread_cond_t())
-        pthread_cond_init(condition, nil)
+        // Timed waits count CLOCK_MONOTONIC: a wall clock set back does not stretch them.
+        sysound_cond_init_monotonic(condition)
     }
 
     deinit {
@@ -32,11 +33,10 @@ final class PriorityInheritingCondition: @unchecked Sendable {
     /// Waits for `broadcast()` (the lock held, released while waiting).
     func wait() { pthread_cond_wait(condition, mutex.mutex) }
 
-    /// Waits for `broadcast()` until `deadline` (wall clock, the condition
-    /// variable's default clock): false when the deadline passed first.
-    func wait(until deadline: Date) -> Bool {
-        let seconds = deadline.timeIntervalSince1970
-        var time = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+    /// Waits for `broadcast()` until `deadline` (CLOCK_MONOTONIC µs, as
+    /// `EventLoop.monotonicNow()`): false when the deadline passed first.
+    func wait(until deadline: UInt64) -> Bool {
+        var time = timespec(tv_sec: Int(deadline / 1_000_000), tv_nsec: Int(deadline % 1_000_000) * 1000)
         return pthread_cond_timedwait(condition, mutex.mutex, &time) != ETIMEDOUT
     }
 

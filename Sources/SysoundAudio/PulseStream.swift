@@ -146,6 +146,7 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
             pa_operation_unref(op)
         }
         if let op = pa_context_get_server_info(context, { _, info, me in PulseStream.from(me).serverDescribed(info?.pointee) }, selfPointer) {
+            // As the sink's: past the deadline the status shows no server name.
             try? loop.wait(for: "the server's name", until: deadline) { pa_operation_get_state(op) != PA_OPERATION_RUNNING }
             pa_operation_unref(op)
         }

@@ -37,6 +37,7 @@ package struct DaemonClient: Sendable {
 
     /// Whether a daemon answers `ping` at the socket.
     package func isDaemonRunning() -> Bool {
+        // Any failure to ping means no daemon answers, which is the question.
         (try? send(.ping))?.isOK ?? false
     }
 }

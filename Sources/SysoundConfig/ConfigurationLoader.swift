@@ -40,6 +40,7 @@ public struct ConfigurationSearch: Sendable {
 
     /// `/proc/self/exe`, resolved; nil where there is none.
     public static func currentExecutable() -> String? {
+        // No /proc: argv[0], as documented.
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first
     }
 

@@ -59,6 +59,7 @@ public enum FeedbackdCheck {
             rows.append(Row(event: event, profiles: profiles))
         }
         for event in FeedbackdEvents.defaultTheme where !feedbackd.knows(event) {
+            // The nil case is the row's answer: "nothing (not-found)".
             let own = (try? theme.resolve(event)).map { "sysound's \($0.entry.name) (\($0.entry.category.rawValue); its own policy)" } ?? "nothing (not-found)"
             rows.append(Row(event: event, profiles: Dictionary(uniqueKeysWithValues: FeedbackProfile.allCases.map { ($0.rawValue, own) })))
         }
@@ -67,6 +68,7 @@ public enum FeedbackdCheck {
 
     static func describe(_ feedback: FeedbackdFeedback, theme: Theme) -> String {
         guard case .sound(let sound) = feedback else { return feedback.summary }
+        // The nil case is the row's answer: "unresolved, silent".
         let resolved = (try? theme.resolve(sound.effect)).map { $0.entry.name == sound.effect ? "" : " → \($0.entry.name)" } ?? " → unresolved, silent"
         return "sound \(sound.effect)\(resolved)"
     }

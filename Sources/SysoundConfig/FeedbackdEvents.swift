@@ -13,6 +13,7 @@ public enum FeedbackdEvents {
 
     /// One warning naming every event `theme` cannot resolve (XDG fallback included), or none.
     public static func unresolved(in theme: Theme, file: String) -> [Diagnostic] {
+        // Whether it resolves is the question; why not is `sysound check`'s per-sound diagnostic.
         let missing = defaultTheme.filter { (try? theme.resolve($0)) == nil }
         guard !missing.isEmpty else { return [] }
         return [Diagnostic(

@@ -165,7 +165,9 @@ public struct FeedbackdThemeFile: Sendable, Equatable {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             return (nil, [Diagnostic(.unreadable, file: path, message: "cannot read the feedbackd theme; expected a readable JSON file")])
         }
+        // Closing a file only read loses nothing.
         defer { try? handle.close() }
+        // A read error leaves no data: reported as a JSON error naming the file below.
         let data = (try? handle.read(upToCount: maximumBytes + 1)) ?? Data()
         return parse(data, file: path)
     }

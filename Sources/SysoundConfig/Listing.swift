@@ -31,6 +31,7 @@ public struct ThemeListing: Sendable, Equatable, Codable {
         sounds = theme.entries.map { e in
             Sound(
                 name: e.name, file: e.file,
+                // A listing shows what it can: an unreadable file has no length (its problem is `sysound check`'s).
                 durationMs: (try? SoundFileInfo.read(path: e.file)).map { Int($0.durationMs.rounded()) },
                 category: e.category.rawValue, gain: e.gain, priority: e.priority, haptic: e.haptic,
                 loopable: e.loopable, aliases: e.aliases)

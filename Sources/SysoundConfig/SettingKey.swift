@@ -94,6 +94,7 @@ public enum ConfigurationKeys {
         .int("period_frames", \.audio.periodFrames, in: 64...8192, unit: " frames"),
         .int("periods", \.audio.periods, in: 2...16),
         .wholeNumber("idle_pause_ms", \.audio.idlePauseMilliseconds, in: 0...3_600_000, unit: " ms"),
+        .wholeNumber("role_release_s", \.audio.roleReleaseSeconds, in: 0...86_400, unit: " s"),
         .int("realtime_priority", \.audio.realtimePriority, in: 0...99, unit: " (0: off)"),
         .double("duck_db", \.audio.duckDecibels, in: -60...0, unit: " dB"),
         .wholeNumber("duck_ramp_ms", \.audio.rampMilliseconds, in: 0...2000, unit: " ms"),

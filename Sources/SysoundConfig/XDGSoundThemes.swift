@@ -142,6 +142,7 @@ public struct XDGSoundThemes: Sendable {
         guard !theme.isEmpty, !theme.contains("/"), theme != ".", theme != ".." else { return nil }
         for base in baseDirectories {
             let path = Paths.join(Paths.join(base, theme), "index.theme")
+            // An unreadable index is no theme there: the next base directory is looked at, as the specification says.
             if let text = try? String(contentsOfFile: path, encoding: .utf8) { return ThemeIndexFile(text: text) }
         }
         return nil

@@ -200,13 +200,18 @@ public final class Daemon: @unchecked Sendable {
         logger.info("stopping: finishing requests in flight")
         server.shutdown { [unowned self] in loop.exit() }
         let grace = UInt64(options.shutdownGraceMilliseconds) * 1000
-        if let timer = try? loop.addTimer(after: grace, accuracy: .millisecond, { [unowned self] _ in
-            let left = server.connectionCount
-            if left > 0 { logger.warning("stopping with \(left) request(s) still waiting (e.g. wait=1 for a long sound)") }
+        do {
+            sources.append(try loop.addTimer(after: grace, accuracy: .millisecond) { [unowned self] _ in
+                let left = server.connectionCount
+                if left > 0 { logger.warning("stopping with \(left) request(s) still waiting (e.g. wait=1 for a long sound)") }
+                server.abandonConnections()
+                loop.exit()
+            })
+        } catch {
+            // Without the grace timer a wait=1 for a looping sound would hold the stop for ever.
+            logger.error("no \(options.shutdownGraceMilliseconds) ms grace timer (\(error)); stopping now without waiting for requests in flight")
             server.abandonConnections()
             loop.exit()
-        }) {
-            sources.append(timer)
         }
     }
 

@@ -9,10 +9,14 @@ import SysoundPlatform
 public struct DaemonHandler: RequestHandler {
     public let manager: FeedbackManager
     let configPath: String?
+    /// Which app id decides for a peer (shared with the D-Bus face).
+    let callers: CallerApps
 
-    public init(manager: FeedbackManager, configPath: String?) {
+    /// - Parameter callers: shared with the D-Bus face; nil: the socket's own.
+    public init(manager: FeedbackManager, configPath: String?, callers: CallerApps? = nil) {
         self.manager = manager
         self.configPath = configPath
+        self.callers = callers ?? CallerApps(manager: manager, logger: manager.logger)
     }
 
     package func handle(_ request: Request, from peer: PeerCredentials, workers: WorkerPool, respond: Responder) {
@@ -26,13 +30,28 @@ public struct DaemonHandler: RequestHandler {
     }
 
     private func serve(_ request: Request, from peer: PeerCredentials, workers: WorkerPool, respond: Responder) {
-        // Another user's `play file=` may open only what FileAccessPolicy allows.
+        var request = request
+        // A sandboxed peer's proved app id decides, not the one it claims.
+        let identity = request.namesApp ? peer.sandbox?.identity ?? .host : .host
+        let caller = "socket peer pid \(peer.pid)"
+        switch request {
+        case .play(var play, let wait):
+            play.app = callers.app(claimed: play.app, identity: identity, caller: caller)
+            request = .play(play, wait: wait)
+        case .vibrate(var vibrate):
+            vibrate.app = callers.app(claimed: vibrate.app, identity: identity, caller: caller)
+            request = .vibrate(vibrate)
+        default: break
+        }
         if case .play(var play, let wait) = request, case .file(let path) = play.source {
-            let configuration = manager.configuration
-            let policy = FileAccessPolicy(
-                soundDirectories: manager.theme.directories, othersMayPlayAnyFile: configuration.othersMayPlayAnyFile)
-            do {
-                play.source = .file(try policy.path(toOpen: path, for: peer))
+            // As the peer sees its files (a sandbox's own view); another
+            // user's may be only what FileAccessPolicy allows.
+            let opened: OpenedSoundFile?
+            do throws(FeedbackError) {
+                let policy = FileAccessPolicy(
+                    soundDirectories: manager.theme.directories, othersMayPlayAnyFile: manager.configuration.othersMayPlayAnyFile)
+                (play.source, opened) = try SandboxFiles.source(
+                    for: path, identity: identity, caller: peer, policy: policy, runtimeDirectory: callers.runtimeDirectory)
             } catch {
                 return respond(.error(error.code, error.message))
             }
@@ -40,7 +59,12 @@ public struct DaemonHandler: RequestHandler {
             // worker's job. A file's play changes no setting, so leaving the
             // loop's order costs nothing.
             let (manager, request) = (manager, Request.play(play, wait: wait))
-            return workers.submit({ () -> Answer in Answer(manager.answer(request)) }, then: { answer in
+            return workers.submit({ () -> Answer in
+                var answer = Answer(manager.answer(request))
+                // The file stays open until decoded; its messages name it as the peer did.
+                if let opened, case .error(let code, let message) = answer.reply { answer.reply = .error(code, opened.explain(message)) }
+                return answer
+            }, then: { answer in
                 // wait=1: the reply goes out at the sound's end, as for a name; no worker waits for it.
                 guard let voice = answer.waitFor else { return respond(answer.reply) }
                 manager.whenHeard(voice) { respond(answer.reply) }
@@ -81,4 +105,14 @@ private struct Answer: Sendable {
     var reply: Reply
     var waitFor: VoiceID?
     init(_ answer: (reply: Reply, waitFor: VoiceID?)) { (reply, waitFor) = answer }
+}
+
+extension Request {
+    /// Whether an app's id decides this request (its levels, `important`, a file's view).
+    var namesApp: Bool {
+        switch self {
+        case .play, .vibrate: true
+        default: false
+        }
+    }
 }

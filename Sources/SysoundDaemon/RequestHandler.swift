@@ -3,19 +3,30 @@ import SysoundCore
 import SysoundPlatform
 
 /// Who is on the other end of a connection, as the kernel vouches for it
-/// (SO_PEERCRED, taken when the client connected).
+/// (SO_PEERCRED, taken when the client connected), and the sandbox its
+/// process proves (read when first needed; nil where no socket is behind
+/// the credentials). Equal by the credentials.
 public struct PeerCredentials: Sendable, Equatable, Hashable, CustomStringConvertible {
     public var pid: pid_t
     public var uid: uid_t
     public var gid: gid_t
+    public var sandbox: PeerSandbox?
 
-    public init(pid: pid_t, uid: uid_t, gid: gid_t) {
+    public init(pid: pid_t, uid: uid_t, gid: gid_t, sandbox: PeerSandbox? = nil) {
         self.pid = pid
         self.uid = uid
         self.gid = gid
+        self.sandbox = sandbox
     }
 
     public var description: String { "pid \(pid) uid \(uid) gid \(gid)" }
+
+    public static func == (a: Self, b: Self) -> Bool { a.pid == b.pid && a.uid == b.uid && a.gid == b.gid }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(pid)
+        hasher.combine(uid)
+        hasher.combine(gid)
+    }
 }
 
 /// What the daemon's socket machinery hands requests to: the lead's

@@ -105,10 +105,16 @@ final class SocketServer: @unchecked Sendable {
 
     /// Stops accepting for 50 ms (out of descriptors or memory).
     private func pauseAccepting() {
-        listenerSource?.setEnabled(false)
-        acceptPause = try? loop.addTimer(after: 50_000, accuracy: .millisecond) { [unowned self] _ in
-            acceptPause = nil
-            listenerSource?.setEnabled(true)
+        do {
+            acceptPause = try loop.addTimer(after: 50_000, accuracy: .millisecond) { [unowned self] _ in
+                acceptPause = nil
+                listenerSource?.setEnabled(true)
+            }
+            listenerSource?.setEnabled(false)
+        } catch {
+            // Without the timer that resumes it a paused listener would never
+            // accept again: keep accepting (the next accept fails fast) instead.
+            logger.error("cannot pause accepting for 50 ms (\(error)); accepting on while descriptors or memory run out")
         }
     }
 
@@ -119,7 +125,8 @@ final class SocketServer: @unchecked Sendable {
             Self.refuseNow(fd, .error(.busy, "the daemon is serving \(limits.maximumConnections) connections; retry shortly"))
             return
         }
-        let peer = PeerIdentity.credentials(of: fd)
+        var peer = PeerIdentity.credentials(of: fd)
+        if let pid = peer?.pid { peer?.sandbox = PeerSandbox(socket: fd, pid: pid) }
         let groups = access.allowedGroup == nil ? [] : PeerIdentity.groups(of: fd)
         nextID += 1
         let connection = Connection(id: nextID, fd: fd, peer: peer ?? PeerCredentials(pid: 0, uid: uid_t.max, gid: gid_t.max))
@@ -325,11 +332,22 @@ final class SocketServer: @unchecked Sendable {
         if !recreateFailing { logger.warning("socket \(listener.path) was deleted or replaced; binding a new one") }
         do {
             let fresh = try ListeningSocket.bind(path: listener.path, group: access.allowedGroup)
+            let watch: EventSource
+            do {
+                watch = try loop.addIO(fd: fresh.fd, events: .readable) { [unowned self] _ in acceptPending() }
+            } catch {
+                // A socket nobody accepts on is worse than none: clients would
+                // queue on it unanswered. Dropped; the next check binds again.
+                fresh.close()
+                if !recreateFailing { logger.error("cannot watch the recreated socket \(fresh.path): \(error); clients cannot reach this daemon until it can") }
+                recreateFailing = true
+                return
+            }
             listenerSource?.cancel()
             // The old socket's file is gone: closing it must not unlink the new one.
             UnixSocket.close(listener.fd)
             listener = fresh
-            listenerSource = try? loop.addIO(fd: listener.fd, events: .readable) { [unowned self] _ in acceptPending() }
+            listenerSource = watch
             if recreateFailing { logger.notice("socket \(listener.path) recreated") }
             recreateFailing = false
         } catch {

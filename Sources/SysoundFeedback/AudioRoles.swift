@@ -14,11 +14,20 @@ import SysoundPlatform
 /// daemon) the open runs on its workers and the request goes on once it is
 /// done (`prepare`), never on the loop; without one (the embedded engine,
 /// whose caller may wait) the play opens it in place.
+///
+/// A role's engine costs an OpenAL Soft context, a stream, its thread and
+/// a sound-server client: after `roleReleaseSeconds` (its settings) with
+/// nothing played on it and no voice left, it is closed (`releaseIfQuiet`), and the
+/// role's next sound opens it again. The timer is a one-shot on the loop
+/// (the daemon's, or the embedded engine's own), armed again while the
+/// role is in use; the close runs on a worker.
 final class AudioRoles: Sendable {
     typealias Open = @Sendable (MediaRole) throws(AudioError) -> AudioEngine
 
     private struct State {
         var engines: [MediaRole: AudioEngine] = [:]
+        /// When each open role's engine was last handed out for a play (CLOCK_MONOTONIC µs).
+        var lastUse: [MediaRole: UInt64] = [:]
         /// Opens in flight on a worker, and who goes on once each is done.
         var waiting: [MediaRole: [@Sendable () -> Void]] = [:]
         var closed = false
@@ -81,8 +90,10 @@ final class AudioRoles: Sendable {
                 guard case .success(let engine) = result else { return (waiting, nil) }
                 if s.closed { return (waiting, engine) }
                 s.engines[role] = engine
+                s.lastUse[role] = EventLoop.monotonicNow()
                 return (waiting, nil)
             }
+            if case .success(let engine) = result, unused == nil { armRelease(role, engine) }
             switch result {
             case .success: logger.info("\(role) stream opened (media.role \(role.streamName))")
             case .failure(let error): logger.warning("cannot open the \(role) stream (\(error)); its sounds play on the event stream")
@@ -95,7 +106,7 @@ final class AudioRoles: Sendable {
     /// The engine for `role` now: the open one, else (without a host) opened
     /// here; nil when the role has none (it plays on the event engine).
     func engineInPlace(_ role: MediaRole, volume: Double) throws(AudioError) -> AudioEngine? {
-        if let engine = engine(role) { return engine }
+        if let engine = use(role) { return engine }
         guard host == nil, let open else {
             // The daemon prepares before it plays: here only if that open failed.
             return nil
@@ -104,20 +115,103 @@ final class AudioRoles: Sendable {
         engine.setVolume(volume)
         let kept = state.withLock { s -> AudioEngine? in
             if s.closed { return nil }
+            s.lastUse[role] = EventLoop.monotonicNow()
             if let other = s.engines[role] { return other }
             s.engines[role] = engine
             return engine
         }
-        if kept !== engine { engine.shutdown() }
+        if kept !== engine { engine.shutdown() } else { armRelease(role, engine) }
         guard let kept else { throw .deviceUnavailable }
         return kept
+    }
+
+    /// `role`'s open engine, counted as used now (a play is about to start on it).
+    private func use(_ role: MediaRole) -> AudioEngine? {
+        state.withLock { s in
+            guard let engine = s.engines[role] else { return nil }
+            s.lastUse[role] = EventLoop.monotonicNow()
+            return engine
+        }
+    }
+
+    // MARK: Release after a quiet time
+
+    /// Where the release timers run and the closes go: the daemon's host,
+    /// else the embedded engine's (the one its engines already run on).
+    private var releaseHost: LoopHost? {
+        if let host { return host }
+        do { return try LoopHost.embedded() } catch {
+            logger.error("no loop to release media-role streams on (\(error)): they stay open")
+            return nil
+        }
+    }
+
+    /// Arms the release of `role`'s newly kept `engine` at its last use plus its quiet time.
+    private func armRelease(_ role: MediaRole, _ engine: AudioEngine) {
+        let quiet = engine.settings.roleReleaseSeconds
+        guard quiet > 0, let host = releaseHost else { return }
+        let quietMicroseconds = UInt64(quiet * 1_000_000)
+        host.loop.post { [weak self] in self?.scheduleRelease(role, engine, after: quietMicroseconds, quiet: quietMicroseconds, on: host) }
+    }
+
+    /// Loop thread: checks `role` again `delay` µs from now. Slack of a
+    /// quarter of the quiet time, at most a second: nobody waits for a close,
+    /// so the loop may fold it into a wake-up it has anyway.
+    private func scheduleRelease(_ role: MediaRole, _ engine: AudioEngine, after delay: UInt64, quiet: UInt64, on host: LoopHost) {
+        do {
+            try host.loop.addOneShot(after: delay, accuracy: .coarse(every: quiet)) { [weak self] in
+                self?.releaseIfQuiet(role, engine, quiet: quiet, on: host)
+            }
+        } catch {
+            logger.error("cannot arm the release of the \(role) stream (\(error)): it stays open")
+        }
+    }
+
+    /// Loop thread: closes `role`'s engine if it is still `engine`, nothing
+    /// was played on it for `quiet` µs and no voice is left on it (a loop,
+    /// a paused voice); else checks again when the quiet time would be up.
+    private func releaseIfQuiet(_ role: MediaRole, _ engine: AudioEngine, quiet: UInt64, on host: LoopHost) {
+        // Asked before the state's lock: the engine's lock is never taken under it.
+        let busy = engine.hasActiveVoices
+        let now = EventLoop.monotonicNow()
+        enum Next { case gone, later(UInt64), release }
+        let next = state.withLock { s -> Next in
+            guard !s.closed, s.engines[role] === engine else { return .gone }
+            // A voice still on it (a loop, a paused voice) counts as a use
+            // now; looked at again a quarter of the quiet time on, so the
+            // close comes between one and one and a quarter quiet times after the last voice.
+            if busy {
+                s.lastUse[role] = now
+                return .later(quiet / 4)
+            }
+            let due = (s.lastUse[role] ?? 0) + quiet
+            if now < due { return .later(due - now) }
+            s.engines[role] = nil
+            s.lastUse[role] = nil
+            return .release
+        }
+        switch next {
+        case .gone: return
+        case .later(let delay): scheduleRelease(role, engine, after: delay, quiet: quiet, on: host)
+        case .release:
+            logger.info("\(role) stream closed after \(quiet / 1_000_000) s without a sound; its next sound opens it again")
+            // The worker holds the engine's last reference (this timer's goes
+            // when it returns): freed there, then the heap is trimmed, or
+            // glibc keeps the context's and the stream's pages for a later
+            // allocation and the daemon's memory stays where the role left it.
+            let closing = Locked<AudioEngine?>(engine)
+            host.workers.submit {
+                closing.withLock { slot -> AudioEngine? in defer { slot = nil }; return slot }?.shutdown()
+                AudioProcess.returnFreedMemory()
+            }
+        }
     }
 
     /// Closes every role's engine (the daemon's shutdown).
     func shutdown() {
         let engines = state.withLock { s -> [AudioEngine] in
             s.closed = true
-            defer { s.engines = [:] }
+            defer { s.engines = [:]; s.lastUse = [:] }
             return Array(s.engines.values)
         }
         for engine in engines { engine.shutdown() }

@@ -105,6 +105,7 @@ extension FeedbackManager {
         // starts then too (nothing to wait for without a sound, or on loopback).
         let sounds = if case .play = decision.sound, clip != nil { true } else { false }
         let role = role(of: request, entry: entry)
+        // No engine: the sound part fails and says so below; the haptic starts without waiting.
         let latency = sounds ? ((try? engine(for: role))?.outputLatencyNanoseconds ?? 0) : 0
         switch decision.haptic {
         case .none: break
@@ -173,6 +174,7 @@ extension FeedbackManager {
         do throws(AudioError) {
             let audio = try engine(for: role)
             if entry.name == entry.file { return try audio.clip(forFile: entry.file) }
+            // Not loaded (evicted, or a role engine's first play): loaded below, whose error is thrown.
             if let clip = try? audio.clip(named: entry.name) { return clip }
             let report = audio.preload([ClipSource(name: entry.name, path: entry.file, gain: entry.gain)])
             if let failure = report.failures.first { throw failure }

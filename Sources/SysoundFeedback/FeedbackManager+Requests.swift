@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import SysoundAudio
 import SysoundConfig
@@ -54,36 +53,17 @@ extension FeedbackManager {
     }
 
     /// Calls `heard` once `voice` has ended (or was stopped) and has been
-    /// heard: the engine's end event, then what the output still holds, on a queue
-    /// of its own. Nothing is blocked or polled meanwhile; at once without audio.
+    /// heard: on the engine's loop, the output's tail a timer there
+    /// (`AudioEngine.whenHeard`); at once for a voice no engine plays.
     public func whenHeard(_ voice: VoiceID, _ heard: @escaping @Sendable () -> Void) {
         guard let audio = engine(of: voice) else { return heard() }
-        audio.whenEnded(voice) {
-            // The engine's lock is held here: the tail is read on the queue.
-            Self.ends.async {
-                let tail = Self.tailStillToBeHeard(audio)
-                if tail == 0 { return heard() }
-                Self.ends.asyncAfter(deadline: .now() + .nanoseconds(Int(tail)), execute: heard)
-            }
-        }
+        audio.whenHeard(voice, heard)
     }
 
-    private static let ends = DispatchQueue(label: "sysound.voice-ends")
-
-    /// What `audio` still holds of a voice that just ended, in ns: at most
-    /// half a second, whatever a sound server reports.
-    private static func tailStillToBeHeard(_ audio: AudioEngine) -> UInt64 {
-        min(audio.untilHeardNanoseconds, 500_000_000)
-    }
-
-    /// Blocks until `voice` has ended (or was stopped) and has been heard:
-    /// the engine's end is when the mixer has taken the last of it, and the
-    /// sound server still holds what was written ahead (`untilHeardNanoseconds`).
+    /// Blocks until `voice` has ended (or was stopped) and has been heard
+    /// (`whenHeard`): the embedded engine's `play … wait=1` and `wait ID`.
     public func waitForEnd(of voice: VoiceID) {
-        guard let audio = engine(of: voice) else { return }
-        audio.wait(for: voice)
-        let tail = Self.tailStillToBeHeard(audio)
-        if tail > 0 { usleep(useconds_t(tail / 1000)) }
+        engine(of: voice)?.waitUntilHeard(voice)
     }
 
     private func reply(to request: Request) -> Reply {

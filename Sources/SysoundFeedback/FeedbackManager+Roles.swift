@@ -42,6 +42,7 @@ extension FeedbackManager {
     /// open runs on a worker and `then` is called on the loop afterwards,
     /// and this returns true; false when the request can be answered now.
     package func prepareStream(for request: Request, then: @escaping @Sendable () -> Void) -> Bool {
+        // An unknown sound opens no stream: the play itself answers its error.
         guard case .play(let play, _) = request, let (entry, _) = try? resolve(play.source) else { return false }
         return prepare(role(of: play, entry: entry), then: then)
     }

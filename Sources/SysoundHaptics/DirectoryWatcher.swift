@@ -19,6 +19,8 @@ final class DirectoryWatcher {
         case removed(String)
         /// The directory (re)appeared: scan it.
         case rescan
+        /// The directory could not be watched again: hotplug goes unnoticed.
+        case watchFailed(HapticsError)
     }
 
     let directory: String
@@ -54,7 +56,11 @@ final class DirectoryWatcher {
         do {
             parentSource = try loop.addInotify(path: parent, mask: UInt32(IN_CREATE | IN_MOVED_TO)) { [unowned self] event in
                 guard directorySource == nil, event.name == Self.basename(of: directory) else { return }
-                if (try? watchDirectory()) == true { onChange(.rescan) }
+                do throws(HapticsError) {
+                    if try watchDirectory() { onChange(.rescan) }
+                } catch {
+                    onChange(.watchFailed(error))
+                }
             }
         } catch {
             throw .watchFailed(path: parent, call: error.call, errno: error.errno)
@@ -82,7 +88,11 @@ final class DirectoryWatcher {
         if event.has(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) {
             directorySource?.cancel()
             directorySource = nil
-            if (try? watch()) == true { onChange(.rescan) }
+            do throws(HapticsError) {
+                if try watch() { onChange(.rescan) }
+            } catch {
+                onChange(.watchFailed(error))
+            }
             return
         }
         if let change = interpret(event) { onChange(change) }

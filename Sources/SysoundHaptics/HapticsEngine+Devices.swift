@@ -12,6 +12,7 @@ extension HapticsEngine {
         case .candidate(let path): consider(path)
         case .removed(let path): forget(path)
         case .rescan: for path in owned.watcher?.scan() ?? [] { consider(path) }
+        case .watchFailed(let error): logger.error("\(error); haptic devices plugged in or removed from now on go unnoticed")
         }
         settle()
     }

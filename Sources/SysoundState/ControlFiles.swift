@@ -51,6 +51,7 @@ public struct ControlFiles: Sendable {
             if e == .noSuchFileOrDirectory { return .missing }
             throw ControlFileError(path: path, problem: .unreadable(e))
         }
+        // Closing a file only read loses nothing.
         defer { try? fd.close() }
         var st = stat()
         guard fstat(fd.rawValue, &st) == 0 else {
@@ -128,6 +129,7 @@ public struct ControlFiles: Sendable {
             guard fchmod(raw, 0o644) == 0, fsync(raw) == 0 else { throw Errno(rawValue: errno) }
             try fd.close()
         } catch {
+            // The write already failed and is thrown below; the temporary file goes either way.
             try? fd.close()
             unlink(tempPath)
             throw ControlFileError(path: path, problem: .unwritable(Errno(error)))

@@ -45,6 +45,7 @@ public struct LockOrigin: Sendable {
     }
 
     private func label(matching identity: String) -> String? {
+        // A missing or unreadable locked-by only loses the label: the lock itself is the `locked` file.
         guard case .content(let text)? = try? ControlFiles.readBounded(files.directory.file(Self.fileName), limit: Self.maximumLength)
         else { return nil }
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)

@@ -148,8 +148,13 @@ public final class StateWatcher: @unchecked Sendable {
             }
         }
         if watches.directory == nil {
-            watches.directory = try? loop.addInotify(path: directoryPath, mask: Self.directoryMask) { [weak self] in
-                self?.directoryChanged($0)
+            do {
+                watches.directory = try loop.addInotify(path: directoryPath, mask: Self.directoryMask) { [weak self] in
+                    self?.directoryChanged($0)
+                }
+            } catch {
+                // Not there (yet): the parent's watch tells when it is.
+                if error.errno != ENOENT { logger.warning("cannot watch \(directoryPath) (\(error)); changed settings apply only when it is watched again") }
             }
         }
     }
@@ -175,9 +180,17 @@ public final class StateWatcher: @unchecked Sendable {
             if let grace = watches.grace {
                 grace.schedule(at: loop.now + Self.removalGraceUs)
             } else {
-                watches.grace = try? loop.addTimer(after: Self.removalGraceUs, accuracy: .millisecond) { [weak self] _ in
-                    // The grace period passed and the directory is still there.
-                    guard let self else { return }
+                do {
+                    watches.grace = try loop.addTimer(after: Self.removalGraceUs, accuracy: .millisecond) { [weak self] _ in
+                        // The grace period passed and the directory is still there.
+                        guard let self else { return }
+                        let removed = watches.removed
+                        watches.removed = []
+                        reload(removed)
+                    }
+                } catch {
+                    // No grace: the removed file's default applies now, as it would 30 ms later.
+                    logger.warning("no grace timer for a removed control file (\(error)); its default applies at once")
                     let removed = watches.removed
                     watches.removed = []
                     reload(removed)

@@ -12,14 +12,19 @@ final class MediaRoleTests: DaemonTestCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        // A short idle pause, so that a role's stream corks within the test.
         XCTAssertEqual(daemon.stop(), 0)
-        daemon = try DaemonProcess(config: """
-            [theme]
-            paths = ["@SOUNDS@"]
-            [audio]
-            idle_pause_ms = 300
-            """)
+        daemon = try DaemonProcess(config: Self.config())
+    }
+
+    /// The shipped theme, and a short idle pause so that a role's stream corks within a test.
+    static func config(audio more: String = "") -> String {
+        """
+        [theme]
+        paths = ["@SOUNDS@"]
+        [audio]
+        idle_pause_ms = 300
+        \(more)
+        """
     }
 
     /// One sink input of `pactl list sink-inputs`: its properties and state.
@@ -105,6 +110,49 @@ final class MediaRoleTests: DaemonTestCase {
         XCTAssertEqual(try cli.run(["stop"]).status, 0)
         XCTAssertTrue(eventually(3) { (try? self.stream(role: "Alarm"))??.corked ?? false },
                       "the alarm's stream was not corked after a stop: \(daemon.log(tail: 10))")
+    }
+
+    /// The daemon's sound-server clients (`pactl list clients`, by its process id).
+    func daemonClients() throws -> Int {
+        let result = try Spawned.run("/usr/bin/pactl", ["list", "clients"])
+        guard result.status == 0 else { throw FixtureError("pactl list clients: \(result.stderr)") }
+        return result.stdout.components(separatedBy: "application.process.id = \"\(daemon.pid)\"").count - 1
+    }
+
+    /// The daemon's threads (/proc/PID/task).
+    func daemonThreads() -> Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.pid)/task")) ?? []).count
+    }
+
+    /// A role's engine is closed after `role_release_s` without a sound: its
+    /// stream, its sound-server client and its thread go, the event stream
+    /// stays; the role's next sound opens it again and is heard.
+    func testARolesStreamIsClosedAfterItsQuietTimeAndOpensAgainOnItsNextSound() throws {
+        XCTAssertEqual(daemon.stop(), 0)
+        daemon = try DaemonProcess(config: Self.config(audio: "role_release_s = 1"))
+        XCTAssertEqual(try cli.run(["play", "tap"]).status, 0)
+        XCTAssertTrue(eventually(5) { ((try? self.daemonStreams()) ?? []).count == 1 })
+        let (clients, threads) = (try daemonClients(), daemonThreads())
+
+        XCTAssertEqual(try cli.run(["play", "alarm", "--loop"]).status, 0)
+        XCTAssertNotNil(try stream(role: "Alarm"))
+        XCTAssertEqual(try daemonClients(), clients + 1, "the alarm's stream has a client of its own")
+        usleep(1_600_000)
+        XCTAssertNotNil(try stream(role: "Alarm"), "closed while the alarm still played, past its quiet time")
+        XCTAssertEqual(try cli.run(["stop"]).status, 0)
+        XCTAssertTrue(eventually(6) { (try? self.daemonStreams())?.contains { $0.role == "Alarm" } == false },
+                      "the alarm's stream was not closed after its quiet time: \(daemon.log(tail: 10))")
+        XCTAssertNotNil(try stream(role: "event"), "the event stream stays")
+        XCTAssertTrue(eventually(3) { (try? self.daemonClients()) == clients }, "its sound-server client is gone")
+        XCTAssertTrue(eventually(3) { self.daemonThreads() == threads }, "its thread is gone: \(self.daemonThreads()) threads, \(threads) before")
+        let status = try cli.run(["status"]).stdout
+        XCTAssertFalse(status.contains("event,alarm"), "status still names the alarm's stream: \(status)")
+
+        var result: Spawned.Result!
+        let peak = try Pulse.peak(0.6) { result = try cli.run(["play", "alarm"]) }
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertGreaterThan(peak, 0.05, "the alarm after the release was not heard")
+        XCTAssertNotNil(try stream(role: "Alarm"), "opened again with its role")
     }
 
     /// After the server went away and came back, the role's engine reopens

@@ -97,6 +97,35 @@ final class AudioLoopTests: XCTestCase {
         XCTAssertTrue(eventually(2) { engine.idlePauses == 2 }, "paused again once idle: \(engine.idlePauses) pauses")
     }
 
+    /// A voice heard to its end (`whenHeard`: a `wait=1` reply, D-Bus
+    /// `FeedbackEnded`, `Playback.finished`) is told on the engine's loop, its
+    /// tail a timer there: while the loop does not run, the news waits however
+    /// long ago the voice ended; once it runs, the loop thread brings it.
+    func testAVoiceHeardToItsEndIsToldOnTheEnginesLoop() throws {
+        _ = try PulseFixture.require()
+        let host = try idleHost()
+        let dir = try Fixture.directory(self)
+        var s = AudioSettings()
+        s.backend = .pulse  // the own stream's render ends the voice: no loop needed for that
+        let engine = try AudioEngine(settings: s, output: .device, host: host)
+        addTeardownBlock { engine.shutdown() }
+        let path = try Fixture.write(Fixture.tone(frequency: 1_000, seconds: 0.05, amplitude: 0.5), to: dir, name: "tap.wav")
+        XCTAssertTrue(engine.preload([ClipSource(name: "tap", path: path)]).failures.isEmpty)
+        let voice = try engine.play(try engine.clip(named: "tap"))
+        let told = DispatchSemaphore(value: 0)
+        let onLoop = Locked<[Bool]>([])
+        engine.whenHeard(voice) {
+            onLoop.withLock { $0.append(host.loop.isLoopThread) }
+            told.signal()
+        }
+        XCTAssertTrue(engine.wait(for: voice, timeout: 5), "the stream played the voice out")
+        // Longer than any tail (AudioEngine.longestTail): a timer off the loop would have fired.
+        XCTAssertEqual(told.wait(timeout: .now() + 0.7), .timedOut, "told while the loop did not run")
+        try host.loop.runOnThread(name: "test-audio-loop")
+        XCTAssertEqual(told.wait(timeout: .now() + 5), .success, "told once the loop runs")
+        XCTAssertEqual(onLoop.withLock { $0 }, [true], "told on the loop's thread, once")
+    }
+
     /// The server stopped (SIGSTOP) while a worker pauses the device: the
     /// pause waits inside OpenAL Soft, and the loop still serves every other
     /// request at once (a posted job, a play); the sound comes after SIGCONT.

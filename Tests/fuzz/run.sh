@@ -23,7 +23,7 @@ root=$PWD
 seconds=${1:-30}
 shift || true
 out=${SYSOUND_FUZZ_OUT:-$root/.build-rel/fuzz}
-all_targets=(WireRequest WireReply ControlValue HapticPattern Config Theme FeedbackdTheme Decoder)
+all_targets=(WireRequest WireReply ControlValue HapticPattern AHAP Config Theme FeedbackdTheme Decoder)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 mkdir -p "$out/obj" "$out/bin" "$out/crashes"

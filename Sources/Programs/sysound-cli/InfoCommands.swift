@@ -21,6 +21,7 @@ struct StatusCommand: ParsableCommand {
         // Without a daemon the one-shot engine answers: it opens the input
         // devices as the daemon would, so the haptic devices and the profile
         // are listed either way.
+        // No daemon and no engine: the facts below are found without one.
         if let status = try? backend.perform(.status) {
             fields = status.fields
             devices = status.records.filter { $0["haptic-device"] != nil }

@@ -17,6 +17,7 @@ struct CheckCommand: ParsableCommand {
         if diagnostics.containsErrors {
             // Problems of single sounds leave the rest of the theme playing; a
             // broken configuration file is not run at all (ServiceSetup.loadForServing).
+            // Its errors were printed above; here only whether a daemon could run it.
             if (try? SysoundConfiguration.load(path: options.file)) == nil {
                 printError("sysound check: until this is fixed, a daemon started with it serves the built-in defaults, and a reload keeps the configuration it runs")
             }
@@ -32,6 +33,7 @@ extension CheckCommand {
     /// A feedbackd theme (FILE.json): its own problems and its parents', and
     /// the sounds sysound's theme (of the configuration in use) cannot play.
     func checkFeedbackdTheme(_ file: String) throws {
+        // No usable configuration: the feedbackd theme is checked without sysound's sounds (said in its output).
         let sounds = try? ServiceSetup.load(configPath: nil).1
         let diagnostics = FeedbackdCheck.check(themeFile: file, against: sounds)
         for d in diagnostics { printError(d.description) }

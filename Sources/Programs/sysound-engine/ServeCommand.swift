@@ -51,6 +51,7 @@ struct ServeCommand: ParsableCommand {
         // clients only we can answer.
         let activated = getenv("LISTEN_PID").map { String(cString: $0) } == String(getpid())
         if !activated, DaemonClient(socketPath: directory.socketPath, timeoutMilliseconds: 500).isDaemonRunning() {
+            // Only to name the PID in the message.
             let pid = (try? ControlFiles.readSmallFile(directory.file("daemon.lock"))).flatMap { $0 }.map { " (PID \($0))" } ?? ""
             printError("sysound serve: another sysound daemon\(pid) already serves \(directory.socketPath); stop it first")
             throw ExitCode(Exit.busy)
@@ -61,6 +62,8 @@ struct ServeCommand: ParsableCommand {
         if !AudioProcess.prepare(configuration.audio) {
             logger.warning("threads started before the audio set-up; OpenAL Soft keeps its own mixing period")
         }
+        // A media role's engine closed after its quiet time gives its memory back.
+        AudioProcess.mapLargeAllocationsApart()
         // One loop serves every descriptor; blocking work goes to the workers.
         let loop: EventLoop, workers: WorkerPool, watcher: StateWatcher
         do {
@@ -90,9 +93,12 @@ struct ServeCommand: ParsableCommand {
         // The socket and lock files are kept whole from the state directory's watch, not a timer.
         options.socketCheckIntervalMilliseconds = nil
         let daemon: Daemon
+        // Which app id decides for a caller, and the sandboxed apps seen: one record for both faces.
+        let callers = CallerApps(manager: manager, logger: logger)
         do {
             daemon = try Daemon(
-                options: options, handler: DaemonHandler(manager: manager, configPath: config), loop: loop, workers: workers,
+                options: options, handler: DaemonHandler(manager: manager, configPath: config, callers: callers), loop: loop,
+                workers: workers,
                 logger: logger)
         } catch {
             printError("sysound serve: \(error)")
@@ -116,7 +122,8 @@ struct ServeCommand: ParsableCommand {
         logger.info("serving \(daemon.socketPath) (audio: \(manager.audio?.deviceName ?? "none yet"), haptic devices: \(haptics?.devices.count ?? 0))")
         // The D-Bus face (feedbackd's interface): one more source on the loop.
         let bus = FeedbackBusService.start(
-            manager: manager, events: events, sessionBus: sessionBus, watcher: watcher, logger: Logger(label: "sysound.dbus"))
+            manager: manager, events: events, sessionBus: sessionBus, watcher: watcher, logger: Logger(label: "sysound.dbus"),
+            callers: callers)
         defer { bus?.stop() }
         // The desktop's own switches (GNOME, feedbackd's settings, Plasma): inputs of the policy.
         let desktop = DesktopSources.start(

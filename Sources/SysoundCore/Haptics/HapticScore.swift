@@ -78,10 +78,10 @@ public struct HapticScore: Sendable, Equatable, Hashable, CustomStringConvertibl
         return parts.joined(separator: ";")
     }
 
+    /// Swift's shortest form that reads back as the same value: the wire
+    /// form of a score is the score, not an approximation of it.
     static func format(_ v: Double) -> String {
-        if Double(Int(v)) == v { return String(Int(v)) }
-        let rounded = (v * 10_000).rounded() / 10_000
-        return String(rounded)
+        Double(Int(v)) == v ? String(Int(v)) : String(v)
     }
 
     /// Parses the text form.

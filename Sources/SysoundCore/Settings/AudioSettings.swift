@@ -70,6 +70,11 @@ public struct AudioSettings: Sendable, Equatable {
     /// "The own stream"; docs/benchmarks.md, figure 2): that sound reaches the sink no later than on a running device;
     /// 1 s keeps bursts (typing, scrolling) on a running device.
     public var idlePauseMilliseconds: Double = 1_000
+    /// After this long with nothing played on it, a media role's engine other
+    /// than the event role's (its stream, its OpenAL Soft context, its
+    /// thread and sound-server client) is closed; the role's next sound opens
+    /// it again. 0 keeps it open. The event engine is never released.
+    public var roleReleaseSeconds: Double = 60
     /// Longest wait between attempts to reopen a lost device, in milliseconds.
     public var maxReopenBackoffMilliseconds: Double = 2_000
 

@@ -113,6 +113,7 @@ package struct StateChange: Sendable, Equatable, Hashable {
     /// Stores the new value into `state`.
     package func apply(to state: inout SystemState) {
         // `content` was produced by `file.content(of:)`, so it always parses.
+        // Cannot fail: `content` is `file.content(of:)`, which always parses.
         try? file.apply(content, to: &state)
     }
 

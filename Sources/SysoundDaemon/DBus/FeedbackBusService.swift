@@ -14,8 +14,10 @@ public final class FeedbackBusService: @unchecked Sendable {
     /// before the loop runs) on `sessionBus`, a connection attached to
     /// the loop of `events` that other parts of the daemon may use too; nil when disabled.
     /// A missing session bus is logged and retried; the socket is served either way.
+    /// `callers`: shared with the socket's `DaemonHandler`, so `status` lists both faces' sandboxed apps.
     public static func start(
-        manager: FeedbackManager, events: FeedbackEvents, sessionBus: BusConnection, watcher: StateWatcher?, logger: Logger
+        manager: FeedbackManager, events: FeedbackEvents, sessionBus: BusConnection, watcher: StateWatcher?, logger: Logger,
+        callers: CallerApps? = nil
     ) -> FeedbackBusService? {
         guard manager.configuration.dbus.enabled else {
             logger.info("D-Bus face disabled ([dbus] enabled = false)")
@@ -23,7 +25,8 @@ public final class FeedbackBusService: @unchecked Sendable {
             return nil
         }
         // Events resolve through feedbackd's theme first (`events` loaded it); SIGHUP reloads it with the configuration.
-        let service = FeedbackBusService(face: FeedbackFace(manager: manager, events: events, logger: logger))
+        let service = FeedbackBusService(face: FeedbackFace(
+            manager: manager, events: events, logger: logger, callers: callers ?? CallerApps(manager: manager, logger: logger)))
         // The watcher reports on the loop thread: the property follows the control files.
         watcher?.onChange { [weak service] _, _ in service?.face.stateChanged() }
         service.face.start(on: sessionBus)

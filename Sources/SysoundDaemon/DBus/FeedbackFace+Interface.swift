@@ -33,9 +33,10 @@ extension FeedbackFace {
     func hapticInterface() -> BusInterface {
         var interface = BusInterface(Self.hapticInterface)
         interface.method("Vibrate", "sa(du)", arguments: ["app_id", "pattern"], result: "b", results: ["success"]) { [unowned self] call in
-            let app = try call.message.readString()
-            try Self.checkApp(app)
+            let claimed = try call.message.readString()
+            try Self.checkApp(claimed)
             let pattern = try Self.pattern(call.message.readValue())
+            let app = decidingApp(claimed: claimed, identity: identity(of: call.message), message: call.message)
             // Answered once the vibration started or failed (its first
             // upload may still be on a worker): true only for one that plays.
             let message = call.message
@@ -87,9 +88,9 @@ extension FeedbackFace {
     /// an event's vibration runs, or when the device did not play it
     /// (refused, too late). `answer` runs on the loop, at once or once the
     /// outcome is known.
-    func vibrate(app: String, pattern: HapticPattern?, answer: @escaping @Sendable (Bool) -> Void) throws {
+    func vibrate(app: String?, pattern: HapticPattern?, answer: @escaping @Sendable (Bool) -> Void) throws {
         guard let pattern else {
-            logger.info("Vibrate from \(app): more than \(Self.maximumVibrateSteps) steps; refused")
+            logger.info("Vibrate from \(app ?? "an unknown sandbox"): more than \(Self.maximumVibrateSteps) steps; refused")
             return answer(false)
         }
         if pattern.steps.isEmpty {
@@ -107,10 +108,14 @@ extension FeedbackFace {
     /// TriggerFeedback(s app_id, s event, a{sv} hints, i timeout) → u id.
     func trigger(_ call: BusMethodCall) throws {
         let m = call.message
-        let app = try m.readString(), eventName = try m.readString()
+        let claimed = try m.readString(), eventName = try m.readString()
         let hints = FeedbackHints(try m.readVardict())
         let timeout = EventTimeout(try m.readInt32())
-        try Self.checkApp(app)
+        try Self.checkApp(claimed)
+        // A sandboxed sender's proved id decides, not the one it claims.
+        let identity = identity(of: m)
+        let deciding = decidingApp(claimed: claimed, identity: identity, message: m)
+        let app = deciding ?? "an unknown sandbox"
         guard !eventName.isEmpty else { throw BusError.invalidArgs("invalid event \"\"; expected an event name such as button-pressed") }
         for ignored in hints.ignored { logger.info("TriggerFeedback from \(app): ignoring hint \(ignored)") }
         guard !events.isFull else {
@@ -118,40 +123,58 @@ extension FeedbackFace {
         }
 
         var source = PlayRequest.Source.name(eventName)
-        if let file = hints.soundFile {
-            // The same file-access rule as the socket's `play file=` for another user.
-            let configuration = manager.configuration
-            let policy = FileAccessPolicy(soundDirectories: manager.theme.directories, othersMayPlayAnyFile: configuration.othersMayPlayAnyFile)
-            let uid = m.senderUID() ?? uid_t.max
-            do throws(FeedbackError) {
-                source = .file(try policy.path(toOpen: file, for: PeerCredentials(pid: 0, uid: uid, gid: gid_t.max)))
-            } catch {
-                throw BusError(name: error.code == .denied ? BusError.accessDenied : BusError.invalidArgs, message: error.message)
+        var opened: OpenedSoundFile?
+        do throws(FeedbackError) {
+            if let fd = hints.soundFD {
+                let handed = try SandboxFiles.adopt(fd)
+                (source, opened) = (.file(handed.path), handed)
+            } else if let file = hints.soundFile {
+                // As the caller sees its files: a sandboxed app's own view (not
+                // the host's, not its bus proxy's); another user's only what
+                // FileAccessPolicy allows.
+                let policy = FileAccessPolicy(
+                    soundDirectories: manager.theme.directories, othersMayPlayAnyFile: manager.configuration.othersMayPlayAnyFile)
+                let caller = PeerCredentials(pid: 0, uid: m.senderUID() ?? uid_t.max, gid: gid_t.max)
+                (source, opened) = try SandboxFiles.source(
+                    for: file, identity: identity, caller: caller, policy: policy, runtimeDirectory: callers.runtimeDirectory)
             }
+        } catch {
+            logger.info("TriggerFeedback from \(app): sound-file refused: \(error.message)")
+            throw BusError(name: error.code == .denied ? BusError.accessDenied : BusError.invalidArgs, message: error.message)
         }
-        let request = PlayRequest(source, app: app, profile: hints.profile, important: hints.important)
-        let themed = hints.soundFile == nil
+        if let opened {
+            logger.debug("TriggerFeedback from \(app): sound-file \(opened.shown) opened as \(opened.path)")
+        }
+        let file = opened
+        let request = PlayRequest(source, app: deciding, profile: hints.profile, important: hints.important)
+        let themed = hints.soundFile == nil && hints.soundFD == nil
         // The first sound of a media role opens that role's stream on a
         // worker; the call is answered once it is open (never on the loop).
         let (message, sender) = (m, m.sender)
         let later = manager.prepareStream(forEvent: themed ? eventName : nil, request) { [self] in
             do {
-                try trigger(BusMethodCall.replying(to: message), eventName, request, themed: themed, timeout: timeout, sender: sender)
+                try trigger(
+                    BusMethodCall.replying(to: message), eventName, request, themed: themed, timeout: timeout, sender: sender, file: file)
             } catch {
                 logger.debug("TriggerFeedback: the reply could not be sent: \(error)")
             }
         }
-        if !later { try trigger(call, eventName, request, themed: themed, timeout: timeout, sender: sender) }
+        if !later { try trigger(call, eventName, request, themed: themed, timeout: timeout, sender: sender, file: file) }
     }
 
     /// TriggerFeedback once its stream is open: the feedbackd theme first
     /// (unless a sound-file hint names what to play), then sysound's own
-    /// name of the event. The id is answered before the event's end is told.
+    /// name of the event. The id is answered before the event's end is
+    /// told. `file`, the sound file opened for the caller, stays open until
+    /// the event has decoded it.
     private func trigger(
-        _ call: BusMethodCall, _ eventName: String, _ request: PlayRequest, themed: Bool, timeout: EventTimeout, sender: String?
+        _ call: BusMethodCall, _ eventName: String, _ request: PlayRequest, themed: Bool, timeout: EventTimeout, sender: String?,
+        file: OpenedSoundFile?
     ) throws {
-        let event = events.trigger(eventName, request, themed: themed, timeout: timeout, owner: sender) { [unowned self] event, reason in
-            ended(event, reason)
+        let event = withExtendedLifetime(file) {
+            events.trigger(eventName, request, themed: themed, timeout: timeout, owner: sender) { [unowned self] event, reason in
+                ended(event, reason)
+            }
         }
         try call.reply { r in try r.append(event.id) }
         if let sender, !event.hasEnded { watch(sender: sender) }

@@ -18,6 +18,10 @@ public final class FeedbackFace: @unchecked Sendable {
 
     let manager: FeedbackManager
     let logger: Logger
+    /// Which app id decides for a sender (shared with the socket).
+    let callers: CallerApps
+    /// Each sender's sandbox, proved once per unique name.
+    let senders: BusCallers
     private var connection: BusConnection?
     private var user: Int?
     private var bus: Bus?
@@ -31,11 +35,14 @@ public final class FeedbackFace: @unchecked Sendable {
     private var settingProfile = false
 
     /// - Parameter events: the daemon's running events, on the loop whose thread runs the face.
-    init(manager: FeedbackManager, events: FeedbackEvents, logger: Logger) {
+    init(manager: FeedbackManager, events: FeedbackEvents, logger: Logger, callers: CallerApps) {
         self.manager = manager
         self.events = events
         self.logger = logger
+        self.callers = callers
+        senders = BusCallers(logger: logger)
         profile = FeedbackProfile(state: manager.state)
+        senders.onForget = { [callers] sender in callers.forget(sender) }
     }
 
     /// Serves on `connection` (the session bus), again after every loss.
@@ -102,6 +109,7 @@ public final class FeedbackFace: @unchecked Sendable {
     private func lost() {
         for sender in senderWatches.keys { events.endAll(of: sender) }
         senderWatches = [:]
+        senders.forgetAll()
         slots = []
         name = nil
         bus = nil
@@ -133,6 +141,20 @@ public final class FeedbackFace: @unchecked Sendable {
             let change = try StateChange(file, parsing: on ? "1" : "0")
             if case .error(_, let message) = manager.handle(.stateSet(change)) { throw BusError.failed(message) }
         }
+    }
+
+    // MARK: - Callers
+
+    /// The sandbox a call's sender proves; a call without a sender (none
+    /// comes through the bus so) is of an unknown sandbox, never the host.
+    func identity(of message: BusMessage) -> SandboxIdentity {
+        guard let sender = message.sender, let bus else { return .unknown(reason: "the call has no sender") }
+        return senders.identity(of: sender, on: bus)
+    }
+
+    /// The app id that decides for a call claiming `claimed`.
+    func decidingApp(claimed: String, identity: SandboxIdentity, message: BusMessage) -> String? {
+        callers.app(claimed: claimed, identity: identity, caller: message.sender ?? "a caller without a bus name")
     }
 
     // MARK: - Events

@@ -8,6 +8,9 @@ struct FeedbackHints: Equatable {
     var profile: FeedbackProfile?
     var important = false
     var soundFile: String?
+    /// `sound-file` of type `h`: the file itself, handed over open (as the
+    /// notification portal takes sounds). The message's own fd: valid while it lives.
+    var soundFD: Int32?
     var ignored: [String] = []
 
     init(_ hints: [String: BusValue]) {
@@ -23,7 +26,13 @@ struct FeedbackHints: Equatable {
             case "important":
                 if let flag = value.bool { important = flag } else { ignored.append("important=\(Self.show(value)) (expected a boolean)") }
             case "sound-file":
-                if let path = value.string, !path.isEmpty { soundFile = path } else { ignored.append("sound-file=\(Self.show(value)) (expected a file path)") }
+                if let path = value.string, !path.isEmpty {
+                    soundFile = path
+                } else if let fd = value.unixFD {
+                    soundFD = fd
+                } else {
+                    ignored.append("sound-file=\(Self.show(value)) (expected a file path or a file descriptor)")
+                }
             default:
                 ignored.append("\(Self.show(key)) (unknown hint)")
             }

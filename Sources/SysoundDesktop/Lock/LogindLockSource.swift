@@ -74,6 +74,7 @@ public final class LogindLockSource {
             })
             for member in ["SessionNew", "SessionRemoved"] {
                 busSlots.append(try bus.matchSignal(path: Self.root, interface: Self.manager, member: member) { [unowned self] m in
+                    // Without the id every session is looked at again: nothing is lost.
                     let id = try? m.readString()
                     sessionsChanged(removed: member == "SessionRemoved" ? id : nil, on: bus)
                 })
@@ -113,10 +114,15 @@ public final class LogindLockSource {
     /// (`GetUser(uid)`), never on `user/self`.
     private func watchUser(on bus: Bus) {
         call(bus, "GetUser", { m throws(BusError) in try m.append(self.uid) }) { [unowned self] result in
+            // No user object: the session's own LockedHint still counts; only the Display switch goes unseen.
             guard case .success(let reply) = result, let path = try? reply.readObjectPath() else { return }
-            userSlot = try? bus.watchPropertiesChanged(path: path) { [unowned self] interface, changed, invalidated in
-                guard interface == Self.user, changed["Display"] != nil || invalidated.contains("Display") else { return }
-                sessionsChanged(removed: nil, on: bus)
+            do {
+                userSlot = try bus.watchPropertiesChanged(path: path) { [unowned self] interface, changed, invalidated in
+                    guard interface == Self.user, changed["Display"] != nil || invalidated.contains("Display") else { return }
+                    sessionsChanged(removed: nil, on: bus)
+                }
+            } catch {
+                logger.warning("cannot watch logind's user \(path) (\(error)); a change of the user's display session goes unseen")
             }
         }
     }
@@ -152,6 +158,7 @@ public final class LogindLockSource {
         func path(_ member: String, _ build: @escaping (BusMessage) throws(BusError) -> Void) {
             call(bus, member, build) { result in
                 switch result {
+                // The wrong type is answered as a failure naming the signature.
                 case .success(let m): answer((try? m.readObjectPath()).map { .path($0) } ?? .failed("\(member) answered \(m.signature)"))
                 case .failure(let e): failed(e)
                 }

@@ -60,6 +60,7 @@ public final class ScreensaverLockSource {
             do {
                 // Subscribe before reading, so no change falls in between.
                 slots.append(try bus.matchSignal(path: service.path, interface: service.interface, member: "ActiveChanged") { [unowned self] m in
+                    // A signal without a boolean is not one the interface sends: dropped, the next one counts.
                     guard let active = try? m.readBool() else { return }
                     report(active, service)
                 })

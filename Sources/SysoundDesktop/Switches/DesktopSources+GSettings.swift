@@ -159,6 +159,7 @@ extension DesktopSources {
         applyingProfile = true
         defer { applyingProfile = false }
         for (file, on) in [(ControlFile.silent, profile.settings.silent), (.haptics, profile.settings.haptics)] {
+            // Cannot fail: "1" and "0" parse for every boolean control file.
             guard let change = try? StateChange(file, parsing: on ? "1" : "0") else { continue }
             if case .error(_, let message) = manager.handle(.stateSet(change)) {
                 logger.warning("cannot apply feedbackd's profile \(profile): \(message)")

@@ -113,6 +113,8 @@ extension DesktopSources {
     /// dconf's writer runs, or the bus can start it (a desktop's session bus).
     private func findDconfWriter(on bus: Bus) {
         func ask(_ member: String, _ argument: String?, _ answer: @escaping (BusMessage) -> Bool) {
+            // These fail only out of memory or on a closed bus: no dconf writer is
+            // found, and Plasma's switches are then read, not written; a reconnect asks again.
             guard let call = try? bus.newMethodCall(
                 destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: member)
             else { return }
@@ -121,6 +123,7 @@ extension DesktopSources {
                 if case .success(let reply) = result, answer(reply) { self?.dconfWriter = true }
             }
         }
+        // An answer of another type is a "no", as no answer is.
         ask("NameHasOwner", Self.dconfName) { (try? $0.readBool()) == true }
         ask("ListActivatableNames", nil) { reply in
             guard case .array(_, let names)? = try? reply.readValue() else { return false }

@@ -216,6 +216,7 @@ public final class Bus: @unchecked Sendable {
         try matchSignal(
             sender: Self.daemon, path: "/org/freedesktop/DBus", interface: Self.daemon, member: "NameOwnerChanged", arg0: name
         ) { m in
+            // The bus daemon sends three strings; anything else is not NameOwnerChanged.
             guard let _ = try? m.readString(), let old = try? m.readString(), let new = try? m.readString() else { return }
             handler(old, new)
         }
@@ -227,6 +228,7 @@ public final class Bus: @unchecked Sendable {
         handler: @escaping (_ interface: String, _ changed: [String: BusValue], _ invalidated: [String]) -> Void
     ) throws(BusError) -> BusSlot {
         try matchSignal(sender: sender, path: path, interface: Self.properties, member: "PropertiesChanged") { m in
+            // (sa{sv}as) by the specification; another signature is not PropertiesChanged.
             guard let interface = try? m.readString(), let changed = try? m.readVardict(),
                 case .array(_, let names)? = try? m.readValue()
             else { return }

@@ -109,13 +109,19 @@ public final class BusConnection: @unchecked Sendable {
     private func retry() {
         guard !stopped, timer == nil else { return }
         // Coarse: a reconnect only has to happen eventually, and may share a wake-up.
-        timer = try? loop.addTimer(after: delay, accuracy: .coarse(every: delay)) { [weak self] _ in
-            guard let self else { return }
-            cancelTimer()
-            disconnectSlot = nil
-            bus?.close()
-            bus = nil
-            connect()
+        do {
+            timer = try loop.addTimer(after: delay, accuracy: .coarse(every: delay)) { [weak self] _ in
+                guard let self else { return }
+                cancelTimer()
+                disconnectSlot = nil
+                bus?.close()
+                bus = nil
+                connect()
+            }
+        } catch {
+            // The users log what they are told: that no reconnect will come, and why.
+            lastError = BusError(name: BusError.failed, message: "no timer to reconnect the bus (\(error)); it stays disconnected")
+            for id in users.keys.sorted() { users[id]?.disconnected(lastError) }
         }
         delay = min(delay * 2, Self.maximumDelay)
     }

@@ -98,6 +98,7 @@ public final class BusMessage: @unchecked Sendable {
             try container("r", fields.map(\.signature).joined()) { () throws(BusError) in
                 for field in fields { try append(field) }
             }
+        case .unixFD(let fd): try appendBasic(fd, "h")  // sd-bus sends a dup of it
         }
     }
 
@@ -179,8 +180,9 @@ public final class BusMessage: @unchecked Sendable {
                 }
             }
             return try entered("a", element) { () throws(BusError) -> BusValue in .array(element: element, try readAll()) }
+        case "h": return .unixFD(try readBasic(Int32.self, "h"))
         default:
-            // Unix fds and anything newer: skipped, not misread.
+            // Anything newer: skipped, not misread.
             try skip(String(type))
             return .structure([])
         }

@@ -57,6 +57,7 @@ public final class BusName: @unchecked Sendable {
             guard let self else { return }
             if m.error != nil { return self.set(.failed) }
             // RequestName's answer (the D-Bus specification's codes).
+            // An answer without a code is taken as a refusal (the default case).
             switch (try? m.readUInt32()) ?? 0 {
             case 1, 4: self.set(.owner)
             case 2: self.set(.queued)

@@ -19,6 +19,10 @@ public indirect enum BusValue: Equatable, Sendable, CustomStringConvertible {
     /// `a{kv}`: the key and value signatures, and the entries in wire order.
     case dictionary(key: String, value: String, [DictionaryEntry])
     case structure([BusValue])
+    /// `h`: a file descriptor the message carries. The number is the
+    /// message's own (sd-bus closes it with the message): valid only while
+    /// the message that was read lives; `dup` it to keep it.
+    case unixFD(Int32)
 
     public struct DictionaryEntry: Equatable, Sendable {
         public var key: BusValue
@@ -45,6 +49,7 @@ public indirect enum BusValue: Equatable, Sendable, CustomStringConvertible {
         case .array(let element, _): "a" + element
         case .dictionary(let key, let value, _): "a{" + key + value + "}"
         case .structure(let fields): "(" + fields.map(\.signature).joined() + ")"
+        case .unixFD: "h"
         }
     }
 
@@ -69,6 +74,7 @@ public indirect enum BusValue: Equatable, Sendable, CustomStringConvertible {
     public var uint32: UInt32? { if case .uint32(let v) = self { v } else { nil } }
     public var int32: Int32? { if case .int32(let v) = self { v } else { nil } }
     public var double: Double? { if case .double(let v) = self { v } else { nil } }
+    public var unixFD: Int32? { if case .unixFD(let v) = self { v } else { nil } }
     /// The value inside a variant (a plain value is returned as is).
     public var unwrapped: BusValue { if case .variant(let v) = self { v.unwrapped } else { self } }
 
@@ -88,6 +94,7 @@ public indirect enum BusValue: Equatable, Sendable, CustomStringConvertible {
         case .array(_, let items): "[" + items.map(\.description).joined(separator: ", ") + "]"
         case .dictionary(_, _, let entries): "{" + entries.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "}"
         case .structure(let fields): "(" + fields.map(\.description).joined(separator: ", ") + ")"
+        case .unixFD(let fd): "fd \(fd)"
         }
     }
 }

@@ -89,6 +89,8 @@ public final class EventLoop: @unchecked Sendable {
     public func runOnThread(name: String) throws(EventLoopError) {
         let started = OnceFlag()
         post { _ = started.claim() }
+        // sd_event_loop fails only for a loop already running or freed; a loop
+        // that ends shows as `isRunning` false, where `perform` runs work in place.
         try PosixThread.start(name: name) { [self] in _ = try? run() }.detach()
         // Bounded: a loop that fails to start drops the post and never sets it.
         for _ in 0..<20_000 where !started.isSet { usleep(50) }
@@ -171,6 +173,20 @@ public final class EventLoop: @unchecked Sendable {
         after delay: UInt64, accuracy: TimerAccuracy, _ body: @escaping (_ now: UInt64) -> Void
     ) throws(EventLoopError) -> EventSource {
         try addTimer(at: now + delay, accuracy: accuracy, body)
+    }
+
+    /// Calls `body` once, `delay` µs after this loop iteration, or up to
+    /// `accuracy` later, on a timer the loop keeps until it has fired: for
+    /// an end nobody cancels (a wait's reply, a voice heard to its end).
+    public func addOneShot(
+        after delay: UInt64, accuracy: TimerAccuracy, _ body: @escaping () -> Void
+    ) throws(EventLoopError) {
+        let holder = OwnedSource()
+        holder.source = try addTimer(after: delay, accuracy: accuracy) { _ in
+            // Released here: sd-event frees a source that is dispatching once its handler returns.
+            holder.source = nil
+            body()
+        }
     }
 
     /// Calls `body` every `interval` µs, the first time one interval from

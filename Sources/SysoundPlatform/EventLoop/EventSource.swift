@@ -5,6 +5,11 @@ final class SourceHolder {
     weak var source: EventSource?
 }
 
+/// Keeps a one-shot source alive until its handler lets it go (`EventLoop.addOneShot`).
+final class OwnedSource {
+    var source: EventSource?
+}
+
 /// One sd-event source; removed from its loop by `cancel` or when released.
 /// Loop thread only.
 public final class EventSource {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The reference tone of `make bench` on PipeWire, against the null sink's own
-# clock (docs/bench-method.md; the findings: docs/journal/2026-11-latency.md, "On PipeWire"). Builds probe.c, starts the PipeWire fixture,
+# clock (docs/bench-method.md; the findings: docs/bench-method.md, "The sink's clock"). Builds probe.c, starts the PipeWire fixture,
 # writes the bench's `tap` (padded with silence to PAD frames, 0: as it is) N
 # times, 350 ms apart, on a reference stream like the bench's, records the
 # monitor through pipewire-pulse and natively, and runs analyze.py on it.

@@ -17,16 +17,9 @@ enum DBusFigure {
 
     static func run(_ c: BenchContext) throws {
         guard access(feedbackd, X_OK) == 0 else { throw BenchError("\(feedbackd) is missing (Debian package feedbackd)") }
-        let dir = c.work + "/dbus"
-        mkdir(dir, 0o700)
-        var env = currentEnvironment()
-        env["SYSOUND_DBUS_DIR"] = dir
-        let ctl = c.root + "/Tests/fixture/dbus-ctl.sh"
-        guard Children.wait(try Children.spawn(ctl, ["start", "session"], environment: env)) == 0 else {
-            throw BenchError("\(ctl) start session failed")
-        }
-        defer { _ = Children.wait((try? Children.spawn(ctl, ["stop", "session"], environment: env)) ?? -1) }
-        let address = "unix:path=\(dir)/session.sock"
+        let bus = try PrivateSessionBus(c, directory: c.work + "/dbus")
+        defer { bus.stop() }
+        let (address, env) = (bus.address, bus.environment)
         let client = try Bus.open(.address(address))
 
         // Each server plays its own theme's sound for the event, so each run

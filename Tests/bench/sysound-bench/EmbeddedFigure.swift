@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 
-/// Figure 16: `sysound play tap` with no daemon, as a newcomer or a script
+/// Figure 18: `sysound play tap` with no daemon, as a newcomer or a script
 /// runs it (the embedded engine in a one-shot process): launch → the clip's
 /// first sample at the sink beside `paplay` and `pactl play-sample` of the
 /// same clip, validated by the reference tone as figure 2 is (OnsetRun);
@@ -52,12 +52,12 @@ enum EmbeddedFigure {
         let run = try OnsetRun.measure(c, tools, perTool: c.count(40, smoke: 4), clip: clip)
         let onsetLatencies = run.latencies
         defer {
-            c.report.add("16", "ratio embedded / paplay (launch → sink, medians)", unit: "×",
+            c.report.add("18", "ratio embedded / paplay (launch → sink, medians)", unit: "×",
                          value: run.median(Tool.embedded.rawValue) / run.median(Tool.paplay.rawValue),
                          ci95: Bootstrap.ratioCI(onsetLatencies[Tool.embedded.rawValue], onsetLatencies[Tool.paplay.rawValue]))
         }
         try wholeProcess(c, embedded: embedded, clip: clip)
-        try run.report(c, figure: "16")
+        try run.report(c, figure: "18")
     }
 
     /// Spawn → reaped, interleaved in shuffled order; and the clip's length the process must wait for.
@@ -78,8 +78,8 @@ enum EmbeddedFigure {
             }
         }
         let clipMs = Double(clip.count) / Double(SinkOnsetMeter.rate) * 1000
-        for i in tools.indices { c.report.add("16", "process: " + tools[i].name, unit: "ms", times[i]) }
-        c.report.add("16", overClip, unit: "ms", value: Summary(times[0])!.median - clipMs,
+        for i in tools.indices { c.report.add("18", "process: " + tools[i].name, unit: "ms", times[i]) }
+        c.report.add("18", overClip, unit: "ms", value: Summary(times[0])!.median - clipMs,
                      note: "the tap lasts \(fmt(clipMs)) ms; the embedded engine returns when it has played out")
     }
 

@@ -36,13 +36,13 @@ struct OnsetRun {
     /// a 256-frame quantum its last 192 frames stayed behind and played
     /// before the next reference: that one started 192, then 128, 64, 0
     /// frames into its cycle (0–4 ms late) — the 256-frame readings past one
-    /// quantum of figure 9 (docs/journal/2026-11-latency.md, "On PipeWire": measured against the null
+    /// quantum of figure 9 (docs/bench-method.md, "The sink's clock": measured against the null
     /// sink's own cycle times).
     static let referencePadding = 2048
 
     /// References in a smoke run, at least: the window holds the median, and
     /// a reading is the wait for the next cycle (0 … one quantum) plus the
-    /// envelope's lateness (0.1–0.6 ms, docs/journal/2026-11-latency.md, "On PipeWire"), so at a
+    /// envelope's lateness (0.1–0.6 ms, docs/bench-method.md, "The sink's clock"), so at a
     /// 64-frame quantum 2 of 40 quiet readings land past the window, and a
     /// median of 3 did (1.50 ms against 1.33, load 3.6); a median of 10 is
     /// past it only when most readings are. Ten also lets the stall rule
@@ -214,7 +214,7 @@ struct OnsetRun {
     /// changes within a run (sysound's stream sets its own, 128 frames
     /// shipped, while it runs, the meter's own 256 once it pauses), so each
     /// reference is held to its own. Measured against the null sink's own
-    /// cycle times (docs/journal/2026-11-latency.md, "On PipeWire"), at 64 and at 256 frames every
+    /// cycle times (docs/bench-method.md, "The sink's clock"), at 64 and at 256 frames every
     /// write was taken by the next cycle, and the envelope read that cycle's
     /// start 0.1–0.6 ms late (the hand-over).
     func referenceBounds(_ c: BenchContext, _ onset: SinkOnsets.Onset) -> ClosedRange<Double> {

@@ -19,7 +19,7 @@ struct SysoundBench: ParsableCommand {
             """)
 
     /// The figures there are (each `figure(n, …)` below), all run unless --figures picks some.
-    static let figureNumbers = 1...16
+    static let figureNumbers = 1...18
 
     @Flag(help: "A few iterations of every figure, no targets judged (under 60 s): for CI.")
     var smoke = false
@@ -33,7 +33,7 @@ struct SysoundBench: ParsableCommand {
     @Option(help: ArgumentHelp("The sysound source tree (config/, Sounds/, Tests/fixture/).", valueName: "dir"))
     var packageRoot: String?
 
-    @Option(help: ArgumentHelp("Only these figures, comma-separated (e.g. 1,5; 11 is the latency levers, 12 the sound–haptic skew, 13 gsettings → policy, 14 a tap during a big reload, 15 the cost at rest).", valueName: "list"))
+    @Option(help: ArgumentHelp("Only these figures, comma-separated (e.g. 1,5; 11 is the latency levers, 12 the sound–haptic skew, 13 gsettings → policy, 14 a tap during a big reload, 15 the cost at rest, 16 identity lookup, beside 9's D-Bus latency, 17 a media role closed after its quiet time).", valueName: "list"))
     var figures: String?
 
     @Option(help: ArgumentHelp("The sound server to run on: pulseaudio or pipewire (Tests/bench/run.sh runs both).", valueName: "name"))
@@ -124,13 +124,15 @@ struct SysoundBench: ParsableCommand {
         figure(7, StartupFigure.run)
         figure(8, IdleFigure.run)
         figure(9, DBusFigure.run)
+        figure(16, IdentityFigure.run)
         figure(10, LockedHintFigure.run)
         figure(11, LeverFigure.run)
         figure(12, SkewFigure.run)
         figure(13, DesktopSettingFigure.run)
         figure(14, ReloadFigure.run)
         figure(15, RestFigure.run)
-        figure(16, EmbeddedFigure.run)
+        figure(17, RoleReleaseFigure.run)
+        figure(18, EmbeddedFigure.run)
         context.report.notes.append("load average (1, 5, 15 min) at the start: \(loadStart); at the end: \(Self.loadAverage()) — the 2 cores may be shared")
         Targets.judge(&context.report)
         context.report.seconds = Clock.seconds(since: started)

@@ -70,6 +70,8 @@ enum Targets {
               { "\(fmt($0)) ms p99" }, { $0 <= 5 })
         check("LockedHint change applied ≤ 5 ms (p99)", p99("10", "SetLockedHint → daemon state").map { $0 / 1000 },
               { "\(fmt($0)) ms p99 (median \(fmt((median("10", "SetLockedHint → daemon state") ?? .nan) / 1000)) ms)" }, { $0 <= 5 })
+        check("identity lookup after a sender's first ≤ 50 µs (p99)", p99(IdentityFigure.figure, IdentityFigure.later),
+              { "\(fmt($0)) µs p99 (median \(fmt(median(IdentityFigure.figure, IdentityFigure.later) ?? .nan)) µs)" }, { $0 <= 50 })
         check("daemon idle CPU ≤ 1 % of a core (default period)", median("8", "daemon idle CPU, " + IdleFigure.shippedLabel),
               { "\(fmt($0)) % median of 1 s windows" }, { $0 <= 1 })
         // Figure 15, the cost at rest (issue 24). The first sound after an idle pause is
@@ -85,12 +87,19 @@ enum Targets {
               { "\(fmt($0)) MB" }, { $0 <= 24 })
         check("RSS growth ≤ 1.2 × the PCM bytes of a 50 MB theme", r.row(rest.figure, rest.rssPerPCM)?.value,
               { "\(fmt($0)) ×" }, { $0 <= 1.2 })
-        // Figure 16 (issue 37): the embedded engine, as `sysound play tap` without a daemon runs it.
+        // Figure 17: a media role's engine closed after its quiet time gives back what it took.
+        let roles = RoleReleaseFigure.self
+        check("anonymous memory after an alarm and the quiet time within 0.5 MB of idle", r.row("17", roles.anonymousAfter)?.value,
+              { "\(fmt($0)) MB" }, { $0 <= 0.5 })
+        check("threads and sound-server clients back after an alarm and the quiet time",
+              r.row("17", roles.threadsAfter)?.value.flatMap { t in r.row("17", roles.clientsAfter)?.value.map { max(abs(t), abs($0)) } },
+              { "\(fmt($0)) more at most" }, { $0 == 0 })
+        // Figure 18 (issue 37): the embedded engine, as `sysound play tap` without a daemon runs it.
         let embedded = "ratio embedded / paplay (launch → sink, medians)"
-        check("no daemon: launch → sink ≤ 1.0 × paplay", r.row("16", embedded)?.value,
-              { "\(fmt($0)) ×\(ci("16", embedded)) (medians \(fmt(median("16", EmbeddedFigure.Tool.embedded.label) ?? .nan)) vs \(fmt(median("16", EmbeddedFigure.Tool.paplay.label) ?? .nan)) ms)" },
+        check("no daemon: launch → sink ≤ 1.0 × paplay", r.row("18", embedded)?.value,
+              { "\(fmt($0)) ×\(ci("18", embedded)) (medians \(fmt(median("18", EmbeddedFigure.Tool.embedded.label) ?? .nan)) vs \(fmt(median("18", EmbeddedFigure.Tool.paplay.label) ?? .nan)) ms)" },
               { $0 <= 1 })
-        check("no daemon: whole process ≤ the sound's length + 20 ms", r.row("16", EmbeddedFigure.overClip)?.value,
+        check("no daemon: whole process ≤ the sound's length + 20 ms", r.row("18", EmbeddedFigure.overClip)?.value,
               { "\(fmt($0)) ms past the clip (median)" }, { $0 <= 20 })
         r.targets = checks
     }

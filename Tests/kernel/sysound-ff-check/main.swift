@@ -161,6 +161,48 @@ if pulses.count == 5, let first = pulses.first?.playUs {
     report.check("pattern timing", false, "expected 5 pulses, device recorded \(recent)")
 }
 
+// 3b. A Core Haptics (AHAP) pattern, rendered for this motor (amplitude
+// control, a linear actuator): a sharp full tap at 0 (10 ms), a dull half tap
+// at 100 ms (20 ms), a continuous 0.8 from 200 ms for 100 ms.
+let ahap = """
+    { "Pattern": [
+      { "Event": { "Time": 0.0, "EventType": "HapticTransient", "EventParameters": [
+          { "ParameterID": "HapticIntensity", "ParameterValue": 1.0 }, { "ParameterID": "HapticSharpness", "ParameterValue": 1.0 } ] } },
+      { "Event": { "Time": 0.1, "EventType": "HapticTransient", "EventParameters": [
+          { "ParameterID": "HapticIntensity", "ParameterValue": 0.5 }, { "ParameterID": "HapticSharpness", "ParameterValue": 0.0 } ] } },
+      { "Event": { "Time": 0.2, "EventType": "HapticContinuous", "EventDuration": 0.1, "EventParameters": [
+          { "ParameterID": "HapticIntensity", "ParameterValue": 0.8 } ] } } ] }
+    """
+Clock.sleep(ms: 100)
+do {
+    var reader = AHAPReader()
+    let rendered = engine.pattern(forScore: try reader.read(ahap))
+    machineLateness = Clock.medianLateness(ofSleeps: [10, 90, 20, 80, 100])
+    mark = log.records().count
+    let asked = Clock.nowUs()
+    try engine.vibrate(pattern: rendered)
+    recent = log.wait(from: mark) { $0.pulses().count == 3 && $0.pulses().last?.stopUs != nil }
+    let ahapPulses = recent.pulses()
+    let ahapShape = ahapPulses.map { [$0.strong, $0.lengthMs] }
+    report.check("ahap steps", ahapShape == [[65535, 10], [strong(0.5), 20], [strong(0.8), 100]],
+                 "rendered \(rendered), device played \(ahapShape)")
+    if ahapPulses.count == 3 {
+        // The pattern's times as the device saw them, from the request: the
+        // kernel's own granularity (4 ms jiffies at HZ=250) and the machine's
+        // sleep lateness are all the error allowed, as for the pattern above.
+        let expected = [(ahapPulses[0].stopUs, 10), (ahapPulses[1].playUs, 100), (ahapPulses[1].stopUs, 120),
+                        (ahapPulses[2].playUs, 200), (ahapPulses[2].stopUs, 300)]
+        let errors = expected.map { (actual, ms) in ((actual ?? Int.max / 2) - asked) - ms * 1000 }
+        let sorted = errors.map(abs).sorted()
+        report.check("ahap timing", sorted[sorted.count / 2] <= 4000 + max(0, machineLateness) && sorted.last! <= options.toleranceMs * 1000,
+                     "median error \(sorted[sorted.count / 2]) µs (≤ a 4 ms jiffy + sleep lateness \(machineLateness) µs), signed µs \(errors)")
+    } else {
+        report.check("ahap timing", false, "expected 3 pulses, device recorded \(recent)")
+    }
+} catch {
+    report.check("ahap", false, "\(error)")
+}
+
 // 4. Replay without upload, then eviction: six distinct effects, few slots.
 Clock.sleep(ms: 50)
 try? engine.vibrate(preset: "tap")

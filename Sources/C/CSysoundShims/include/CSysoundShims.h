@@ -8,6 +8,16 @@
 #include "CSysoundForceFeedback.h"
 #include "CSysoundThreads.h"
 #include "CSysoundAlsa.h"
+#include "CSysoundSandbox.h"
+
+/// Returns the free pages of every malloc arena to the kernel (malloc_trim(0),
+/// which <malloc.h> declares outside Swift's Glibc module). 1 if any was returned.
+int sysound_trim_heap(void);
+
+/// mallopt(M_MMAP_THRESHOLD, bytes): allocations of at least `bytes` get
+/// mappings of their own, unmapped when freed; fixing it also stops glibc
+/// raising it (and the trim threshold with it) after such a free. 1 on success.
+int sysound_set_mmap_threshold(int bytes);
 
 /// Peer credentials of a connected unix socket (getsockopt SO_PEERCRED).
 /// Returns 0 and fills the out parameters, or -1 with errno set.
