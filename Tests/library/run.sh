@@ -41,9 +41,9 @@ check "Examples/HelloSysound builds against sysound by path" $status
 
 echo "-- the example app, without a daemon, leaves the app's stderr alone"
 # The library logs only when the app passes a logger (or SYSOUND_LOG_LEVEL
-# asks), OpenAL Soft and ALSA say nothing, and the engine is closed at exit
-# (no "AL lib: (EE) alc_cleanup: 1 device not closed"). Under a private
-# PulseAudio, with a state directory where no daemon listens.
+# asks), and OpenAL Soft and ALSA say nothing (no "AL lib: (EE) alc_cleanup:
+# 1 device not closed"). Under a private PulseAudio, with a state directory
+# where no daemon listens.
 state=$(mktemp -d "$log/state.XXXXXX")
 example_bin=$(swift build --package-path "$example" --show-bin-path)
 SYSOUND_STATE_DIR=$state Tests/fixture/with-pulse.sh sh -c 'exec "$0" >"$1" 2>"$2"' \
