@@ -22,7 +22,7 @@ public final class AudioEngine: @unchecked Sendable {
     public let outputKind: AudioOutput
     /// The `media.role` of the own stream, and of every voice this engine plays.
     public let role: MediaRole
-    let logger = Logger(label: "sysound.audio")
+    let logger: Logger
 
     // Everything below is guarded by ALLock.condition.
     var output: (any AudioOutputDevice)?
@@ -98,10 +98,13 @@ public final class AudioEngine: @unchecked Sendable {
     ///   if the caller asked (ServiceSetup does, before every open): the
     ///   `auto` output then does not ask again. Nil: it asks itself.
     /// - Parameter role: the own stream's `media.role` (AudioRoles opens one engine per role).
+    /// - Parameter logger: where the engine logs (an app's library passes its own: LibraryLog).
     public init(
         settings: AudioSettings = .defaults, output: AudioOutput = .device, host: LoopHost? = nil,
-        realtime: RealtimeThreads? = nil, server: SoundServerProbe.Answer? = nil, role: MediaRole = .event
+        realtime: RealtimeThreads? = nil, server: SoundServerProbe.Answer? = nil, role: MediaRole = .event,
+        logger: Logger = Logger(label: "sysound.audio")
     ) throws(AudioError) {
+        self.logger = logger
         self.settings = settings
         self.outputKind = output
         self.role = role

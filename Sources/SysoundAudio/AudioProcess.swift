@@ -27,10 +27,10 @@ import SysoundPlatform
 ///   reads, also a reopen's. sysound's own stream sets the property on its
 ///   context's property list instead, so `output = "pulse"` sets no variable.
 /// - The noise of failed probes — OpenAL Soft's "AL lib: (EE)" lines, ALSA's
-///   "cannot find card" — is hidden at its source (`ALSOFT_LOGLEVEL`, read
-///   at OpenAL Soft's first open; ALSA's error handler) instead of
-///   redirecting file descriptor 2 for the whole process around a device
-///   open; unless SYSOUND_LOG_LEVEL is trace or debug.
+///   "cannot find card" — is hidden at its source (`ALSOFT_LOGLEVEL`, ALSA's
+///   error handler) by a constructor that runs as the process loads, before
+///   any thread (CSysoundShims, alsaquiet.c): an app's process has threads
+///   long before its first sound, so this `prepare` would come too late there.
 public enum AudioProcess {
     private nonisolated(unsafe) static var prepared: Bool?
     private nonisolated(unsafe) static var file: String?
@@ -49,7 +49,6 @@ public enum AudioProcess {
         prepared = single
         guard single else { return false }
         let environment = ProcessInfo.processInfo.environment
-        let verbose = ["trace", "debug"].contains(environment["SYSOUND_LOG_LEVEL"] ?? "")
         if let text = AlsoftConfig.contents(settings), isUnclaimed(environment["ALSOFT_CONF"]) {
             let path = NSTemporaryDirectory() + filePrefix + "\(getpid()).conf"
             // Unwritable temp directory: OpenAL Soft keeps its own period, as without the file.
@@ -58,11 +57,9 @@ public enum AudioProcess {
                 file = path
             }
         }
-        if !verbose && environment["ALSOFT_LOGLEVEL"] == nil { setenv("ALSOFT_LOGLEVEL", "0", 1) }
         if settings.backend != .pulse, let merged = PulseClientTag.merged(into: environment["PULSE_PROP"] ?? "") {
             setenv("PULSE_PROP", merged, 1)
         }
-        if !verbose { sysound_alsa_quiet() }
         return true
     }
 

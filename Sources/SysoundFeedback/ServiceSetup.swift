@@ -112,32 +112,43 @@ public enum ServiceSetup {
     /// device engine runs on `host` (the daemon's loop and workers), or on
     /// the process's embedded audio loop when nil. `realtime` makes the
     /// device's audio threads real-time (the daemon's; nil leaves them be).
+    /// `audioLogger` is where the audio engines log (nil: `sysound.audio`
+    /// through the process's logging system, as the daemon has it).
     public static func manager(
         configuration: SysoundConfiguration, theme: Theme, stateDirectory: StateDirectory,
         audio mode: AudioMode, haptics: HapticsEngine?, leds: LedEngine? = nil, settings: SettingsSource, host: LoopHost? = nil,
-        realtime: RealtimeThreads? = nil, logger: Logger
+        realtime: RealtimeThreads? = nil, logger: Logger, audioLogger: Logger? = nil
     ) throws(AudioError) -> FeedbackManager {
         let engineSettings = configuration.audio
+        let audioLogger = audioLogger ?? Logger(label: "sysound.audio")
+        let onDemand = if case .deviceOnDemand = mode { true } else { false }
         let open: @Sendable () throws(AudioError) -> AudioEngine = { () throws(AudioError) -> AudioEngine in
-            // OpenAL Soft tries the sound server once per process: not before one answers.
             let server = SoundServerProbe.ask()
-            let serverPaths = (SoundServerProbe.socketPaths() ?? []).joined(separator: ", ")
+            let tried = OutputAttempt(server: server, paths: SoundServerProbe.socketPaths())
             switch server {
-            case .absent:
-                throw .noOutputDevice(detail: "no sound server accepts connections yet (at \(serverPaths)); start PulseAudio or PipeWire")
-            case .silent:
-                throw .noOutputDevice(detail: "the sound server at \(serverPaths) accepts connections but did not answer within "
-                    + "\(SoundServerProbe.answerDeadlineMs) ms (stopped or hung?); check it with `pactl info` or restart it")
-            case .answers, .unknown: break
+            // OpenAL Soft tries the sound server once per process: a daemon
+            // waits until one answers. A one-shot open (the embedded engine)
+            // has no later: it goes on to OpenAL Soft's other outputs (ALSA).
+            // A server that listens and does not answer would hang OpenAL
+            // Soft's own try for 30 s: never past it.
+            case .absent where !onDemand, .silent:
+                throw .noOutputDevice(detail: tried.serverOnly)
+            case .absent, .silent, .answers, .unknown: break
             }
-            // The open takes this answer (`output = "auto"`) instead of asking again.
-            return try AudioEngine(settings: engineSettings, output: .device, host: host, realtime: realtime, server: server)
+            do throws(AudioError) {
+                // The open takes this answer (`output = "auto"`) instead of asking again.
+                return try AudioEngine(settings: engineSettings, output: .device, host: host, realtime: realtime, server: server,
+                                       logger: audioLogger)
+            } catch {
+                guard case .noOutputDevice = error else { throw error }
+                throw .noOutputDevice(detail: tried.everything)
+            }
         }
         // Another media role's engine: always sysound's own stream (the event
         // engine plays on one, or no role gets its own: AudioRoles.separates).
         let roleSettings = { var s = engineSettings; s.backend = .pulse; return s }()
         let openRole: @Sendable (MediaRole) throws(AudioError) -> AudioEngine = { (role) throws(AudioError) -> AudioEngine in
-            try AudioEngine(settings: roleSettings, output: .device, host: host, realtime: realtime, role: role)
+            try AudioEngine(settings: roleSettings, output: .device, host: host, realtime: realtime, role: role, logger: audioLogger)
         }
         let rendersOffline = if case .loopback = mode { true } else { false }
         let engine: AudioEngine?
@@ -150,7 +161,7 @@ public enum ServiceSetup {
             openInRequest = { () throws(AudioError) -> AudioEngine in
                 throw .noOutputDevice(detail: "no audio output is open yet; the daemon keeps trying and plays sounds once one opens")
             }
-        case .loopback: engine = try AudioEngine(settings: engineSettings, output: .loopback)
+        case .loopback: engine = try AudioEngine(settings: engineSettings, output: .loopback, logger: audioLogger)
         }
         let manager = FeedbackManager(
             configuration: configuration, theme: theme, audio: engine, openAudio: openInRequest,

@@ -2,10 +2,11 @@ import Foundation
 import SysoundTestSupport
 import XCTest
 
-/// `sysound play NAME` with a daemon up is answered by `sysound` itself; every
-/// other command, and every case without a daemon, by `sysound-cli`, which
-/// `sysound` becomes with execv. These tests point SYSOUND_CLI at a missing
-/// file, so that any hand-over shows as exit 70 "cannot start".
+/// `sysound play NAME` with a daemon up is answered by `sysound` itself;
+/// without a daemon `sysound` becomes the embedded engine (`sysound-engine
+/// play`), every other command `sysound-cli`, both with execv. These tests
+/// point SYSOUND_CLI (or SYSOUND_ENGINE) at a missing file, so that any
+/// hand-over shows as exit 70 "cannot start".
 final class FastPathTests: DaemonTestCase {
     var stateDir: String { daemon.stateDir }
     let missingCLI = "/nonexistent/sysound-cli"
@@ -13,7 +14,7 @@ final class FastPathTests: DaemonTestCase {
     /// Runs `sysound ARGS` through env(1): the state-directory variables
     /// unset unless `environment` sets them, SYSOUND_CLI as given.
     func sysound(_ arguments: [String], environment: [String: String] = [:], binary: String? = nil) throws -> Spawned.Result {
-        var env = ["-u", "SYSOUND_STATE_DIR", "-u", "XDG_RUNTIME_DIR", "-u", "SYSOUND_CLI"]
+        var env = ["-u", "SYSOUND_STATE_DIR", "-u", "XDG_RUNTIME_DIR", "-u", "SYSOUND_CLI", "-u", "SYSOUND_ENGINE"]
         env += environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         return try Spawned.run("/usr/bin/env", env + [try binary ?? TestPaths.sysound] + arguments)
     }
@@ -46,11 +47,38 @@ final class FastPathTests: DaemonTestCase {
         }
     }
 
-    func testWithoutADaemonPlayIsHandedToTheFullCLI() throws {
+    /// Without a daemon the fast path's shape goes straight to the embedded
+    /// engine, not through the full CLI (which would start the engine once
+    /// more), and plays there with the CLI's messages and exit statuses.
+    func testWithoutADaemonPlayIsHandedToTheEngineNotTheFullCLI() throws {
         let empty = stateDir + "-none"
-        let result = try sysound(["play", "tap", "--state-dir", empty], environment: ["SYSOUND_CLI": missingCLI])
-        XCTAssertEqual(result.status, 70, result.stderr)
-        XCTAssertTrue(result.stderr.contains("cannot start \(missingCLI)"), result.stderr)
+        let missingEngine = "/nonexistent/sysound-engine"
+        let handed = try sysound(["play", "tap", "--state-dir", empty], environment: ["SYSOUND_ENGINE": missingEngine])
+        XCTAssertEqual(handed.status, 70, handed.stderr)
+        XCTAssertEqual(handed.stderr, "sysound: cannot start \(missingEngine): No such file or directory\n")
+
+        let recording = try MonitorRecording()
+        let played = try sysound(["play", "tap", "--app", "org.example.Embedded", "--state-dir", empty], environment: ["SYSOUND_CLI": missingCLI])
+        XCTAssertEqual(played.status, 0, played.stderr)
+        XCTAssertEqual(played.stdout + played.stderr, "")
+        // Heard whole: the process waits for the tail the server still holds
+        // (`waitUntilIdle`), so its last quarter is as loud as the file's.
+        let heard = try recording.samples(secondsFromNow: 0.5)
+        XCTAssertGreaterThan(Signal.peak(heard), 0.05, "the tap did not reach the sink")
+        let source = try readSamples(TestPaths.packageRoot + "/Sounds/tap.wav").samples
+        let start = try XCTUnwrap(Signal.onset(heard, threshold: 1e-3)), sourceStart = try XCTUnwrap(Signal.onset(source, threshold: 1e-3))
+        let length = source.count - sourceStart
+        let body = heard[start...].prefix(length), original = source[sourceStart...]
+        XCTAssertEqual(body.count, length)
+        func energy(_ x: ArraySlice<Float>) -> Double { x.reduce(0) { $0 + Double($1 * $1) } }
+        let tailRatio = energy(body.suffix(length / 4)) / energy(body) / (energy(original.suffix(length / 4)) / energy(original))
+        XCTAssertGreaterThan(tailRatio, 0.8, "the tap's tail was cut: the process closed its stream before it was heard")
+
+        let unknown = try sysound(["play", "no-such-sound", "--state-dir", empty], environment: ["SYSOUND_CLI": missingCLI])
+        let viaCLI = try sysound(["play", "no-such-sound", "--state-dir", empty, "--embedded"], binary: try fullCLI)
+        XCTAssertEqual(unknown.status, 65, unknown.stderr)
+        XCTAssertEqual(unknown.status, viaCLI.status)
+        XCTAssertEqual(unknown.stderr, viaCLI.stderr, "the engine speaks as the full CLI does")
     }
 
     /// The fast path reads the environment with getenv, the full CLI from a dictionary: both must find the same daemon.

@@ -41,6 +41,7 @@ TITLES = {
     "15": "Cost at rest: wake-ups, the sound server beside an idle sysound, memory",
     "16": "Identity lookup: what proving a caller adds (beside figure 9)",
     "17": "A media role: its first sound, and what its close gives back",
+    "18": "No daemon: `sysound play tap` on the embedded engine beside paplay and pactl",
 }
 
 LOAD_NOTE = re.compile(r"^load average \(1, 5, 15 min\) at the start: (.*); at the end: (.*?) —")

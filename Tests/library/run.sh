@@ -3,7 +3,8 @@
 #  1. the DocC catalog builds (make docs), without warnings, and every
 #     public symbol of `Sysound` has its documentation;
 #  2. the example app (Examples/HelloSysound, a package of its own that
-#     depends on sysound by path) builds with the async API;
+#     depends on sysound by path) builds with the async API, and without a
+#     daemon plays with nothing on its stderr;
 #  3. every Swift example of the catalog compiles in that app;
 #  4. the app cannot name the wire protocol's types (a check that must fail
 #     to compile, with the errors expected).
@@ -37,6 +38,21 @@ swift build --package-path "$example" --product HelloSysound >"$log/example.log"
 status=$?
 grep -E "error:" "$log/example.log" | head -20
 check "Examples/HelloSysound builds against sysound by path" $status
+
+echo "-- the example app, without a daemon, leaves the app's stderr alone"
+# The library logs only when the app passes a logger (or SYSOUND_LOG_LEVEL
+# asks), and OpenAL Soft and ALSA say nothing (no "AL lib: (EE) alc_cleanup:
+# 1 device not closed"). Under a private PulseAudio, with a state directory
+# where no daemon listens.
+state=$(mktemp -d "$log/state.XXXXXX")
+example_bin=$(swift build --package-path "$example" --show-bin-path)
+SYSOUND_STATE_DIR=$state Tests/fixture/with-pulse.sh sh -c 'exec "$0" >"$1" 2>"$2"' \
+    "$example_bin/HelloSysound" "$log/example.out" "$log/example.err"
+status=$?
+grep -q "no daemon: the sounds play in this process" "$log/example.out" || { echo "HelloSysound did not run without a daemon:"; cat "$log/example.out"; status=1; }
+grep -qE "^tap: play" "$log/example.out" || { echo "HelloSysound did not play the tap:"; cat "$log/example.out"; status=1; }
+if [ -s "$log/example.err" ]; then echo "HelloSysound's stderr:"; head -5 "$log/example.err"; status=1; fi
+check "Examples/HelloSysound without a daemon plays and writes nothing to stderr" $status
 
 echo "-- the catalog's examples compile"
 # Each ```swift block of the articles becomes a function body, async when it

@@ -11,7 +11,7 @@ struct EngineCommand: ParsableCommand {
         commandName: "sysound-engine",
         abstract: "The engines behind `sysound`: the daemon and the embedded fallback.",
         discussion: "Started by `sysound`; see `sysound --help`.",
-        subcommands: [RequestCommand.self, RenderCommand.self, ServeCommand.self, CheckCommand.self, ListDBusCommand.self])
+        subcommands: [RequestCommand.self, PlayCommand.self, RenderCommand.self, ServeCommand.self, CheckCommand.self, ListDBusCommand.self])
 
     static func main() {
         let arguments = CommandLine.arguments.dropFirst()

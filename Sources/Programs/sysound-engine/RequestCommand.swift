@@ -1,4 +1,5 @@
 import ArgumentParser
+import Logging
 import Sysound
 import SysoundCLIOptions
 import SysoundCore
@@ -20,7 +21,9 @@ struct RequestCommand: ParsableCommand {
         } catch {
             return writeReply(error.reply)
         }
-        let service = SoundService(stateDirectory: options.stateDir, configPath: options.config, mode: .embedded)
+        // The process's logging (bootstrapLogging: warnings, or info with --verbose), not the library's silence.
+        let service = SoundService(stateDirectory: options.stateDir, configPath: options.config, mode: .embedded,
+                                   logger: Logger(label: "sysound"), oneShot: true)
         do {
             writeReply(try service.send(parsed))
         } catch {

@@ -5,13 +5,20 @@ import SysoundCore
 /// `sysound play NAME [--state-dir DIR] [--app ID]` with a daemon up: one
 /// `connect`, `send`, `recv`.
 enum FastPath {
-    /// The exit status if the request reached a daemon, else nil: the
-    /// command has another shape, or no daemon listens (or the socket path
-    /// is unusable), and the full CLI takes over with the embedded engine.
-    /// Once sent, a request is never sent again: asking twice is not harmless
-    /// (a daemon that was only slow plays the sound twice). An error reply, a
-    /// timeout (75) and a lost connection (70) are reported here.
-    static func play(_ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, count: Int) -> Int32? {
+    enum Outcome {
+        /// The request reached a daemon: exit with this status.
+        case answered(Int32)
+        /// No daemon listens (or the socket path is unusable): the embedded
+        /// engine plays it, given these arguments (`sysound-engine play`).
+        case noDaemon(engineArguments: [String])
+    }
+
+    /// What became of the request; nil when the command has another shape
+    /// (the full CLI takes it). Once sent, a request is never sent again:
+    /// asking twice is not harmless (a daemon that was only slow plays the
+    /// sound twice). An error reply, a timeout (75) and a lost connection
+    /// (70) are reported here.
+    static func play(_ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, count: Int) -> Outcome? {
         func argument(_ i: Int, is text: String) -> Bool { argv[i].map { strcmp($0, text) == 0 } ?? false }
         guard count >= 3, count % 2 == 1, count <= 7, argument(1, is: "play"),
               let nameArgument = argv[2], nameArgument[0] != CChar(UInt8(ascii: "-"))
@@ -35,16 +42,19 @@ enum FastPath {
         do {
             reply = try DaemonClient(socketPath: socket).send(.play(PlayRequest(.name(name), app: app)))
         } catch {
-            guard !error.reachedNoDaemon else { return nil }
+            guard !error.reachedNoDaemon else {
+                return .noDaemon(engineArguments: ["play", name] + (stateDirectory.map { ["--state-dir", $0] } ?? [])
+                    + (app.map { ["--app", $0] } ?? []))
+            }
             standardError("sysound: cannot play \(name): \(error)")
-            return error.exitStatus
+            return .answered(error.exitStatus)
         }
         switch reply {
         case .ok:
-            return 0
+            return .answered(0)
         case .error(let code, let message):
             standardError("sysound: cannot play \(name): \(message)")
-            return code.exitStatus
+            return .answered(code.exitStatus)
         }
     }
 }

@@ -1,23 +1,52 @@
 import Glibc
 import SysoundClient
 
-/// The full CLI (`sysound-cli`, swift-argument-parser): help, every command,
-/// the no-daemon fallback. `sysound` becomes it with `execv(3)` — same
-/// process, same argv and descriptors — so its messages and exit codes are
-/// exactly the full CLI's.
+/// The full CLI (`sysound-cli`, swift-argument-parser): help, every command
+/// but `play NAME`. `sysound` becomes it with `execv(3)` — same process,
+/// same argv and descriptors — so its messages and exit codes are exactly
+/// the full CLI's.
 enum FullCLI {
-    /// Replaces this process with `sysound-cli` (found beside `sysound`, in
-    /// libexec, or through SYSOUND_CLI); exits 70 if it cannot.
     static func become() -> Never {
-        let path: String
+        // argv as we got it, argv[0] included: `ps` shows `sysound status`.
+        Companion.become("sysound-cli", variable: "SYSOUND_CLI", argv: CommandLine.unsafeArgv)
+    }
+}
+
+/// `sysound play NAME` without a daemon: this process becomes
+/// `sysound-engine play NAME …` (execv), the embedded engine with the CLI's
+/// messages and exit statuses. Through the full CLI it would be two more
+/// executables started — `sysound-cli`, which then spawns the engine — for
+/// the same request: the larger part of the time to the first sample.
+enum EmbeddedPlay {
+    static func become(_ arguments: [String]) -> Never {
+        Companion.become("sysound-engine", variable: "SYSOUND_ENGINE", arguments: arguments)
+    }
+}
+
+/// Replaces this process with a companion executable (found beside `sysound`,
+/// in libexec, or through `variable`); exits 70 if it cannot.
+enum Companion {
+    static func become(_ name: String, variable: String, arguments: [String]) -> Never {
+        let path = find(name, variable: variable)
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        become(path, argv: argv)
+    }
+
+    static func become(_ name: String, variable: String, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Never {
+        become(find(name, variable: variable), argv: argv)
+    }
+
+    private static func find(_ name: String, variable: String) -> String {
         do {
-            path = try CompanionExecutable.find("sysound-cli", variable: "SYSOUND_CLI")
+            return try CompanionExecutable.find(name, variable: variable)
         } catch {
             standardError("sysound: \(error.description)")
             exit(EX_SOFTWARE)
         }
-        // argv as we got it, argv[0] included: `ps` shows `sysound status`.
-        execv(path, CommandLine.unsafeArgv)
+    }
+
+    private static func become(_ path: String, argv: UnsafePointer<UnsafeMutablePointer<CChar>?>) -> Never {
+        execv(path, argv)
         standardError("sysound: cannot start \(path): \(String(cString: strerror(errno)))")
         exit(EX_SOFTWARE)
     }

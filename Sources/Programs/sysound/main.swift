@@ -2,7 +2,8 @@ import Glibc
 
 // `sysound`, the command users, scripts and keybindings run. Its common case,
 // `sysound play NAME` with a daemon up, is one socket round trip answered
-// here; every other command is the full CLI in `sysound-cli`, which this
+// here; without a daemon it becomes the embedded engine (`sysound-engine
+// play`); every other command is the full CLI in `sysound-cli`, which this
 // process becomes. This executable links no Foundation, no argument parser
 // and no logging: their start-up costs more than the request (docs/benchmarks.md,
 // figure 1). For the same reason it reads argv and the environment as C
@@ -10,5 +11,8 @@ import Glibc
 // (an [String] of arguments, a dictionary of the environment) costs a lookup
 // through the binary's conformance tables.
 
-if let status = FastPath.play(CommandLine.unsafeArgv, count: Int(CommandLine.argc)) { exit(status) }
-FullCLI.become()
+switch FastPath.play(CommandLine.unsafeArgv, count: Int(CommandLine.argc)) {
+case .answered(let status)?: exit(status)
+case .noDaemon(let engineArguments)?: EmbeddedPlay.become(engineArguments)
+case nil: FullCLI.become()
+}

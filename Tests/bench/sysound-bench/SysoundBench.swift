@@ -19,7 +19,7 @@ struct SysoundBench: ParsableCommand {
             """)
 
     /// The figures there are (each `figure(n, …)` below), all run unless --figures picks some.
-    static let figureNumbers = 1...17
+    static let figureNumbers = 1...18
 
     @Flag(help: "A few iterations of every figure, no targets judged (under 60 s): for CI.")
     var smoke = false
@@ -132,6 +132,7 @@ struct SysoundBench: ParsableCommand {
         figure(14, ReloadFigure.run)
         figure(15, RestFigure.run)
         figure(17, RoleReleaseFigure.run)
+        figure(18, EmbeddedFigure.run)
         context.report.notes.append("load average (1, 5, 15 min) at the start: \(loadStart); at the end: \(Self.loadAverage()) — the 2 cores may be shared")
         Targets.judge(&context.report)
         context.report.seconds = Clock.seconds(since: started)

@@ -94,6 +94,13 @@ enum Targets {
         check("threads and sound-server clients back after an alarm and the quiet time",
               r.row("17", roles.threadsAfter)?.value.flatMap { t in r.row("17", roles.clientsAfter)?.value.map { max(abs(t), abs($0)) } },
               { "\(fmt($0)) more at most" }, { $0 == 0 })
+        // Figure 18 (issue 37): the embedded engine, as `sysound play tap` without a daemon runs it.
+        let embedded = "ratio embedded / paplay (launch → sink, medians)"
+        check("no daemon: launch → sink ≤ 1.0 × paplay", r.row("18", embedded)?.value,
+              { "\(fmt($0)) ×\(ci("18", embedded)) (medians \(fmt(median("18", EmbeddedFigure.Tool.embedded.label) ?? .nan)) vs \(fmt(median("18", EmbeddedFigure.Tool.paplay.label) ?? .nan)) ms)" },
+              { $0 <= 1 })
+        check("no daemon: whole process ≤ the sound's length + 20 ms", r.row("18", EmbeddedFigure.overClip)?.value,
+              { "\(fmt($0)) ms past the clip (median)" }, { $0 <= 20 })
         r.targets = checks
     }
 }
