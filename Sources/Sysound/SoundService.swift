@@ -221,12 +221,16 @@ extension SoundService {
             waited += 0.002
         }
         // A voice has ended when the mixer has consumed it; the sound server
-        // still holds up to the output latency of it, and closing the stream
-        // now would drop that tail (a short tap, entirely). (A wait read from
-        // the engine's `untilHeardNanoseconds` cut the tail in FastPathTests
-        // once the tail's blocks came late: left for a measured follow-up.)
+        // still holds what was written ahead of the sink, and closing the
+        // stream now would drop that tail (a short tap, entirely). Neither
+        // the configured latency nor the engine's own count of what is still
+        // unheard (`untilHeardNanoseconds`) covered it alone in FastPathTests
+        // (tails cut to 0.73 and 0.77 of their share when blocks came late):
+        // the longer of the two, and 50 ms for late blocks.
         if manager.audio != nil {
-            usleep(useconds_t((manager.configuration.audio.latencyMs + 50) * 1000))
+            let configured = UInt64(manager.configuration.audio.latencyMs) * 1_000_000
+            let unheard = manager.audioEngines.map(\.untilHeardNanoseconds).max() ?? 0
+            usleep(useconds_t((max(configured, unheard) + 50_000_000) / 1000))
         }
     }
 }

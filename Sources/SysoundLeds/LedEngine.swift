@@ -277,7 +277,7 @@ public final class LedEngine: Sendable {
     /// when the LED goes. Without udev there is nothing to follow.
     private func watchDatabase() {
         let directory = discovery.paths.udevDatabase
-        do {
+        do throws(EventLoopError) {
             owned.watch = try host.loop.addInotify(
                 path: directory, mask: UInt32(IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | IN_CLOSE_WRITE)
             ) { [weak self] event in
@@ -291,6 +291,10 @@ public final class LedEngine: Sendable {
                 guard event.name.hasPrefix("+leds:") else { return }
                 rescan()
             }
+        } catch where error.errno == ENOENT {
+            // No udev database (a container, a system without udev): nothing
+            // announces LEDs, so there is nothing to follow and nothing wrong.
+            logger.debug("LED hotplug not followed: \(directory) does not exist (no udev); LEDs found at start are used")
         } catch {
             logger.info("LED hotplug not followed: cannot watch \(directory) (\(error)); LEDs found at start are used")
         }

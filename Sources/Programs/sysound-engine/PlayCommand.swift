@@ -40,5 +40,6 @@ struct PlayCommand: ParsableCommand {
             throw ExitCode(code.exitStatus)
         }
         service.waitUntilIdle()
+        endOneShot()
     }
 }
