@@ -3,6 +3,8 @@
 // depends on it by path and sees only the `Sysound` library's public API.
 import PackageDescription
 
+// Named, because a path dependency is otherwise known by its directory's name.
+var dependencies: [Package.Dependency] = [.package(name: "sysound", path: "../..")]
 var targets: [Target] = [
     .executableTarget(name: "HelloSysound", dependencies: [.product(name: "Sysound", package: "sysound")]),
 ]
@@ -11,8 +13,13 @@ var targets: [Target] = [
 // catalog's examples, extracted into Checks/DocSnippets, must compile, and
 // Checks/WireIsHidden, which names the wire protocol's types, must not.
 if Context.environment["SYSOUND_EXAMPLE_CHECKS"] != nil {
+    // The catalog shows how an app passes its own swift-log Logger.
+    dependencies.append(.package(url: "https://github.com/apple/swift-log", from: "1.6.0"))
     targets += [
-        .target(name: "DocSnippets", dependencies: [.product(name: "Sysound", package: "sysound")], path: "Checks/DocSnippets"),
+        .target(
+            name: "DocSnippets",
+            dependencies: [.product(name: "Sysound", package: "sysound"), .product(name: "Logging", package: "swift-log")],
+            path: "Checks/DocSnippets"),
         .target(name: "WireIsHidden", dependencies: [.product(name: "Sysound", package: "sysound")], path: "Checks/WireIsHidden"),
     ]
 }
@@ -20,8 +27,7 @@ if Context.environment["SYSOUND_EXAMPLE_CHECKS"] != nil {
 let package = Package(
     name: "HelloSysound",
     platforms: [.macOS(.v13)],
-    // Named, because a path dependency is otherwise known by its directory's name.
-    dependencies: [.package(name: "sysound", path: "../..")],
+    dependencies: dependencies,
     targets: targets,
     swiftLanguageModes: [.v6]
 )

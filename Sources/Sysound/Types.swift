@@ -76,15 +76,15 @@ public struct HapticPreset: Sendable, Hashable, ExpressibleByStringLiteral, Cust
     public static var builtIn: [HapticPreset] { BuiltInHaptic.allCases.map(HapticPreset.init) }
 }
 
+/// The flash for alerts: alerts, messages, calls and alarms also flash a
+/// light (`setFlashForAlerts(_:)`).
+public typealias FlashForAlerts = SysoundCore.FlashForAlerts
+
 /// The user's settings that decide whether a sound or a vibration happens.
 ///
 /// The service keeps them in the state directory, where the desktop shell,
 /// `sysound silent on` and an app (`setSilent(_:)`) change
 /// them; ``SoundService/stateChanges()`` follows them.
-/// The flash for alerts: alerts, messages, calls and alarms also flash a
-/// light (``SoundService/setFlashForAlerts(_:)``).
-public typealias FlashForAlerts = SysoundCore.FlashForAlerts
-
 public struct SoundSettings: Sendable, Equatable, Hashable {
     /// The ring/silent switch: silences everything but `playback`.
     public var silent: Bool

@@ -71,6 +71,9 @@ awk -v out="$snippets/Snippets.swift" '
         else printf "func snippet%d()%s throws {\n%s}\n\n", n, async ? " async" : "", body > out
         next
     }
+    # An import cannot stand in a function: it goes to the top level of the file,
+    # before the snippet that needs it.
+    inblock && /^import / { print > out; next }
     inblock {
         body = body $0 "\n"
         if ($0 ~ /^(protocol|struct|final class|enum|extension) /) toplevel = 1
