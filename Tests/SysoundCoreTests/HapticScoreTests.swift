@@ -61,6 +61,13 @@ final class HapticScoreTests: XCTestCase {
         XCTAssertTrue(notes.contains { $0.hasPrefix("line 23, Pattern[9].Event.EventParameters[0].ParameterValue: 7 clamped") }, "\(notes)")
     }
 
+    func testAValueNoIntHoldsIsClampedAndNamedNotTrapped() throws {
+        var reader = AHAPReader()
+        let score = try reader.read(#"{"Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient", "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1e300}]}}]}"#)
+        XCTAssertEqual(score.events, [.transient(atMs: 0, intensity: 1, sharpness: 0.5)])
+        XCTAssertEqual(reader.notes.map(\.description), ["line 1, Pattern[0].Event.EventParameters[0].ParameterValue: 1e+300 clamped to 0–1"])
+    }
+
     func testMalformedFilesNameTheKeyAndTheLine() {
         func error(_ text: String) -> String {
             var reader = AHAPReader()

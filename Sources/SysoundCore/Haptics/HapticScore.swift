@@ -80,8 +80,11 @@ public struct HapticScore: Sendable, Equatable, Hashable, CustomStringConvertibl
 
     /// Swift's shortest form that reads back as the same value: the wire
     /// form of a score is the score, not an approximation of it.
+    /// Whole numbers print without ".0" only where an `Int` holds them exactly;
+    /// a huge or non-finite value (a malformed file's) prints as Swift writes it.
     static func format(_ v: Double) -> String {
-        Double(Int(v)) == v ? String(Int(v)) : String(v)
+        guard v.rounded() == v, abs(v) < 0x1p53 else { return String(v) }
+        return String(Int(v))
     }
 
     /// Parses the text form.
