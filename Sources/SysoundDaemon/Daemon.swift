@@ -246,15 +246,15 @@ public final class Daemon: @unchecked Sendable {
         return true
     }
 
-    /// Reloads configuration and theme on a worker, so serving goes on; a
-    /// SIGHUP during a reload is folded into it.
+    /// Reloads configuration and theme in the background, so serving goes
+    /// on; a SIGHUP during a reload is folded into it.
     private func reload() {
         guard !reloading else { return logger.info("SIGHUP during a reload: ignored") }
         reloading = true
         logger.info("SIGHUP: reloading configuration and theme")
         ServiceManager.notify(.reloading, .status("reloading"))
         let handler = handler
-        workers.submit({ () -> ReloadError? in
+        workers.submitInBackground(logger: logger, { () -> ReloadError? in
             do throws(ReloadError) {
                 try handler.reload()
                 return nil

@@ -57,7 +57,7 @@ final class BackgroundAudioOpen: @unchecked Sendable {
             retry = nil
             guard manager.attachAudio(engine) else { engine.shutdown(); return }
             logger.info("audio output opened after \(attempts) attempts: sounds play from now on")
-            host.workers.submit { manager.preloadTheme() }
+            host.workers.submitInBackground(logger: logger, { manager.preloadTheme() }, then: { _ in })
         case .failure(let error):
             // The first failure is in the log already (start-up); later ones only at debug.
             logger.debug("audio output still unavailable (attempt \(attempts)): \(error)")

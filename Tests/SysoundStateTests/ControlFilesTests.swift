@@ -107,7 +107,7 @@ final class ControlFilesTests: XCTestCase {
         let writer = files!
         let done = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
-            for i in 0..<10_000 { try! writer.write(.silent, i % 2 == 0 ? "on" : "off") }
+            for i in 0..<2_000 { try! writer.write(.silent, i % 2 == 0 ? "on" : "off") }
             done.signal()
         }
         var reads = 0

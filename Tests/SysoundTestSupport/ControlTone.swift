@@ -53,12 +53,14 @@ public final class ControlTone {
     /// The dips of `dips` (windows of `window` frames) during which the
     /// control's tone, recorded in the same frames, held: the stream's own.
     /// The control counts as dipped where it fell silent (24 frames below
-    /// 0.02, which a 440 Hz tone of amplitude 0.5 never is) within a graph
-    /// quantum of the window: two streams whose buffers a late server let
-    /// run dry may fall silent one cycle apart.
-    public static func own(_ dips: [Int], window: Int = 96, control: [Float], quantum: Int = 128) -> [Int] {
+    /// 0.02, which a 440 Hz tone of amplitude 0.5 never is) within one
+    /// stream buffer (`tlength`, 384 frames) of the window: two streams that
+    /// a late server lets run dry fall silent as far apart as their fill
+    /// levels were, and each fill is anywhere within its buffer (seen on
+    /// PipeWire: sysound's tone 288 frames before the control's).
+    public static func own(_ dips: [Int], window: Int = 96, control: [Float], buffer: Int = 384) -> [Int] {
         dips.filter { d in
-            let lo = max(0, d - quantum), hi = min(control.count, d + window + quantum)
+            let lo = max(0, d - buffer), hi = min(control.count, d + window + buffer)
             var run = 0
             for i in lo..<max(lo, hi) {
                 run = abs(control[i]) < 0.02 ? run + 1 : 0

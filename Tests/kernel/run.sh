@@ -65,11 +65,13 @@ gcc -static -O2 -Wall -o "$WORK/slider" "$ROOT/Tests/kernel/slider.c" || die "ca
 gcc -static -O2 -Wall -o "$WORK/leddev" "$ROOT/Tests/kernel/leddev.c" || die "cannot compile leddev.c"
 CLIENT=${SYSOUND_FF_CHECK:-}
 if [ -z "$CLIENT" ]; then
+    # In the release scratch path `make release` and the bench use, with
+    # their flags: the modules it shares with them are compiled once.
     log "building sysound-ff-check (release, static Swift stdlib)"
     (cd "$ROOT" && swift build -c release --static-swift-stdlib --product sysound-ff-check \
-        --scratch-path "$WORK/swift" >"$WORK/swift-build.log" 2>&1) \
+        >"$WORK/swift-build.log" 2>&1) \
         || { tail -20 "$WORK/swift-build.log" >&2; die "swift build failed"; }
-    CLIENT="$WORK/swift/release/sysound-ff-check"
+    CLIENT="$(cd "$ROOT" && swift build -c release --static-swift-stdlib --show-bin-path)/sysound-ff-check"
 fi
 [ -x "$CLIENT" ] || die "no client at $CLIENT"
 # The CLI: the debug build every test run makes anyway (a release build of

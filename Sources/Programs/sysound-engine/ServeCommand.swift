@@ -108,11 +108,11 @@ struct ServeCommand: ParsableCommand {
             throw ExitCode(Exit.busy)
         }
         watcher.onDirectoryChange { [weak daemon] in daemon?.checkFiles() }
-        // The theme loads on a worker while the daemon serves: a play of a
+        // The theme loads in the background while the daemon serves: a play of a
         // sound loaded already is answered at once, one not yet loaded is
         // loaded for it (FeedbackManager.clip(for:)), so a big theme never
         // delays readiness.
-        workers.submit({ manager.preloadTheme() }, then: { report in
+        workers.submitInBackground(logger: logger, { manager.preloadTheme() }, then: { report in
             if let report { logger.info("preloaded \(report.loaded.count) sounds, \(report.failures.count) failed") }
         })
         // One session-bus connection for the D-Bus face and the screensaver

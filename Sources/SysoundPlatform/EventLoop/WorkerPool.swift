@@ -1,4 +1,6 @@
+import CSysoundShims
 import Glibc
+import Logging
 import SysoundCore
 
 /// A small fixed set of threads for what must not run on the loop: calls
@@ -44,6 +46,40 @@ public final class WorkerPool: @unchecked Sendable {
     /// Runs `job` on a worker; nothing comes back.
     public func submit(_ job: @escaping @Sendable () -> Void) {
         enqueue(job)
+    }
+
+    /// How much lower than the daemon's other threads background work runs
+    /// (a nice value: CFS then gives it about a tenth of a contended core).
+    public static let backgroundNice: Int32 = 10
+
+    /// Runs `job` on a thread of its own at nice `backgroundNice`, then
+    /// `completion` on the loop: long work no request waits for (a whole
+    /// theme decoded at start or on reload). Where rtkit gave the audio
+    /// thread no real-time priority, such work at the audio thread's own
+    /// priority took its core at the wrong moment and a looping tone broke.
+    /// A thread of its own because an unprivileged thread cannot take its
+    /// priority back (RLIMIT_NICE), and workers must stay prompt; it ends
+    /// with the job, so a daemon at rest has no more threads than before.
+    /// If no thread can be started, a worker runs the job at its priority;
+    /// either failure goes to `logger`.
+    public func submitInBackground<T: Sendable>(
+        logger: Logger, _ job: @escaping @Sendable () -> T, then completion: @escaping @Sendable (T) -> Void
+    ) {
+        let loop = loop
+        do {
+            try PosixThread.start(name: "sysound-load") {
+                // On Linux a thread is a task of its own: this lowers this thread only.
+                if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(sysound_gettid()), Self.backgroundNice) != 0 {
+                    let error = errno
+                    loop.post { logger.warning("background work runs at the daemon's priority: setpriority: \(String(cString: strerror(error)))") }
+                }
+                let result = job()
+                loop.post { completion(result) }
+            }.detach()
+        } catch {
+            logger.warning("background work goes to a worker: \(error)")
+            submit(job, then: completion)
+        }
     }
 
     /// `transform(i)` for every `i` in `0..<count`, run on the calling thread

@@ -10,7 +10,9 @@ enum DBusFigure {
     static let feedbackd = "/usr/libexec/feedbackd"
     /// An event both themes sound: sysound's notification, freedesktop's message-new-instant.oga.
     static let event = "message-new-instant"
-    static let spacing = 1.3  // the freedesktop sound lasts 1.03 s
+    /// Launches are spaced by the server's own sound and this much silence
+    /// (the freedesktop sound lasts 1.03 s, sysound's 0.3 s).
+    static let silenceBetween = 0.3
     static let roundTripSpacing = 0.03
 
     enum Server: String, CaseIterable { case sysound, feedbackd }
@@ -33,6 +35,8 @@ enum DBusFigure {
             let pid = try start(server, c, address: address, env: env)
             defer { Children.stop(pid) }
             try waitForName(client)
+            let clip = try OnsetFigure.monoClip(clips[server]!)
+            let spacing = Double(clip.count) / Double(SinkOnsetMeter.rate) + silenceBetween
             // Warm-up: the first sound opens devices and caches (both servers).
             _ = try trigger(client, "button-pressed")
             Clock.sleep(seconds: spacing)
@@ -43,7 +47,7 @@ enum DBusFigure {
                 return start
             }
             let run = try OnsetRun.measure(c, [tool], perTool: c.count(30, smoke: 3),
-                                           clip: try OnsetFigure.monoClip(clips[server]!),
+                                           clip: clip,
                                            referenceClip: try OnsetFigure.monoClip(c.tapPath), spacing: spacing)
             medians[server] = run.median(0)
             try run.report(c, figure: "9", methodRows: false)
@@ -60,7 +64,7 @@ enum DBusFigure {
         }
         c.report.add("9", "ratio sysound / feedbackd (onset medians)", unit: "×",
                      value: (medians[.sysound] ?? .nan) / (medians[.feedbackd] ?? .nan), note: "target ≤ 0.5")
-        c.report.notes.append("figure 9: event \(event) (sysound: notification.wav; feedbackd: freedesktop's message-new-instant.oga through libcanberra), \(spacing) s apart, the reference tone interleaved; one kept sd-bus connection, blocking calls; each server alone on a private session bus; round trips: button-pressed, \(roundTripSpacing) s apart")
+        c.report.notes.append("figure 9: event \(event) (sysound: notification.wav; feedbackd: freedesktop's message-new-instant.oga through libcanberra), each \(silenceBetween) s of silence after the last one's sound, the reference tone interleaved; one kept sd-bus connection, blocking calls; each server alone on a private session bus; round trips: button-pressed, \(roundTripSpacing) s apart")
     }
 
     static func start(_ server: Server, _ c: BenchContext, address: String, env: [String: String]) throws -> pid_t {

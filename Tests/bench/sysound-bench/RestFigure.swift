@@ -56,7 +56,7 @@ enum RestFigure {
         // Quiet after the last sound before counting: the 60 s; a
         // smoke run waits just past the idle pause.
         let quiet = c.seconds(60, smoke: Double(try IdleFigure.idlePause(in: shipped)) / 1000 + 0.5)
-        let window = c.seconds(60, smoke: 2)
+        let window = c.seconds(60, smoke: 1)
         // As on a desktop: without a system bus the daemon would retry it.
         let buses = try DesktopBuses(c, directory: c.work + "/rest-dbus")
         defer { buses.stop() }
