@@ -96,15 +96,16 @@ public enum HapticPresets {
     /// The names of the built-in presets, sorted.
     public static var names: [String] { defaults.keys.sorted() }
 
-    /// `presets` with every composed moment still at its built-in value
-    /// rendered for `motor` (the configuration's own presets stay theirs).
-    public static func rendered(_ presets: [String: HapticPattern], for motor: MotorAbility) -> [String: HapticPattern] {
-        var result = presets
+    /// The composed moments of `presets` still at their built-in values, as
+    /// the scores they are composed as: a player renders them for each motor
+    /// (the configuration's own presets stay the patterns it wrote).
+    public static func composed(_ presets: [String: HapticPattern]) -> [String: HapticScore] {
+        var scores: [String: HapticScore] = [:]
         for moment in BuiltInHaptic.allCases {
             guard let composition = moment.composition, presets[moment.rawValue] == defaults[moment.rawValue] else { continue }
-            result[moment.rawValue] = composition.score.rendered(for: motor)
+            scores[moment.rawValue] = composition.score
         }
-        return result
+        return scores
     }
 
     /// `base` with `overrides` on top: the config's presets replace built-in

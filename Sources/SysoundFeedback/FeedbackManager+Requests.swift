@@ -121,7 +121,7 @@ extension FeedbackManager {
             case .pattern(let pattern): try haptics.vibrate(pattern: pattern, intensity: request.intensity * desktop.hapticScale, priority: 1)
             case .score(let score):
                 cueSounds(of: score, app: request.app, on: haptics)
-                try haptics.vibrate(pattern: haptics.pattern(forScore: score), intensity: request.intensity * desktop.hapticScale, priority: 1)
+                try haptics.vibrate(score: score, intensity: request.intensity * desktop.hapticScale, priority: 1)
             }
         } catch {
             return try Self.vibrateReply(.failure(error))
@@ -138,18 +138,18 @@ extension FeedbackManager {
             return answer(.ok(["outcome": FeedbackOutcome.skip.rawValue, "reason": HapticSkipReason.policy(reason).rawValue]))
         }
         guard let haptics else { return answer(.error(.noDevice, "no haptic device: haptics are not available in this process")) }
-        let pattern: HapticPattern
+        let source: HapticSource
         switch request.source {
-        case .pattern(let p): pattern = p
+        case .pattern(let p): source = .pattern(p)
         case .preset(let name):
-            do throws(HapticsError) { pattern = try haptics.pattern(forPreset: name) } catch {
+            do throws(HapticsError) { source = try haptics.source(ofPreset: name) } catch {
                 return answer(Self.reply(to: .failure(error)))
             }
         case .score(let score):
-            pattern = haptics.pattern(forScore: score)
+            source = .score(score)
             cueSounds(of: score, app: request.app, on: haptics)
         }
-        haptics.vibrate(pattern: pattern, intensity: request.intensity, priority: 1) { answer(Self.reply(to: $0)) }
+        haptics.vibrate(source, intensity: request.intensity, priority: 1) { answer(Self.reply(to: $0)) }
     }
 
     /// Starts a score's sounds at their times on the haptics engine's clock

@@ -12,6 +12,8 @@ import SysoundCore
 struct HapticsCore {
     struct ManagedDevice {
         let device: any ForceFeedbackDevice
+        /// What its motor can play: which rendering of a score it gets.
+        let motor: MotorAbility
         var slots: EffectSlots
         /// The slot playing now, if any.
         var playing: Int?
@@ -27,11 +29,35 @@ struct HapticsCore {
     }
 
     struct Playback {
-        var plan: PatternPlan
+        var rendition: Rendition
         var start: UInt64
         var priority: Int
+        /// Each device's plan and progress, by path.
+        var tracks: [String: Track] = [:]
+        /// How far the schedule has been carried out (`advance`).
+        var elapsedMs = 0
+
+        /// The device at `path`'s progress; one that joined since the last
+        /// step picks it up at the first segment after that step.
+        func track(for path: String, motor: MotorAbility) -> Track {
+            if let track = tracks[path] { return track }
+            let plan = rendition.plan(for: motor)
+            return Track(plan: plan, next: plan.segments.firstIndex { $0.offsetMs > elapsedMs } ?? plan.segments.count)
+        }
+    }
+
+    /// One device's part of a playback: its plan, rendered for its motor.
+    struct Track {
+        let plan: PatternPlan
         /// The next segment to begin.
         var next = 0
+
+        /// When this device's next step is due (its next segment, else its
+        /// plan's end), nil once its plan has ended by `elapsedMs`.
+        func dueMs(after elapsedMs: Int) -> Int? {
+            if next < plan.segments.count { return plan.segments[next].offsetMs }
+            return elapsedMs >= plan.durationMs ? nil : plan.durationMs
+        }
     }
 
     private(set) var devices: [String: ManagedDevice] = [:]
@@ -48,10 +74,13 @@ struct HapticsCore {
     /// Devices taken out of use because their driver refused our effect
     /// (EINVAL and the like): playing on them would only pretend.
     private(set) var refused: [(device: any ForceFeedbackDevice, error: DeviceError)] = []
+    /// The device profile, which tells a motor's ability where the driver's name does not.
+    let profile: HapticProfile?
     let logger: Logger
 
-    init(strengthCap: Double, logger: Logger) {
+    init(strengthCap: Double, profile: HapticProfile? = nil, logger: Logger) {
         self.strengthCap = strengthCap
+        self.profile = profile
         self.logger = logger
     }
 
@@ -60,7 +89,9 @@ struct HapticsCore {
     /// Takes `device` into use; sets its gain to the strength cap.
     mutating func attach(_ device: any ForceFeedbackDevice) {
         if let old = devices[device.path] { closing.append(old.device) }
-        devices[device.path] = ManagedDevice(device: device, slots: EffectSlots(capacity: device.capabilities.effectSlots))
+        devices[device.path] = ManagedDevice(
+            device: device, motor: MotorAbility.of(deviceName: device.capabilities.name, profile: profile),
+            slots: EffectSlots(capacity: device.capabilities.effectSlots))
         applyGain(to: device.path)
         if devices[device.path] != nil {
             logger.info("haptic device added", metadata: ["path": "\(device.path)", "name": "\(device.capabilities.name)"])
@@ -109,20 +140,21 @@ struct HapticsCore {
 
     // MARK: Effects and uploads
 
-    /// The distinct effects `plan` plays on the device at `path`, in order.
-    func effects(of plan: PatternPlan, on path: String) -> [RumbleEffect] {
+    /// The distinct effects `rendition` plays on the device at `path` (its
+    /// plan for that device's motor), in order.
+    func effects(of rendition: Rendition, on path: String) -> [RumbleEffect] {
         guard let managed = devices[path] else { return [] }
         var seen: Set<RumbleEffect> = []
-        return plan.segments.compactMap { effect(for: $0, on: managed) }.filter { seen.insert($0).inserted }
+        return rendition.plan(for: managed.motor).segments.compactMap { effect(for: $0, on: managed) }.filter { seen.insert($0).inserted }
     }
 
-    /// Whether the device at `path` holds what `plan` needs to start: its
-    /// first effect (the others are uploaded while it plays, and a step whose
-    /// effect is not there in time is sat out).
-    func isReady(_ plan: PatternPlan, on path: String) -> Bool {
+    /// Whether the device at `path` holds what `rendition` needs to start
+    /// there: its first effect (the others are uploaded while it plays, and a
+    /// step whose effect is not there in time is sat out).
+    func isReady(_ rendition: Rendition, on path: String) -> Bool {
         guard let managed = devices[path] else { return false }
         // The first segment that vibrates, found without building the list (the request's path).
-        for segment in plan.segments {
+        for segment in rendition.plan(for: managed.motor).segments {
             if let effect = effect(for: segment, on: managed) { return managed.slots.contains(effect) }
         }
         return true
@@ -226,8 +258,9 @@ struct HapticsCore {
     /// The distinct effects the running pattern still has to play on `path`.
     func upcoming(on path: String) -> [RumbleEffect] {
         guard let p = playback, let managed = devices[path] else { return [] }
+        let track = p.track(for: path, motor: managed.motor)
         var seen: Set<RumbleEffect> = []
-        return p.plan.segments[p.next...].compactMap { effect(for: $0, on: managed) }.filter { seen.insert($0).inserted }
+        return track.plan.segments[track.next...].compactMap { effect(for: $0, on: managed) }.filter { seen.insert($0).inserted }
     }
 
     // MARK: Playing
@@ -239,20 +272,18 @@ struct HapticsCore {
         }
     }
 
-    /// Starts `pattern` now, replacing a running one of lower or equal priority.
-    mutating func start(_ pattern: HapticPattern, intensity: Double, priority: Int, now: UInt64) throws(HapticsError) {
-        try start(PatternPlan(pattern, intensity: intensity), priority: priority, now: now)
-    }
-
-    /// Starts `plan`, its schedule anchored at `anchor` (`now` by default;
-    /// earlier when it was asked for before, later to start then): what is
-    /// due by `now` plays on every device that holds its effect; later steps
-    /// play as their effects are there. Until a later anchor, what played
-    /// before goes on (its steps no longer advance).
-    mutating func start(_ plan: PatternPlan, priority: Int, now: UInt64, anchor: UInt64? = nil) throws(HapticsError) {
+    /// Starts `rendition`, its schedule anchored at `anchor` (`now` by
+    /// default; earlier when it was asked for before, later to start then):
+    /// each device plays its own plan (`Rendition.plan(for:)`) on the one
+    /// clock. What is due by `now` plays on every device that holds its
+    /// effect; later steps play as their effects are there. Until a later
+    /// anchor, what played before goes on (its steps no longer advance).
+    mutating func start(_ rendition: Rendition, priority: Int, now: UInt64, anchor: UInt64? = nil) throws(HapticsError) {
         guard !devices.isEmpty else { throw .noDevice }
         try checkPriority(priority)
-        playback = Playback(plan: plan, start: anchor ?? now, priority: priority)
+        var p = Playback(rendition: rendition, start: anchor ?? now, priority: priority)
+        for (path, managed) in devices { p.tracks[path] = Track(plan: rendition.plan(for: managed.motor)) }
+        playback = p
         advance(now: now)
         if devices.isEmpty { throw .noDevice }  // every device vanished while starting
     }
@@ -265,28 +296,40 @@ struct HapticsCore {
 
     var isPlaying: Bool { playback != nil }
 
-    /// When `advance` must run next, on the monotonic clock, if anything plays.
+    /// When `advance` must run next, on the monotonic clock, if anything
+    /// plays: the earliest next segment or end among the devices' plans.
     var nextDeadline: UInt64? {
         guard let p = playback else { return nil }
-        let ms = p.next < p.plan.segments.count ? p.plan.segments[p.next].offsetMs : p.plan.durationMs
-        return p.start + UInt64(ms) * 1_000_000
+        let due = devices.compactMap { path, managed in p.track(for: path, motor: managed.motor).dueMs(after: p.elapsedMs) }
+        return p.start + UInt64(due.min() ?? p.rendition.durationMs) * 1_000_000
     }
 
-    /// Carries out every step due by `now`. When late, only the latest due
-    /// segment is played: a step that is already over is not worth a pulse.
+    /// Carries out every step due by `now`, each device on its own plan.
+    /// When late, only the latest due segment is played: a step that is
+    /// already over is not worth a pulse. A device whose plan has ended is
+    /// silenced; the playback ends when every device's has.
     mutating func advance(now: UInt64) {
         guard var p = playback, now >= p.start else { return }
         let elapsedMs = Int((now - p.start) / 1_000_000)
-        var due = p.next
-        while due < p.plan.segments.count && p.plan.segments[due].offsetMs <= elapsedMs { due += 1 }
-        if due > p.next {
-            let segment = p.plan.segments[due - 1]
-            p.next = due
-            playback = p
-            for path in devices.keys.sorted() { begin(segment, on: path) }
+        var begins: [(path: String, segment: PatternPlan.Segment)] = []
+        for (path, managed) in devices {
+            var track = p.track(for: path, motor: managed.motor)
+            var due = track.next
+            while due < track.plan.segments.count && track.plan.segments[due].offsetMs <= elapsedMs { due += 1 }
+            if due > track.next {
+                begins.append((path, track.plan.segments[due - 1]))
+                track.next = due
+            }
+            p.tracks[path] = track
         }
-        if p.next == p.plan.segments.count && elapsedMs >= p.plan.durationMs {
+        p.elapsedMs = elapsedMs
+        playback = p
+        for (path, segment) in begins.sorted(by: { $0.path < $1.path }) { begin(segment, on: path) }
+        let over = devices.keys.filter { p.tracks[$0]?.dueMs(after: elapsedMs) == nil }
+        if over.count == devices.count {
             stop()
+        } else {
+            for path in over.sorted() { silence(path) }
         }
     }
 

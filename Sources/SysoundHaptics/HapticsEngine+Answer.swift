@@ -3,26 +3,6 @@ import SysoundCore
 /// A request answered when its outcome is known, without blocking: for the
 /// daemon, whose requests arrive on the loop that also lands the uploads.
 extension HapticsEngine {
-    /// The preset `name`'s pattern.
-    public func pattern(forPreset name: String) throws(HapticsError) -> HapticPattern {
-        guard let pattern = presets.withLock({ $0[name] }) else { throw .unknownPreset(name, known: presetNames) }
-        return pattern
-    }
-
-    /// What the motor that plays here can do: the first device in use, else
-    /// what the device profile says (a linear actuator with amplitude control
-    /// when there is none).
-    public var motorAbility: MotorAbility {
-        let report = snapshot.withLock { $0.report }
-        if let used = report.first(where: \.used) { return used.motor }
-        return MotorAbility.of(deviceName: "", profile: profile?.profile)
-    }
-
-    /// `score` as steps this engine's motor can play (`HapticScore.rendered(for:)`).
-    public func pattern(forScore score: HapticScore) -> HapticPattern {
-        score.rendered(for: motorAbility)
-    }
-
     /// Runs `work` on the engine's loop `milliseconds` from now: the clock by
     /// which a score's sounds keep time with its vibration, whose steps this
     /// loop times too. A shut-down engine drops what is still to come.
@@ -44,27 +24,28 @@ extension HapticsEngine {
         }
     }
 
-    /// Vibrates with `pattern` (as `vibrate(pattern:)`, waiting for its upload
-    /// if need be) and calls `answer` once it has started, or with why it did
-    /// not: a refusal naming the device, no device, an upload too late. Never
-    /// blocks; `answer` runs on the loop thread (or at once, on this thread,
-    /// for a request refused before it gets there).
+    /// Vibrates with `source` (as `vibrate(_:)`, waiting for its upload if
+    /// need be; a score rendered for each device) and calls `answer` once it
+    /// has started, or with why it did not: a refusal naming the device, no
+    /// device, an upload too late. Never blocks; `answer` runs on the loop
+    /// thread (or at once, on this thread, for a request refused before it
+    /// gets there).
     public func vibrate(
-        pattern: HapticPattern, intensity: Double = 1, priority: Int = 0,
+        _ source: HapticSource, intensity: Double = 1, priority: Int = 0,
         answer: @escaping @Sendable (Result<Void, HapticsError>) -> Void
     ) {
         do throws(HapticsError) {
-            try HapticsError.validate(pattern)
+            if case .pattern(let pattern) = source { try HapticsError.validate(pattern) }
             try HapticsError.checkLevel(intensity, name: "intensity")
         } catch {
             return answer(.failure(error))
         }
-        let plan = plan(pattern, intensity: intensity)
         let requested = MonotonicClock.now()
         let outcome = WaitOutcome(then: answer)
         host.loop.perform { [self] in
             do throws(HapticsError) {
-                try request(plan, priority: priority, whenNotUploaded: .startWhenUploaded, requested: requested, delay: 0, outcome: outcome)
+                let rendition = try rendition(source, intensity: intensity, for: owned.core.devices.values.map(\.motor))
+                try request(rendition, priority: priority, whenNotUploaded: .startWhenUploaded, requested: requested, delay: 0, outcome: outcome)
             } catch {
                 outcome.finish(.failure(error))
             }

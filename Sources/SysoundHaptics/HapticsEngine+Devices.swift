@@ -54,7 +54,7 @@ extension HapticsEngine {
             // It joins a running pattern at its next step, and a vibration
             // waiting for its uploads (one asked for while nodes were opening).
             o.core.want(o.core.upcoming(on: path), on: path)
-            if let w = o.waiting { o.core.want(o.core.effects(of: w.plan, on: path), on: path) }
+            if let w = o.waiting { o.core.want(o.core.effects(of: w.rendition, on: path), on: path) }
             pump(path)
             resolveWaiting()
         case .failure(.permissionDenied), .failure(.gone):

@@ -4,9 +4,9 @@ import SysoundPlatform
 /// Playback on the loop: a request starts its pattern or waits for its
 /// upload, the step timer walks the pattern on the monotonic clock.
 extension HapticsEngine {
-    /// Starts `plan` if a device holds its effects; otherwise as `whenNotUploaded` says.
+    /// Starts `rendition` if a device holds its effects; otherwise as `whenNotUploaded` says.
     func request(
-        _ plan: PatternPlan, priority: Int, whenNotUploaded: WhenNotUploaded, requested: UInt64, delay: UInt64,
+        _ rendition: Rendition, priority: Int, whenNotUploaded: WhenNotUploaded, requested: UInt64, delay: UInt64,
         outcome: WaitOutcome? = nil
     ) throws(HapticsError) {
         let o = owned
@@ -14,25 +14,30 @@ extension HapticsEngine {
         guard !o.core.devices.isEmpty else { throw o.refusal ?? .noDevice }
         try o.core.checkPriority(priority)
         defer { settle() }
-        // The write first (a device holds the first effect), the bookkeeping after it.
-        if o.core.devices.keys.contains(where: { o.core.isReady(plan, on: $0) }) {
+        // The write first (the devices hold their first effects), the
+        // bookkeeping after it. Each device has its own rendering of a score,
+        // so one may hold its effect while another does not: a request that
+        // may wait starts when all do (or after `resolveWaiting`'s grace),
+        // one that may not starts on those that do.
+        let ready = o.core.devices.keys.filter { o.core.isReady(rendition, on: $0) }
+        if ready.count == o.core.devices.count || (!ready.isEmpty && whenNotUploaded == .skip) {
             o.waiting?.outcome?.finish(.failure(.notUploaded))
             o.waiting = nil
             outcome?.finish(.success(()))
             let now = max(requested, MonotonicClock.now())
-            try o.core.start(plan, priority: priority, now: now, anchor: delay > 0 ? requested + delay : now)
+            try o.core.start(rendition, priority: priority, now: now, anchor: delay > 0 ? requested + delay : now)
             afterStep()
             return
         }
         for path in o.core.devices.keys.sorted() {
-            o.core.want(o.core.effects(of: plan, on: path), on: path)
+            o.core.want(o.core.effects(of: rendition, on: path), on: path)
             pump(path)
         }
         switch whenNotUploaded {
         case .skip: throw .notUploaded
         case .startWhenUploaded:
             o.waiting?.outcome?.finish(.failure(.notUploaded))
-            o.waiting = Waiting(plan: plan, priority: priority, requested: requested, outcome: outcome)
+            o.waiting = Waiting(rendition: rendition, priority: priority, requested: requested, outcome: outcome)
             // An upload refused at once (the request's own job) resolves it now.
             resolveWaiting()
         }
@@ -47,11 +52,11 @@ extension HapticsEngine {
         let o = owned
         guard let w = o.waiting else { return }
         let now = MonotonicClock.now()
-        let ready = o.core.devices.keys.contains { o.core.isReady(w.plan, on: $0) }
+        let ready = o.core.devices.keys.contains { o.core.isReady(w.rendition, on: $0) }
         // Devices that do not hold the first effect yet and are uploading:
         // worth a moment's wait, so that all start together. A device that
         // holds it starts now and uploads the pattern's later effects as it plays.
-        let uploading = o.core.devices.contains { !o.core.isReady(w.plan, on: $0.key) && $0.value.isUploading }
+        let uploading = o.core.devices.contains { !o.core.isReady(w.rendition, on: $0.key) && $0.value.isUploading }
             || !o.opening.isEmpty  // a node found at start that is still opening joins when it opens
         let expired = now >= w.requested + UInt64(Self.uploadWaitLimitMs) * 1_000_000
         let graceEnd = w.requested + UInt64(Self.otherDevicesGraceMs) * 1_000_000
@@ -75,11 +80,12 @@ extension HapticsEngine {
         // Anchored at the request, as if the upload had been instant: the
         // first step plays now, the others on the pattern's own schedule;
         // a wait longer than the first step moves the schedule just enough
-        // for that step still to play (shortened), as a late first pulse.
-        let firstStep = UInt64(w.plan.segments.first?.durationMs ?? 0) * 1_000_000
+        // for that step still to play (shortened), as a late first pulse,
+        // on every device (the shortest first step of their plans).
+        let firstStep = UInt64(w.rendition.shortestFirstStepMs) * 1_000_000
         let anchor = max(w.requested, now + 1_000_000 > firstStep ? now + 1_000_000 - firstStep : 0)
         do {
-            try o.core.start(w.plan, priority: w.priority, now: now, anchor: min(anchor, now))
+            try o.core.start(w.rendition, priority: w.priority, now: now, anchor: min(anchor, now))
             w.outcome?.finish(.success(()))
         } catch {
             logger.debug("vibration not started after its upload: \(error)")

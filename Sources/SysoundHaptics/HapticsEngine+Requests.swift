@@ -12,13 +12,21 @@ extension HapticsEngine {
         preset name: String, intensity: Double = 1, priority: Int = 0, whenNotUploaded: WhenNotUploaded = .startWhenUploaded,
         delayNanoseconds: UInt64 = 0
     ) throws(HapticsError) {
-        let pattern: HapticPattern? = presets.withLock { $0[name] }
-        guard let pattern else {
-            throw .unknownPreset(name, known: presetNames)
-        }
         try vibrate(
-            pattern: pattern, intensity: intensity, priority: priority, whenNotUploaded: whenNotUploaded,
+            try source(ofPreset: name), intensity: intensity, priority: priority, whenNotUploaded: whenNotUploaded,
             delayNanoseconds: delayNanoseconds)
+    }
+
+    /// Vibrates with a designer's description (an AHAP pattern, a
+    /// composition of Android's primitives), each device playing it as well
+    /// as its motor can (`HapticScore.rendered(for:)`); otherwise as
+    /// `vibrate(pattern:)`. Its sounds are the caller's (`cue(afterMs:_:)`).
+    public func vibrate(
+        score: HapticScore, intensity: Double = 1, priority: Int = 0, whenNotUploaded: WhenNotUploaded = .startWhenUploaded,
+        delayNanoseconds: UInt64 = 0
+    ) throws(HapticsError) {
+        try vibrate(
+            .score(score), intensity: intensity, priority: priority, whenNotUploaded: whenNotUploaded, delayNanoseconds: delayNanoseconds)
     }
 
     /// Vibrates with `pattern`, magnitudes × `intensity` (0–1). Replaces a
@@ -36,6 +44,15 @@ extension HapticsEngine {
         delayNanoseconds: UInt64 = 0
     ) throws(HapticsError) {
         try HapticsError.validate(pattern)
+        try vibrate(
+            .pattern(pattern), intensity: intensity, priority: priority, whenNotUploaded: whenNotUploaded, delayNanoseconds: delayNanoseconds)
+    }
+
+    /// Vibrates with `source`, rendered on the loop for the devices there.
+    public func vibrate(
+        _ source: HapticSource, intensity: Double = 1, priority: Int = 0, whenNotUploaded: WhenNotUploaded = .startWhenUploaded,
+        delayNanoseconds: UInt64 = 0
+    ) throws(HapticsError) {
         try HapticsError.checkLevel(intensity, name: "intensity")
         // Answered from the snapshot when there is nothing to do, without a
         // trip to the loop or an allocation (the library's play path on a
@@ -56,14 +73,14 @@ extension HapticsEngine {
             // still opening after that join the waiting vibration as they open.
             while snapshot.withLock({ $0.devices.isEmpty && $0.opening }) && MonotonicClock.now() < deadline { usleep(1000) }
         }
-        let plan = plan(pattern, intensity: intensity)
         // Off the loop a request that waits for its upload waits for the
         // outcome too: "vibrated" only when a device played it. On the loop
         // (the daemon's own thread) it cannot block; the presets it plays
         // were uploaded when the device appeared, so a refusal is known by then.
         let outcome = offLoop && whenNotUploaded == .startWhenUploaded ? WaitOutcome() : nil
         try onLoop { [self] () throws(HapticsError) in
-            try request(plan, priority: priority, whenNotUploaded: whenNotUploaded, requested: requested, delay: delayNanoseconds, outcome: outcome)
+            let rendition = try rendition(source, intensity: intensity, for: owned.core.devices.values.map(\.motor))
+            try request(rendition, priority: priority, whenNotUploaded: whenNotUploaded, requested: requested, delay: delayNanoseconds, outcome: outcome)
         }
         guard let outcome else { return }
         let deadline = requested + UInt64(Self.uploadWaitLimitMs + 50) * 1_000_000
@@ -74,10 +91,17 @@ extension HapticsEngine {
         throw .notUploaded
     }
 
-    /// `pattern` as played here: the profile's minimum pulse applies to
-    /// requests and preloads alike, so that a preloaded effect is the one played.
-    func plan(_ pattern: HapticPattern, intensity: Double) -> PatternPlan {
-        PatternPlan(pattern, intensity: intensity, minimumPulseMs: profile?.profile.minimumPulseMs ?? 0)
+    /// `source` as played here, rendered for `motors` (the devices'): the
+    /// profile's minimum pulse applies to requests and preloads alike, so
+    /// that a preloaded effect is the one played.
+    func rendition(_ source: HapticSource, intensity: Double, for motors: [MotorAbility]) throws(HapticsError) -> Rendition {
+        try Rendition(source, intensity: intensity, minimumPulseMs: profile?.profile.minimumPulseMs ?? 0, motors: motors)
+    }
+
+    /// The preset `name`: a step pattern, or a score each device renders.
+    public func source(ofPreset name: String) throws(HapticsError) -> HapticSource {
+        guard let source = presets.withLock({ $0[name] }) else { throw .unknownPreset(name, known: presetNames) }
+        return source
     }
 
     /// `deviceReport` once the devices found are open and their first

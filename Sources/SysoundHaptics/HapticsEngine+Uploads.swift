@@ -9,8 +9,13 @@ extension HapticsEngine {
         guard let managed = o.core.devices[path] else { return }
         var effects: [RumbleEffect] = []
         for name in o.preload {
-            guard let pattern = presets.withLock({ $0[name] }) else { continue }
-            for effect in o.core.effects(of: plan(pattern, intensity: 1), on: path) where !effects.contains(effect) {
+            guard let source = presets.withLock({ $0[name] }) else { continue }
+            let rendition: Rendition
+            do throws(HapticsError) { rendition = try self.rendition(source, intensity: 1, for: [managed.motor]) } catch {
+                logger.warning("haptic preset not preloaded", metadata: ["preset": "\(name)", "path": "\(path)", "error": "\(error)"])
+                continue
+            }
+            for effect in o.core.effects(of: rendition, on: path) where !effects.contains(effect) {
                 effects.append(effect)
             }
         }

@@ -18,8 +18,9 @@ public struct HapticDeviceInfo: Sendable, Equatable {
 }
 
 /// Decides and schedules vibrations on the force-feedback devices it finds:
-/// presets, patterns on the monotonic clock, priority replacement, intensity
-/// and strength cap, hotplug. Devices only execute (`ForceFeedbackDevice`).
+/// presets, patterns on the monotonic clock, scores rendered for each
+/// device's motor (`Rendition`), priority replacement, intensity and
+/// strength cap, hotplug. Devices only execute (`ForceFeedbackDevice`).
 ///
 /// Runs on a `LoopHost`: the daemon's event loop, or a loop of its own for
 /// embedded users. Its state belongs to that loop; a call from another
@@ -68,7 +69,7 @@ public final class HapticsEngine: Sendable {
 
     /// A vibration waiting for its effects to be uploaded.
     struct Waiting {
-        var plan: PatternPlan
+        var rendition: Rendition
         var priority: Int
         var requested: UInt64
         /// Told whether it started, for a caller that waits to answer truthfully.
@@ -138,7 +139,8 @@ public final class HapticsEngine: Sendable {
 
     let host: LoopHost
     let owned: Owned
-    let presets: Locked<[String: HapticPattern]>
+    /// Step patterns, and scores rendered for each device as it plays them.
+    let presets: Locked<[String: HapticSource]>
     let snapshot: Locked<Snapshot>
     let directory: String?
     let choice: DeviceChoice
@@ -167,7 +169,7 @@ public final class HapticsEngine: Sendable {
         try HapticsError.checkLevel(strengthCap, name: "strength cap")
         for (_, pattern) in presets { try HapticsError.validate(pattern) }
         let presets = Self.tuned(presets, for: profile)
-        owned = Owned(core: HapticsCore(strengthCap: strengthCap, logger: logger))
+        owned = Owned(core: HapticsCore(strengthCap: strengthCap, profile: profile?.profile, logger: logger))
         snapshot = Locked(Snapshot(strengthCap: strengthCap))
         self.presets = Locked(presets)
         self.host = host
@@ -238,25 +240,23 @@ public final class HapticsEngine: Sendable {
     /// The preset names, sorted.
     public var presetNames: [String] { presets.withLock { $0.keys.sorted() } }
 
-    /// Replaces the presets (config reload).
     /// `presets` for this machine: the profile's presets where the
-    /// configuration kept the built-in ones, and Android's moments rendered
-    /// for the motor kind the profile names (a device's own on/off-ness is
-    /// known only once it is open).
-    static func tuned(_ presets: [String: HapticPattern], for profile: ProfileChoice?) -> [String: HapticPattern] {
-        HapticPresets.rendered(
-            profile?.profile.presets(over: presets) ?? presets, for: MotorAbility.of(deviceName: "", profile: profile?.profile))
+    /// configuration kept the built-in ones, and Android's moments still at
+    /// their built-in values as the scores they are composed as, rendered
+    /// for each device as it plays them.
+    static func tuned(_ presets: [String: HapticPattern], for profile: ProfileChoice?) -> [String: HapticSource] {
+        let patterns = profile?.profile.presets(over: presets) ?? presets
+        return patterns.mapValues(HapticSource.pattern).merging(HapticPresets.composed(patterns).mapValues(HapticSource.score)) { _, score in score }
     }
 
     /// Adds presets described as scores (a theme's AHAP haptics, by the name
-    /// the theme gives them), rendered for the motor that plays here.
+    /// the theme gives them), rendered for each device as it plays them.
     public func define(scores: [String: HapticScore]) {
         guard !scores.isEmpty else { return }
-        let motor = motorAbility
-        let rendered = scores.mapValues { $0.rendered(for: motor) }
-        presets.withLock { $0.merge(rendered) { _, new in new } }
+        presets.withLock { $0.merge(scores.mapValues(HapticSource.score)) { _, new in new } }
     }
 
+    /// Replaces the presets (config reload).
     public func setPresets(_ presets: [String: HapticPattern]) throws(HapticsError) {
         for (_, pattern) in presets { try HapticsError.validate(pattern) }
         let presets = Self.tuned(presets, for: profile)
@@ -373,9 +373,9 @@ public final class HapticsEngine: Sendable {
                     path: $0.device.path, name: c.name, effectSlots: c.effectSlots, gain: c.gain, effect: c.effectKind ?? .rumble)
             }.sorted { $0.path < $1.path }
         }
-        var playing = o.core.playback.map { (priority: $0.priority, until: $0.start + UInt64($0.plan.durationMs) * 1_000_000) }
+        var playing = o.core.playback.map { (priority: $0.priority, until: $0.start + UInt64($0.rendition.durationMs) * 1_000_000) }
         if let w = o.waiting {
-            playing = (w.priority, w.requested + UInt64(Self.uploadWaitLimitMs + w.plan.durationMs) * 1_000_000)
+            playing = (w.priority, w.requested + UInt64(Self.uploadWaitLimitMs + w.rendition.durationMs) * 1_000_000)
         }
         let running = o.running, cap = o.core.strengthCap
         let uploading = o.core.devices.values.contains(where: \.isUploading)

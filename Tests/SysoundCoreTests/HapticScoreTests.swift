@@ -193,12 +193,13 @@ final class HapticScoreTests: XCTestCase {
             XCTAssertTrue(names.contains(moment), moment)
         }
         XCTAssertEqual(BuiltInHaptic.reject.pattern.steps.filter { $0.magnitude > 0 }.count, 2, "a double click")
-        let onOffPresets = HapticPresets.rendered(HapticPresets.defaults, for: onOff)
-        XCTAssertEqual(onOffPresets["confirm"]?.steps, [HapticStep(magnitude: 1, durationMs: 40)])
+        let composed = HapticPresets.composed(HapticPresets.defaults)
+        XCTAssertEqual(composed["confirm"]?.rendered(for: onOff).steps, [HapticStep(magnitude: 1, durationMs: 40)])
         // iOS-named presets are step patterns, left alone; a configured moment stays the user's.
-        XCTAssertEqual(onOffPresets["success"], HapticPresets.defaults["success"])
+        XCTAssertNil(composed["success"])
         var configured = HapticPresets.defaults
         configured["confirm"] = HapticPattern(steps: [HapticStep(magnitude: 0.3, durationMs: 99)])
-        XCTAssertEqual(HapticPresets.rendered(configured, for: onOff)["confirm"], configured["confirm"])
+        XCTAssertNil(HapticPresets.composed(configured)["confirm"])
+        XCTAssertNotNil(HapticPresets.composed(configured)["reject"])
     }
 }

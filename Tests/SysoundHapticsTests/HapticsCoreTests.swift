@@ -175,7 +175,7 @@ final class HapticsCoreTests: XCTestCase {
         var core = makeCore(d)
         try core.startUploaded(pattern("0.1:10,0.2:10,0.3:10,0.4:10,0.5:10"), intensity: 1, priority: 0, now: t0)
         XCTAssertEqual(d.uploadCount, 3, "the first step and as many later ones as fit")
-        XCTAssertFalse(core.isReady(PatternPlan(pattern("0.9:10"), intensity: 1), on: d.path))
+        XCTAssertFalse(core.isReady(Rendition(PatternPlan(pattern("0.9:10"), intensity: 1)), on: d.path))
         XCTAssertEqual(d.eraseCount, 0)
         for step in 1...5 { core.step(now: t0 + UInt64(step * 10) * ms) }
         XCTAssertEqual(d.plays.map(\.strong), [0.1, 0.2, 0.3, 0.4, 0.5].map(strong))
@@ -187,7 +187,7 @@ final class HapticsCoreTests: XCTestCase {
         // What is not uploaded is not played: the step is sat out, not waited for.
         let d = FakeForceFeedbackDevice(path: "/dev/input/event0")
         var core = makeCore(d)
-        let plan = PatternPlan(pattern("1:10,0.5:10"), intensity: 1)
+        let plan = Rendition(PatternPlan(pattern("1:10,0.5:10"), intensity: 1))
         XCTAssertFalse(core.isReady(plan, on: d.path))
         try core.start(plan, priority: 0, now: t0)
         XCTAssertEqual(d.plays.count, 0)
@@ -214,12 +214,15 @@ extension HapticsCore {
 
     /// Uploads a pattern's effects, then starts it (the engine's path when a device holds them).
     mutating func startUploaded(_ pattern: HapticPattern, intensity: Double, priority: Int, now: UInt64) throws(HapticsError) {
-        let plan = PatternPlan(pattern, intensity: intensity)
+        try startUploaded(Rendition(PatternPlan(pattern, intensity: intensity)), priority: priority, now: now)
+    }
+
+    mutating func startUploaded(_ rendition: Rendition, priority: Int, now: UInt64) throws(HapticsError) {
         for path in devices.keys.sorted() {
-            want(effects(of: plan, on: path), on: path)
+            want(effects(of: rendition, on: path), on: path)
             while let job = nextUpload(on: path) { landed(job.run(), on: path) }
         }
-        try start(plan, priority: priority, now: now)
+        try start(rendition, priority: priority, now: now)
         drainUploads()
     }
 

@@ -179,16 +179,17 @@ let ahap = """
 Clock.sleep(ms: 100)
 do {
     var reader = AHAPReader()
-    let rendered = engine.pattern(forScore: try reader.read(ahap))
+    let score = try reader.read(ahap)
+    let rendered = engine.deviceReport.first(where: \.used).map { score.rendered(for: $0.motor) }
     machineLateness = Clock.medianLateness(ofSleeps: [10, 90, 20, 80, 100])
     mark = log.records().count
     let asked = Clock.nowUs()
-    try engine.vibrate(pattern: rendered)
+    try engine.vibrate(score: score)
     recent = log.wait(from: mark) { $0.pulses().count == 3 && $0.pulses().last?.stopUs != nil }
     let ahapPulses = recent.pulses()
     let ahapShape = ahapPulses.map { [$0.strong, $0.lengthMs] }
     report.check("ahap steps", ahapShape == [[65535, 10], [strong(0.5), 20], [strong(0.8), 100]],
-                 "rendered \(rendered), device played \(ahapShape)")
+                 "rendered \(rendered.map { "\($0)" } ?? "for no device"), device played \(ahapShape)")
     if ahapPulses.count == 3 {
         // The pattern's times as the device saw them, from the request: the
         // kernel's own granularity (4 ms jiffies at HZ=250) and the machine's
