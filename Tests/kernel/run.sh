@@ -131,10 +131,17 @@ insmod /lib/modules/evdev.ko && insmod /lib/modules/uinput.ko || echo "FAIL modu
 echo "kernel \$(uname -r) up, clocksource \$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 ffdev /tmp/ffdev.log $SLOTS &
 pid=\$!
-sysound-ff-check --emulator \$pid --log /tmp/ffdev.log --slots $SLOTS --tolerance-ms $TOLERANCE
+# A da7280-shaped motor (15 effects, as its driver) and a gpio-vibrator, used together after the rumble motor.
+ffdev /tmp/da7280.log 15 da7280 &
+da=\$!
+ffdev /tmp/vibra.log $SLOTS vibra &
+vibra=\$!
+sysound-ff-check --emulator \$pid --log /tmp/ffdev.log --slots $SLOTS --tolerance-ms $TOLERANCE \\
+    --da7280-log /tmp/da7280.log --vibra-log /tmp/vibra.log
 rc=\$?
-kill \$pid
-[ \$rc = 0 ] || { echo "--- device log"; cat /tmp/ffdev.log; }
+kill \$pid \$da \$vibra
+wait \$pid \$da \$vibra 2>/dev/null
+[ \$rc = 0 ] || { for f in /tmp/ffdev.log /tmp/da7280.log /tmp/vibra.log; do echo "--- device log \$f"; cat \$f; done; }
 sh /bin/cli-checks.sh || rc=1
 sh /bin/slider-checks.sh || rc=1
 sh /bin/led-checks.sh || rc=1

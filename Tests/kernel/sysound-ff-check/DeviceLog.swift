@@ -10,6 +10,10 @@ struct DeviceLog {
         case create(instance: Int)
         case destroy(instance: Int)
         case upload(id: Int, strong: Int, weak: Int, lengthMs: Int, new: Bool)
+        /// An FF_CONSTANT effect (a da7280-shaped device): its level and length.
+        case uploadConstant(id: Int, level: Int, lengthMs: Int, new: Bool)
+        /// An upload the device refused (EINVAL), by effect type.
+        case uploadRefused(type: Int)
         case erase(id: Int)
         case play(id: Int)
         case stop(id: Int)
@@ -52,6 +56,8 @@ struct DeviceLog {
         case ("create", 1): entry = .create(instance: n[0])
         case ("destroy", 1): entry = .destroy(instance: n[0])
         case ("upload", 5): entry = .upload(id: n[0], strong: n[1], weak: n[2], lengthMs: n[3], new: f[6] == "new")
+        case ("upload-constant", 6): entry = .uploadConstant(id: n[0], level: n[1], lengthMs: n[2], new: f[7] == "new")
+        case ("upload-refused", 2) where f[2] == "type": entry = .uploadRefused(type: n[1])
         case ("erase", 1): entry = .erase(id: n[0])
         case ("play", 2): entry = .play(id: n[0])
         case ("stop", 1): entry = .stop(id: n[0])
@@ -74,6 +80,7 @@ struct DeviceLog {
 
 /// A played effect: what the device was told to play and when, with when it was stopped.
 struct Pulse: Equatable {
+    /// The strong magnitude of a rumble, the level of an FF_CONSTANT effect.
     var strong: Int
     var lengthMs: Int
     var playUs: Int
@@ -90,6 +97,7 @@ extension [DeviceLog.Record] {
         for r in self {
             switch r.entry {
             case .upload(let id, let strong, _, let length, _): effects[id] = (strong, length)
+            case .uploadConstant(let id, let level, let length, _): effects[id] = (level, length)
             case .play(let id):
                 let e = effects[id] ?? (-1, -1)
                 open[id] = pulses.count
@@ -103,6 +111,8 @@ extension [DeviceLog.Record] {
     }
 
     var uploads: Int { filter { if case .upload = $0.entry { true } else { false } }.count }
+    var constantUploads: Int { filter { if case .uploadConstant = $0.entry { true } else { false } }.count }
+    var refusedUploads: Int { filter { if case .uploadRefused = $0.entry { true } else { false } }.count }
     var erases: Int { filter { if case .erase = $0.entry { true } else { false } }.count }
     var gains: [Int] { compactMap { if case .gain(let g) = $0.entry { g } else { nil } } }
 }

@@ -17,6 +17,10 @@ struct Options {
     var slots = 4
     var directory = "/dev/input"
     var toleranceMs = 10
+    /// The logs of a da7280-shaped device and a gpio-vibrator (ffdev's
+    /// "da7280" and "vibra" kinds) checked together after the rumble motor.
+    var da7280Log: String?
+    var vibraLog: String?
 
     init(_ args: [String]) {
         var i = 1
@@ -32,12 +36,15 @@ struct Options {
             case "--slots": slots = Int(value()) ?? 0
             case "--dir": directory = value()
             case "--tolerance-ms": toleranceMs = Int(value()) ?? -1
+            case "--da7280-log": da7280Log = value()
+            case "--vibra-log": vibraLog = value()
             default: fail("unknown argument \(args[i])")
             }
             i += 1
         }
         guard emulator > 0, slots > 0, toleranceMs >= 0 else {
-            fail("usage: sysound-ff-check --emulator PID [--log PATH] [--slots N] [--dir DIR] [--tolerance-ms MS]")
+            fail("usage: sysound-ff-check --emulator PID [--log PATH] [--slots N] [--dir DIR] [--tolerance-ms MS] "
+                + "[--da7280-log PATH --vibra-log PATH]")
         }
     }
 }
@@ -252,5 +259,11 @@ report.check("re-creation", !created.isEmpty && back && again == "ok" && recent.
              "found again: \(back), vibrate: \(again), pulses \(recent.pulses().map(\.strong)), gain \(recent.gains)")
 
 engine.shutdown()
+
+// 7. The same AHAP pattern on a da7280-shaped motor beside a gpio-vibrator (MotorPairCheck).
+if let da7280 = options.da7280Log, let vibra = options.vibraLog {
+    MotorPairCheck(da7280: DeviceLog(path: da7280), vibra: DeviceLog(path: vibra), directory: options.directory,
+                   toleranceMs: options.toleranceMs).run(ahap: ahap, report: &report)
+}
 print("ff-check: \(report.passed) passed, \(report.failed) failed")
 exit(report.failed == 0 ? 0 : 1)
