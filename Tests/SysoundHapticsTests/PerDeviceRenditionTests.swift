@@ -12,16 +12,20 @@ final class PerDeviceRenditionTests: XCTestCase {
     /// A faint sharp tap at 0 and a full one at 100 ms.
     let score = try! HapticScore(parsing: "t@0:0.5/1;t@100:1/1")
 
-    func device(_ path: String, name: String) -> FakeForceFeedbackDevice {
-        FakeForceFeedbackDevice(path: path, capabilities: ForceFeedbackCapabilities(name: name, rumble: true, gain: true, effectSlots: 8))
+    let amplitude = FakeForceFeedbackDevice(path: "/dev/input/event0", capabilities: ForceFeedbackCapabilities(
+        name: "fake rumble", rumble: true, gain: true, effectSlots: 8))
+    let onOff = FakeForceFeedbackDevice(path: "/dev/input/event1", capabilities: ForceFeedbackCapabilities(
+        name: "gpio-vibrator", rumble: true, gain: true, effectSlots: 8))
+
+    /// A core using `devices`.
+    func makeCore(_ devices: FakeForceFeedbackDevice...) -> HapticsCore {
+        var core = HapticsCore(strengthCap: 1, logger: quietLogger())
+        for device in devices { core.attach(device) }
+        return core
     }
 
     func testEachDevicePlaysTheScoreAsItsMotorCanOnOneClock() throws {
-        let amplitude = device("/dev/input/event0", name: "fake rumble")
-        let onOff = device("/dev/input/event1", name: "gpio-vibrator")
-        var core = HapticsCore(strengthCap: 1, logger: quietLogger())
-        core.attach(amplitude)
-        core.attach(onOff)
+        var core = makeCore(amplitude, onOff)
         XCTAssertEqual(core.devices[amplitude.path]?.motor.amplitudeControl, true)
         XCTAssertEqual(core.devices[onOff.path]?.motor, MotorAbility(amplitudeControl: false, motor: .erm, minimumPulseMs: 40))
         let rendition = try Rendition(
@@ -51,24 +55,17 @@ final class PerDeviceRenditionTests: XCTestCase {
     }
 
     func testAStepPatternIsTheSameOnEveryDevice() throws {
-        let amplitude = device("/dev/input/event0", name: "fake rumble")
-        let onOff = device("/dev/input/event1", name: "gpio-vibrator")
-        var core = HapticsCore(strengthCap: 1, logger: quietLogger())
-        core.attach(amplitude)
-        core.attach(onOff)
+        var core = makeCore(amplitude, onOff)
         try core.startUploaded(pattern("0.5:20,0:30,1:20"), intensity: 1, priority: 0, now: t0)
         for deadline in [20, 50, 70] as [UInt64] { core.step(now: t0 + deadline * ms) }
         XCTAssertEqual(amplitude.plays.map(\.strong), onOff.plays.map(\.strong), "what the caller wrote is played as written")
     }
 
     func testADeviceThatJoinsGetsItsOwnRenderingAtItsNextStep() throws {
-        let amplitude = device("/dev/input/event0", name: "fake rumble")
-        var core = HapticsCore(strengthCap: 1, logger: quietLogger())
-        core.attach(amplitude)
+        var core = makeCore(amplitude)
         let rendition = try Rendition(.score(score), intensity: 1, minimumPulseMs: 0, motors: core.devices.values.map(\.motor))
         try core.startUploaded(rendition, priority: 0, now: t0)
         core.step(now: t0 + 10 * ms)
-        let onOff = device("/dev/input/event1", name: "gpio-vibrator")
         core.attach(onOff)
         core.drainUploads()
         for deadline in [40, 100, 110, 140] as [UInt64] {
