@@ -1,3 +1,5 @@
+import SysoundCore
+import SysoundHaptics
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -85,6 +87,53 @@ struct Pulse: Equatable {
     var lengthMs: Int
     var playUs: Int
     var stopUs: Int?
+}
+
+extension Pulse {
+    /// The pulses a device plays for `pattern`: the magnitude as a rumble
+    /// device sees it (full is 0xFFFF), times from the pattern's start.
+    static func expected(from pattern: HapticPattern) -> [Pulse] {
+        var t = 0
+        var pulses: [Pulse] = []
+        for step in pattern.steps {
+            if step.magnitude > 0 {
+                let strong = Int(RumbleEffect(magnitude: step.magnitude, lengthMs: 1).strongMagnitude)
+                pulses.append(Pulse(strong: strong, lengthMs: step.durationMs, playUs: t * 1000, stopUs: (t + step.durationMs) * 1000))
+            }
+            t += step.durationMs
+        }
+        return pulses
+    }
+}
+
+/// How far what devices played lies from when their renderings said, µs,
+/// from the schedule's start: the first play of any device (a request played
+/// from the slots starts its schedule when the loop takes it, not when it was
+/// asked: that hop is the first step's latency, a figure of its own).
+struct TimingErrors {
+    /// Signed: each play and stop, its time from the start less the rendering's.
+    var signed: [Int] = []
+    /// Whether every device recorded every pulse of its rendering.
+    var complete = true
+    let startUs: Int
+
+    /// For devices that recorded `pulses`, in all.
+    init(starts pulses: [[Pulse]]) {
+        startUs = pulses.compactMap { $0.first?.playUs }.min() ?? 0
+    }
+
+    /// Adds a device's pulses, `seen`, against `expected`; the play that
+    /// starts the schedule is its reference, not a measurement.
+    mutating func add(_ seen: [Pulse], expected: [Pulse]) {
+        guard seen.count == expected.count else { complete = false; return }
+        for (got, want) in zip(seen, expected) {
+            if got.playUs != startUs || want.playUs != 0 { signed.append(got.playUs - startUs - want.playUs) }
+            signed.append((got.stopUs ?? Int.max / 2) - startUs - (want.stopUs ?? 0))
+        }
+    }
+
+    var median: Int { complete && !signed.isEmpty ? signed.map(abs).sorted()[signed.count / 2] : Int.max }
+    var worst: Int { complete ? signed.map(abs).max() ?? Int.max : Int.max }
 }
 
 extension [DeviceLog.Record] {

@@ -190,26 +190,34 @@ do {
     let rendered = engine.deviceReport.first(where: \.used).map { score.rendered(for: $0.motor) }
     machineLateness = Clock.medianLateness(ofSleeps: [10, 90, 20, 80, 100])
     mark = log.records().count
+    try engine.vibrate(score: score)
+    recent = log.wait(from: mark) { $0.pulses().count == 3 && $0.pulses().last?.stopUs != nil }
+    let ahapShape = recent.pulses().map { [$0.strong, $0.lengthMs] }
+    report.check("ahap steps", ahapShape == [[65535, 10], [strong(0.5), 20], [strong(0.8), 100]],
+                 "rendered \(rendered.map { "\($0)" } ?? "for no device"), device played \(ahapShape)")
+    // The pattern's times as the device saw them, from the schedule's start
+    // (the first play; the request's hop to the loop before it is the first
+    // step's latency): the kernel's own granularity (4 ms jiffies at HZ=250)
+    // and the machine's sleep lateness are all the error allowed. Timed on
+    // the same request again, its effects in the slots: while the first
+    // one's later effects upload, a play or stop write waits for the upload
+    // (evdev's write and EVIOCSFF take the same evdev->mutex, and a uinput
+    // upload lasts until its process answers: 20 ms a step on a loaded
+    // host), which is the emulated driver's time, not the engine's timers'.
+    Clock.sleep(ms: 100)
+    machineLateness = max(machineLateness, Clock.medianLateness(ofSleeps: [10, 90, 20, 80, 100]))
+    mark = log.records().count
     let asked = Clock.nowUs()
     try engine.vibrate(score: score)
     recent = log.wait(from: mark) { $0.pulses().count == 3 && $0.pulses().last?.stopUs != nil }
-    let ahapPulses = recent.pulses()
-    let ahapShape = ahapPulses.map { [$0.strong, $0.lengthMs] }
-    report.check("ahap steps", ahapShape == [[65535, 10], [strong(0.5), 20], [strong(0.8), 100]],
-                 "rendered \(rendered.map { "\($0)" } ?? "for no device"), device played \(ahapShape)")
-    if ahapPulses.count == 3 {
-        // The pattern's times as the device saw them, from the request: the
-        // kernel's own granularity (4 ms jiffies at HZ=250) and the machine's
-        // sleep lateness are all the error allowed, as for the pattern above.
-        let expected = [(ahapPulses[0].stopUs, 10), (ahapPulses[1].playUs, 100), (ahapPulses[1].stopUs, 120),
-                        (ahapPulses[2].playUs, 200), (ahapPulses[2].stopUs, 300)]
-        let errors = expected.map { (actual, ms) in ((actual ?? Int.max / 2) - asked) - ms * 1000 }
-        let sorted = errors.map(abs).sorted()
-        report.check("ahap timing", sorted[sorted.count / 2] <= 4000 + max(0, machineLateness) && sorted.last! <= options.toleranceMs * 1000,
-                     "median error \(sorted[sorted.count / 2]) µs (≤ a 4 ms jiffy + sleep lateness \(machineLateness) µs), signed µs \(errors)")
-    } else {
-        report.check("ahap timing", false, "expected 3 pulses, device recorded \(recent)")
-    }
+    // The guest's lateness before and after: a loaded host slows it by bursts.
+    machineLateness = max(machineLateness, Clock.medianLateness(ofSleeps: [10, 90, 20, 80, 100]))
+    var errors = TimingErrors(starts: [recent.pulses()])
+    errors.add(recent.pulses(), expected: rendered.map(Pulse.expected(from:)) ?? [])
+    report.check("ahap timing",
+                 recent.uploads == 0 && errors.median <= 4000 + max(0, machineLateness) && errors.worst <= options.toleranceMs * 1000,
+                 "replayed from the slots (\(recent.uploads) uploads, first play \(errors.startUs - asked) µs after the request): "
+                     + "median error \(errors.median) µs (≤ a 4 ms jiffy + sleep lateness \(machineLateness) µs), signed µs \(errors.signed)")
 } catch {
     report.check("ahap", false, "\(error)")
 }
