@@ -134,7 +134,10 @@ extension FeedbackManager {
     /// on its loop, which also lands the uploads a first vibration waits for.
     package func vibrate(_ request: VibrateRequest, answer: @escaping @Sendable (Reply) -> Void) {
         seen(app: request.app)
-        if let reason = Policy.decideVibration(state: state, app: request.app, settings: configuration.policy) {
+        // The desktop's inputs as `vibrate(_:)` takes them: the apps' levels
+        // there (feedbackd's per-app profiles) and its strength cap.
+        let desktop = desktop
+        if let reason = Policy.decideVibration(state: state, app: request.app, settings: configuration.policy, desktop: desktop) {
             return answer(.ok(["outcome": FeedbackOutcome.skip.rawValue, "reason": HapticSkipReason.policy(reason).rawValue]))
         }
         guard let haptics else { return answer(.error(.noDevice, "no haptic device: haptics are not available in this process")) }
@@ -149,7 +152,7 @@ extension FeedbackManager {
             pattern = haptics.pattern(forScore: score)
             cueSounds(of: score, app: request.app, on: haptics)
         }
-        haptics.vibrate(pattern: pattern, intensity: request.intensity, priority: 1) { answer(Self.reply(to: $0)) }
+        haptics.vibrate(pattern: pattern, intensity: request.intensity * desktop.hapticScale, priority: 1) { answer(Self.reply(to: $0)) }
     }
 
     /// Starts a score's sounds at their times on the haptics engine's clock

@@ -25,6 +25,7 @@ final class SysoundHapticFaceTests: XCTestCase {
     var state = Locked(SystemState())
     var rumble: FakeForceFeedbackDevice!
     var host: LoopHost!
+    var manager: FeedbackManager!
 
     override func setUpWithError() throws {
         try super.setUpWithError()
@@ -42,6 +43,7 @@ final class SysoundHapticFaceTests: XCTestCase {
         let manager = try ServiceSetup.manager(
             configuration: configuration, theme: theme, stateDirectory: StateDirectory(path: root + "/state"), audio: .loopback,
             haptics: haptics, settings: .read { state.withLock { $0 } }, host: host, logger: RunningDaemon.logger)
+        self.manager = manager
         let events = FeedbackEvents(manager: manager, loop: host.loop, logger: RunningDaemon.logger)
         let bus = BusConnection(loop: host.loop, open: { () throws(BusError) in try Bus.open(.user) })
         let service = host.loop.perform {
@@ -92,5 +94,24 @@ final class SysoundHapticFaceTests: XCTestCase {
         XCTAssertEqual(plays, 0, "\(rumble.records)")
         state.withLock { $0.haptics = true }
         XCTAssertEqual(try call("VibratePreset", "org.example.App", "confirm"), "b true", "haptics back on")
+    }
+
+    /// The strongest magnitude uploaded from record `start` on; nil when nothing was.
+    func strongestUpload(from start: Int) -> UInt16? {
+        rumble.records[start...].compactMap { if case .upload(_, let effect, _) = $0.operation { effect.strongMagnitude } else { nil } }.max()
+    }
+
+    /// The desktop's strength cap (feedbackd's `max-haptic-strength`) scales
+    /// these calls as it scales every vibration; its per-app profile turns them away.
+    func testTheDesktopsStrengthCapAndAppProfilesApply() throws {
+        var start = rumble.records.count
+        XCTAssertEqual(try call("VibrateComposition", "org.example.App", "click"), "b true")
+        let full = try XCTUnwrap(strongestUpload(from: start), "\(rumble.records)")
+        manager.setDesktop(DesktopState(appProfiles: ["org.example.Muted": .silent], maxHapticStrength: 0.5))
+        start = rumble.records.count
+        XCTAssertEqual(try call("VibrateComposition", "org.example.App", "click"), "b true")
+        let capped = try XCTUnwrap(strongestUpload(from: start), "the capped click was not uploaded anew: \(rumble.records)")
+        XCTAssertEqual(Double(capped), Double(full) / 2, accuracy: Double(full) * 0.06, "max-haptic-strength 0.5 did not halve the click")
+        XCTAssertEqual(try call("VibratePreset", "org.example.Muted", "confirm"), "b false", "an app the desktop's profile silences")
     }
 }
