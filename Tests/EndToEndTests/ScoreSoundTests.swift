@@ -7,8 +7,24 @@ import XCTest
 /// --ahap FILE` to a daemon, recorded at the null sink. The daemon's first
 /// sound starts with the request and the second from the haptics engine's
 /// loop (`HapticsEngine.cue`), so what is checked is the distance between
-/// them at the sink: the output's latency, the same for both, cancels.
-final class ScoreSoundTests: DaemonTestCase {
+/// them at the sink: the output's latency, the same for both, cancels. The
+/// output is kept running (`idle_pause_ms = 0`): a paused one adds its
+/// resume to the first sound only, which is figure 2's to measure, not the
+/// score's timing.
+final class ScoreSoundTests: XCTestCase {
+    var daemon: DaemonProcess!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try Pulse.require()
+        daemon = try DaemonProcess(config: "[audio]\nidle_pause_ms = 0\n")
+    }
+
+    override func tearDown() {
+        if let daemon { XCTAssertEqual(daemon.stop(), 0, "sysound serve did not exit 0: \(daemon.log(tail: 20))") }
+        super.tearDown()
+    }
+
     static let rate = MonitorRecording.sampleRate
     static let low = 1_000.0, high = 2_000.0
     /// Each burst's length: far shorter than the 400 ms between them, so the
@@ -25,8 +41,16 @@ final class ScoreSoundTests: DaemonTestCase {
     /// (2.7 ms). The rest is how late the loop's timer thread runs on a
     /// 2-core machine that builds beside the test (a millisecond or two);
     /// 8 ms holds both with room and is far below a score whose time was
-    /// lost (0, or the whole 400 ms).
+    /// lost (0, or the whole 400 ms). The score is played until `rounds`
+    /// rounds came out clean (two whole bursts, low then high), at most
+    /// `attempts` times, and the clean rounds' median distance is judged:
+    /// beside a full build on the 2 cores (load 7) one round in four was
+    /// 10–70 ms off or split by a gap, either way (the loop's timer late, the
+    /// server dropping audio of every stream: docs/reliability.md, "Dips
+    /// that are the server's"), which no score's timing explains.
     static let toleranceMs = 8.0
+    static let rounds = 5
+    static let attempts = 8
 
     func testAnAHAPsAudioEventsAreHeardAtThePatternsTimes() throws {
         let directory = daemon.root + "/score"
@@ -52,25 +76,56 @@ final class ScoreSoundTests: DaemonTestCase {
             }
             """.write(toFile: ahap, atomically: true, encoding: .utf8)
 
+        var distances: [Double] = [], broken: [String] = []
+        for _ in 0..<Self.attempts where distances.count < Self.rounds {
+            switch try round(playing: ahap) {
+            case .success(let distance): distances.append(distance)
+            case .failure(let why): broken.append(why.text)
+            }
+        }
+        print("ScoreSoundTests: second sound \(distances.map { String(format: "%.2f", $0) }) ms after the first (pattern: \(Self.secondAt * 1000) ms) on \(Pulse.server); rounds not clean: \(broken)")
+        // One clean round is not judged alone: a late timer in it would fail the test.
+        guard distances.count >= 3 else {
+            return XCTFail("the score was not heard as two sounds \(Int(Self.secondAt * 1000)) ms apart in \(Self.attempts) tries: \(broken)")
+        }
+        let median = distances.sorted()[distances.count / 2]
+        XCTAssertEqual(median, Self.secondAt * 1000, accuracy: Self.toleranceMs,
+                       "the second AudioCustom event was heard \(distances) ms after the first, not at the pattern's \(Self.secondAt * 1000) ms")
+    }
+
+    struct Unclean: Error { var text: String }
+
+    /// Plays the score once: how far apart (ms) its two sounds were heard, or
+    /// why the recording is not the two bursts whole, low then high.
+    func round(playing ahap: String) throws -> Result<Double, Unclean> {
         let recording = try MonitorRecording()
         let result = try daemon.cli.run(["vibrate", "--ahap", ahap])
         // This machine has no vibrator: the CLI says the vibration failed; the sounds play all the same, as a paired sound does.
-        let heard = try recording.samples(holdingSoundOf: Int((Self.secondAt + Self.burstSeconds) * Self.rate), threshold: 0.05, within: 5)
-        let said = "(vibrate exited \(result.status): \(result.stderr))"
+        if result.status != 0 { print("ScoreSoundTests: vibrate exited \(result.status): \(result.stderr)") }
+        let heard = try recording.samples(
+            holdingSoundOf: Int((Self.secondAt + Self.burstSeconds + 0.1) * Self.rate), threshold: 0.05, within: 5)
+        // Both bursts have ended before the next round's mark.
+        usleep(100_000)
+        let found = bursts(in: heard)
+        let shape = found.map { "\($0.pitch.map { "\(Int($0)) Hz" } ?? "?") at \($0.start) for \($0.frames)" }
+        let whole = Int(Self.burstSeconds * Self.rate)
+        guard found.count == 2, found.allSatisfy({ abs($0.frames - whole) <= 96 }),
+              found[0].pitch == Self.low, found[1].pitch == Self.high
+        else {
+            // Its message (no vibrator here) is printed above.
+            return .failure(Unclean(text: "\(shape) (frames; vibrate exited \(result.status))"))
+        }
+        return .success(Double(found[1].start - found[0].start) / Self.rate * 1000)
+    }
 
-        let first = try XCTUnwrap(Signal.onset(heard, threshold: 0.05), "no sound of the score reached the sink \(said)")
-        // The second burst: the first loud sample after the first burst has ended.
-        let afterFirst = first + Int((Self.burstSeconds + 0.02) * Self.rate)
-        let rest = Array(heard[min(afterFirst, heard.count)...])
-        let second = try XCTUnwrap(Signal.onset(rest, threshold: 0.05).map { afterFirst + $0 },
-                                   "one burst at the sink, not two: the score's second sound never came, or came with the first \(said)")
-        XCTAssertEqual(pitch(of: heard, at: first), Self.low, "the first sound heard is not the pattern's first (low.wav)")
-        XCTAssertEqual(pitch(of: heard, at: second), Self.high, "the second sound heard is not the pattern's second (high.wav)")
-
-        let distanceMs = Double(second - first) / Self.rate * 1000
-        XCTAssertEqual(distanceMs, Self.secondAt * 1000, accuracy: Self.toleranceMs,
-                       "the second AudioCustom event was heard \(distanceMs) ms after the first, not at the pattern's \(Self.secondAt * 1000) ms")
-        print("ScoreSoundTests: second sound \(String(format: "%.2f", distanceMs)) ms after the first (pattern: \(Self.secondAt * 1000) ms) on \(Pulse.server)")
+    /// The runs of sound in `x` (samples above 0.05 less than 1 ms apart:
+    /// a tone's zero crossings are shorter gaps), with their pitch.
+    func bursts(in x: [Float]) -> [(start: Int, frames: Int, pitch: Double?)] {
+        var runs: [(start: Int, end: Int)] = []
+        for (i, v) in x.enumerated() where abs(v) > 0.05 {
+            if let last = runs.last, i - last.end <= 48 { runs[runs.count - 1].end = i } else { runs.append((i, i)) }
+        }
+        return runs.map { ($0.start, $0.end - $0.start + 1, pitch(of: x, at: $0.start)) }
     }
 
     /// Which of the two tones sounds in the 20 ms from `onset` on.
