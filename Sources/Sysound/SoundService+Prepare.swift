@@ -29,6 +29,7 @@ extension SoundService {
         if mode != .embedded {
             if (try? link.send(.ping))?.isOK == true || mode == .daemon { return }
         }
+        // A hint: what fails here fails again, and is reported, at the play.
         guard let manager = try? embeddedManager(), (try? manager.audioEngine()) != nil else { return }
         let first = warmth.withLock { warm -> Bool in
             defer { warm.themeLoaded = true }

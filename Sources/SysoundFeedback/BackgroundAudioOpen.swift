@@ -66,7 +66,12 @@ final class BackgroundAudioOpen: @unchecked Sendable {
             if let retry {
                 retry.schedule(at: deadline)
             } else {
-                retry = try? host.loop.addTimer(at: deadline, accuracy: .millisecond) { [self] _ in attempt() }
+                do {
+                    retry = try host.loop.addTimer(at: deadline, accuracy: .millisecond) { [self] _ in attempt() }
+                } catch {
+                    // Without the timer no later attempt comes: sounds stay silent until a reload or restart.
+                    logger.error("audio output: no retry can be scheduled (\(error)); reload or restart sysound once a sound server runs")
+                }
             }
         }
     }

@@ -132,6 +132,8 @@ final class MediaRoleTests: DaemonTestCase {
         daemon = try DaemonProcess(config: Self.config(audio: "role_release_s = 1"))
         XCTAssertEqual(try cli.run(["play", "tap"]).status, 0)
         XCTAssertTrue(eventually(5) { ((try? self.daemonStreams()) ?? []).count == 1 })
+        // Counted once the theme is loaded: its load runs on a thread that ends with it.
+        XCTAssertTrue(eventually(10) { self.daemon.log().contains("preloaded ") }, daemon.log(tail: 10))
         let (clients, threads) = (try daemonClients(), daemonThreads())
 
         XCTAssertEqual(try cli.run(["play", "alarm", "--loop"]).status, 0)

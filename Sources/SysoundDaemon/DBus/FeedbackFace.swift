@@ -126,7 +126,12 @@ public final class FeedbackFace: @unchecked Sendable {
         let now = FeedbackProfile(state: manager.state)
         guard now != profile else { return }
         profile = now
-        try? bus?.emitPropertiesChanged(path: Self.path, interface: Self.interface, names: ["Profile"])
+        do {
+            try bus?.emitPropertiesChanged(path: Self.path, interface: Self.interface, names: ["Profile"])
+        } catch {
+            // Watchers of Profile miss this change (Get still answers it); the face serves on.
+            logger.warning("PropertiesChanged for Profile \(now.rawValue) not sent: \(error)")
+        }
     }
 
     func setProfile(_ text: String) throws {

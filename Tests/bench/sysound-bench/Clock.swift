@@ -18,6 +18,22 @@ enum Clock {
     }
 
     static func sleep(seconds: Double) { sleep(until: now() + UInt64(seconds * 1e9)) }
+
+    /// The calling thread's CPU time in nanoseconds (CLOCK_THREAD_CPUTIME_ID):
+    /// what a call itself costs, without the time it waited or was preempted.
+    static func threadCPU() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
+    /// The calling thread's context switches so far (getrusage RUSAGE_THREAD):
+    /// voluntary (it blocked: a lock, a syscall) and involuntary (preempted).
+    static func threadSwitches() -> (voluntary: Int, involuntary: Int) {
+        var usage = rusage()
+        getrusage(__rusage_who_t(1), &usage)  // RUSAGE_THREAD
+        return (usage.ru_nvcsw, usage.ru_nivcsw)
+    }
 }
 
 extension Array where Element == Double {

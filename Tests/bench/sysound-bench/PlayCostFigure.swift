@@ -44,25 +44,42 @@ enum PlayCostFigure {
         // SYSOUND_BENCH_WATCH_ALLOCATIONS=1: stop in bench_allocation_watched under a debugger.
         let watch = currentEnvironment()["SYSOUND_BENCH_WATCH_ALLOCATIONS"] == "1"
         for (name, call) in layers {
-            var micros: [Double] = [], allocations: [Double] = []
+            var micros: [Double] = [], cpu: [Double] = [], allocations: [Double] = []
+            var blocked: [Double] = [], preempted: [Double] = [], undisturbed: [Double] = []
             micros.reserveCapacity(runs)
             allocations.reserveCapacity(runs)
             for i in 0..<(warmup + runs) {
                 let a0 = bench_thread_allocations()
                 if watch { bench_watch_allocations(1) }
+                let s0 = Clock.threadSwitches()
+                let c0 = Clock.threadCPU()
                 let t0 = Clock.now()
                 try call()
                 let t1 = Clock.now()
+                let c1 = Clock.threadCPU()
+                let s1 = Clock.threadSwitches()
                 if watch { bench_watch_allocations(0) }
                 let a1 = bench_thread_allocations()
                 if i >= warmup {
-                    micros.append(Double(t1 - t0) / 1000)
+                    let wall = Double(t1 - t0) / 1000
+                    micros.append(wall)
+                    cpu.append(Double(c1 - c0) / 1000)
                     allocations.append(Double(a1 - a0))
+                    // Where a slow call's time went: it blocked (a lock held
+                    // by the render, a syscall), it was preempted, or neither.
+                    let waited = s1.voluntary > s0.voluntary, taken = s1.involuntary > s0.involuntary
+                    blocked.append(waited ? 1 : 0)
+                    preempted.append(taken ? 1 : 0)
+                    if !waited && !taken { undisturbed.append(wall) }
                 }
                 // 2 ms apart: about 18 taps sound at once, below the 32 voices, so nothing is stolen.
                 Clock.sleep(seconds: 0.002)
             }
             c.report.add("3", "call: " + name, unit: "µs", micros)
+            c.report.add("3", "CPU time: " + name, unit: "µs", cpu)
+            c.report.add("3", "call, neither blocked nor preempted: " + name, unit: "µs", undisturbed)
+            c.report.add("3", "calls that blocked (a lock, a syscall): " + name, unit: "%", value: blocked.mean * 100)
+            c.report.add("3", "calls preempted: " + name, unit: "%", value: preempted.mean * 100)
             c.report.add("3", "allocations: " + name, unit: "allocs", allocations)
         }
         try firstPlayAfterPause(c)

@@ -19,7 +19,7 @@ struct SysoundBench: ParsableCommand {
             """)
 
     /// The figures there are (each `figure(n, …)` below), all run unless --figures picks some.
-    static let figureNumbers = 1...18
+    static let figureNumbers = 1...19
 
     @Flag(help: "A few iterations of every figure, no targets judged (under 60 s): for CI.")
     var smoke = false
@@ -33,7 +33,7 @@ struct SysoundBench: ParsableCommand {
     @Option(help: ArgumentHelp("The sysound source tree (config/, Sounds/, Tests/fixture/).", valueName: "dir"))
     var packageRoot: String?
 
-    @Option(help: ArgumentHelp("Only these figures, comma-separated (e.g. 1,5; 11 is the latency levers, 12 the sound–haptic skew, 13 gsettings → policy, 14 a tap during a big reload, 15 the cost at rest, 16 identity lookup, beside 9's D-Bus latency, 17 a media role closed after its quiet time).", valueName: "list"))
+    @Option(help: ArgumentHelp("Only these figures, comma-separated (e.g. 1,5; 11 is the latency levers, 12 the sound–haptic skew, 13 gsettings → policy, 14 a tap during a big reload, 15 the cost at rest, 16 identity lookup, beside 9's D-Bus latency, 17 a media role closed after its quiet time, 18 play without a daemon, 19 the first sound of a session).", valueName: "list"))
     var figures: String?
 
     @Option(help: ArgumentHelp("The sound server to run on: pulseaudio or pipewire (Tests/bench/run.sh runs both).", valueName: "name"))
@@ -133,6 +133,7 @@ struct SysoundBench: ParsableCommand {
         figure(15, RestFigure.run)
         figure(17, RoleReleaseFigure.run)
         figure(18, EmbeddedFigure.run)
+        figure(19, SessionStartFigure.run)
         context.report.notes.append("load average (1, 5, 15 min) at the start: \(loadStart); at the end: \(Self.loadAverage()) — the 2 cores may be shared")
         Targets.judge(&context.report)
         context.report.seconds = Clock.seconds(since: started)

@@ -101,6 +101,10 @@ enum Targets {
               { $0 <= 1 })
         check("no daemon: whole process ≤ the sound's length + 20 ms", r.row("18", EmbeddedFigure.overClip)?.value,
               { "\(fmt($0)) ms past the clip (median)" }, { $0 <= 20 })
+        // Figure 19 (issue 37): the first sound of a session, the daemon socket-activated by it.
+        let session = SessionStartFigure.self
+        check("first sound of a session (socket activation) ≤ 2 × paplay, launch → sink", r.row(session.figure, session.ratio)?.value,
+              { "\(fmt($0)) ×\(ci(session.figure, session.ratio))" }, { $0 <= 2 })
         r.targets = checks
     }
 }
