@@ -14,35 +14,40 @@ extension FeedbackFace {
 
     func sysoundHapticInterface() -> BusInterface {
         var interface = BusInterface(Self.sysoundHapticInterface)
-        interface.method(
-            "VibratePreset", "ssd", arguments: ["app_id", "preset", "intensity"], result: "b", results: ["success"]
-        ) { [unowned self] call in
-            let m = call.message
-            let claimed = try m.readString(), name = try m.readString(), intensity = try m.readDouble()
-            try Self.checkApp(claimed)
-            try Self.checkIntensity(intensity)
+        addVibrate(to: &interface, "VibratePreset", naming: "preset") { [unowned self] name in
             try checkPreset(name)
-            vibrate(.preset(name), intensity: intensity, claimed: claimed, call, "VibratePreset")
+            return .preset(name)
         }
-        interface.method(
-            "VibrateComposition", "ssd", arguments: ["app_id", "composition", "intensity"], result: "b", results: ["success"]
-        ) { [unowned self] call in
-            let m = call.message
-            let claimed = try m.readString(), text = try m.readString(), intensity = try m.readDouble()
-            try Self.checkApp(claimed)
-            try Self.checkIntensity(intensity)
-            let composition: HapticComposition
-            do { composition = try HapticComposition(parsing: text) } catch {
+        addVibrate(to: &interface, "VibrateComposition", naming: "composition") { text in
+            do { return .score(try HapticComposition(parsing: text).score) } catch {
                 throw BusError.invalidArgs("composition \"\(FeedbackHints.show(text))\": \(error)")
             }
-            vibrate(.score(composition.score), intensity: intensity, claimed: claimed, call, "VibrateComposition")
         }
         return interface
     }
 
+    /// Declares `method(s app_id, s NAME, d intensity) → b`, which vibrates
+    /// what `source` makes of NAME (or refuses it) for the app that decides
+    /// for the call (a sandbox's proved id, as for `Vibrate`), answering once
+    /// the vibration started or failed.
+    private func addVibrate(
+        to interface: inout BusInterface, _ method: String, naming argument: String,
+        source: @escaping (String) throws -> VibrateRequest.Source
+    ) {
+        interface.method(method, "ssd", arguments: ["app_id", argument, "intensity"], result: "b", results: ["success"]) { [unowned self] call in
+            let m = call.message
+            let claimed = try m.readString(), text = try m.readString(), intensity = try m.readDouble()
+            try Self.checkApp(claimed)
+            try Self.checkIntensity(intensity)
+            let what = try source(text)
+            let app = decidingApp(claimed: claimed, identity: identity(of: m), message: m)
+            vibrate(VibrateRequest(what, intensity: intensity, app: app), answer: answerLater(m, method))
+        }
+    }
+
     static func checkIntensity(_ intensity: Double) throws {
         guard intensity.isFinite, VibrateRequest.intensityRange.contains(intensity) else {
-            throw BusError.invalidArgs("intensity \(intensity) is outside 0–1; give 1 for the preset's full strength, 0.5 for half")
+            throw BusError.invalidArgs("intensity \(intensity) is outside 0–1; give 1 for full strength, 0.5 for half")
         }
     }
 
@@ -55,12 +60,5 @@ extension FeedbackFace {
         throw BusError.invalidArgs(
             "unknown haptic preset \"\(FeedbackHints.show(name))\"; known presets: \(haptics.presetNames.joined(separator: ", "))"
                 + " (`sysound list presets` shows each one's pattern), or use VibrateComposition for primitives")
-    }
-
-    /// Vibrates for the app that decides for this call (a sandbox's proved
-    /// id, as for `Vibrate`), answering once the vibration started or failed.
-    private func vibrate(_ source: VibrateRequest.Source, intensity: Double, claimed: String, _ call: BusMethodCall, _ method: String) {
-        let app = decidingApp(claimed: claimed, identity: identity(of: call.message), message: call.message)
-        vibrate(VibrateRequest(source, intensity: intensity, app: app), answer: answerLater(call.message, method))
     }
 }
