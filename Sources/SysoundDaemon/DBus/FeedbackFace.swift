@@ -9,9 +9,10 @@ import SysoundState
 /// The D-Bus face: feedbackd's `org.sigxcpu.Feedback` (and `.Haptic`) at
 /// /org/sigxcpu/Feedback on the session bus, so feedbackd's clients use
 /// sysound unchanged, and beside them `org.sysound.Haptic1`, which names
-/// what feedbackd's interfaces cannot (presets, compositions). It decides nothing: every call becomes the request the
-/// socket would make of the `FeedbackManager` (play, stop, vibrate, state
-/// set), under the same policy. Everything here runs on the loop's thread.
+/// what feedbackd's interfaces cannot (presets, compositions). It decides
+/// nothing: every call becomes the request the socket would make of the
+/// `FeedbackManager` (play, stop, vibrate, state set), under the same
+/// policy. Everything here runs on the loop's thread.
 public final class FeedbackFace: @unchecked Sendable {
     static let path = "/org/sigxcpu/Feedback"
     static let interface = "org.sigxcpu.Feedback"
