@@ -59,7 +59,7 @@ enum SkewFigure {
                            note: "positive: the haptic starts before the sound reaches the sink")
         c.report.addWithCI("12", scoreHaptic, unit: "ms", freePairs[1].map(\.haptic))
         c.report.addWithCI("12", scoreSkew, unit: "ms", freePairs[1].map { $0.sound - $0.haptic - Double(scoreOffsetMs) },
-                           note: "vibrate score=\(score): positive, the sound reaches the sink after the pattern's time, counted from the vibration's play; a score's vibration is not delayed by the output's latency as a paired haptic is")
+                           note: "vibrate score=\(score): positive, the sound reaches the sink after the pattern's time, counted from the vibration's play; the vibration's schedule starts the output's latency after the sounds' cues, as a paired haptic's does; target ≤ 2 ms either way")
         try freeRun.report(c, figure: "12", methodRows: false)
 
         let slow = FakeForceFeedbackDevice(path: "/bench/skew-rumble-slow")
