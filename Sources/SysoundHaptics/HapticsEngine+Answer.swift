@@ -31,7 +31,7 @@ extension HapticsEngine {
     /// thread (or at once, on this thread, for a request refused before it
     /// gets there).
     public func vibrate(
-        _ source: HapticSource, intensity: Double = 1, priority: Int = 0,
+        _ source: HapticSource, intensity: Double = 1, priority: Int = 0, delayNanoseconds: UInt64 = 0,
         answer: @escaping @Sendable (Result<Void, HapticsError>) -> Void
     ) {
         do throws(HapticsError) {
@@ -45,7 +45,7 @@ extension HapticsEngine {
         host.loop.perform { [self] in
             do throws(HapticsError) {
                 let rendition = try rendition(source, intensity: intensity, for: owned.core.devices.values.map(\.motor))
-                try request(rendition, priority: priority, whenNotUploaded: .startWhenUploaded, requested: requested, delay: 0, outcome: outcome)
+                try request(rendition, priority: priority, whenNotUploaded: .startWhenUploaded, requested: requested, delay: delayNanoseconds, outcome: outcome)
             } catch {
                 outcome.finish(.failure(error))
             }
