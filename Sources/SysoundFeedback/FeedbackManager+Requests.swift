@@ -121,7 +121,9 @@ extension FeedbackManager {
             case .pattern(let pattern): try haptics.vibrate(pattern: pattern, intensity: request.intensity * desktop.hapticScale, priority: 1)
             case .score(let score):
                 cueSounds(of: score, app: request.app, on: haptics)
-                try haptics.vibrate(pattern: haptics.pattern(forScore: score), intensity: request.intensity * desktop.hapticScale, priority: 1)
+                try haptics.vibrate(
+                    pattern: haptics.pattern(forScore: score), intensity: request.intensity * desktop.hapticScale, priority: 1,
+                    delayNanoseconds: soundLatency(of: score))
             }
         } catch {
             return try Self.vibrateReply(.failure(error))
@@ -134,7 +136,10 @@ extension FeedbackManager {
     /// on its loop, which also lands the uploads a first vibration waits for.
     package func vibrate(_ request: VibrateRequest, answer: @escaping @Sendable (Reply) -> Void) {
         seen(app: request.app)
-        if let reason = Policy.decideVibration(state: state, app: request.app, settings: configuration.policy) {
+        // The desktop's inputs as `vibrate(_:)` takes them: the apps' levels
+        // there (feedbackd's per-app profiles) and its strength cap.
+        let desktop = desktop
+        if let reason = Policy.decideVibration(state: state, app: request.app, settings: configuration.policy, desktop: desktop) {
             return answer(.ok(["outcome": FeedbackOutcome.skip.rawValue, "reason": HapticSkipReason.policy(reason).rawValue]))
         }
         guard let haptics else { return answer(.error(.noDevice, "no haptic device: haptics are not available in this process")) }
@@ -149,15 +154,29 @@ extension FeedbackManager {
             pattern = haptics.pattern(forScore: score)
             cueSounds(of: score, app: request.app, on: haptics)
         }
-        haptics.vibrate(pattern: pattern, intensity: request.intensity, priority: 1) { answer(Self.reply(to: $0)) }
+        let delay = if case .score(let score) = request.source { soundLatency(of: score) } else { UInt64(0) }
+        haptics.vibrate(pattern: pattern, intensity: request.intensity * desktop.hapticScale, priority: 1, delayNanoseconds: delay) {
+            answer(Self.reply(to: $0))
+        }
+    }
+
+    /// How much later than its sounds' cues a score's vibration starts: the
+    /// output's latency, by which each sound is heard after it is started,
+    /// so that every moment is heard when it is felt, as a sound and its
+    /// paired haptic are (`start`). None for a score without sounds.
+    func soundLatency(of score: HapticScore) -> UInt64 {
+        guard !score.sounds.isEmpty else { return 0 }
+        // The event engine, where a score's sounds play; not opened here (the first cue opens it).
+        return audio?.outputLatencyNanoseconds ?? 0
     }
 
     /// Starts a score's sounds at their times on the haptics engine's clock
     /// (which times the vibration's steps too), each through the policy as a
     /// `play` of its own: silent mode silences them, not the vibration. The
-    /// vibration starts once its effects are on the motor (a new pattern is
-    /// uploaded first), so a moment is felt within that upload and the
-    /// output's latency of its sound.
+    /// vibration's schedule starts the output's latency later
+    /// (`soundLatency(of:)`); a new pattern is uploaded first, and one that
+    /// lands after that start plays its first step shortened, the rest on
+    /// time.
     func cueSounds(of score: HapticScore, app: String?, on haptics: HapticsEngine) {
         for sound in score.sounds {
             let source: PlayRequest.Source = sound.name.contains("/") ? .file(sound.name) : .name(sound.name)

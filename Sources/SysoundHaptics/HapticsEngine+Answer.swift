@@ -50,7 +50,7 @@ extension HapticsEngine {
     /// blocks; `answer` runs on the loop thread (or at once, on this thread,
     /// for a request refused before it gets there).
     public func vibrate(
-        pattern: HapticPattern, intensity: Double = 1, priority: Int = 0,
+        pattern: HapticPattern, intensity: Double = 1, priority: Int = 0, delayNanoseconds: UInt64 = 0,
         answer: @escaping @Sendable (Result<Void, HapticsError>) -> Void
     ) {
         do throws(HapticsError) {
@@ -64,7 +64,7 @@ extension HapticsEngine {
         let outcome = WaitOutcome(then: answer)
         host.loop.perform { [self] in
             do throws(HapticsError) {
-                try request(plan, priority: priority, whenNotUploaded: .startWhenUploaded, requested: requested, delay: 0, outcome: outcome)
+                try request(plan, priority: priority, whenNotUploaded: .startWhenUploaded, requested: requested, delay: delayNanoseconds, outcome: outcome)
             } catch {
                 outcome.finish(.failure(error))
             }

@@ -32,7 +32,7 @@ extension HapticsEngine {
         case .skip: throw .notUploaded
         case .startWhenUploaded:
             o.waiting?.outcome?.finish(.failure(.notUploaded))
-            o.waiting = Waiting(plan: plan, priority: priority, requested: requested, outcome: outcome)
+            o.waiting = Waiting(plan: plan, priority: priority, requested: requested, delay: delay, outcome: outcome)
             // An upload refused at once (the request's own job) resolves it now.
             resolveWaiting()
         }
@@ -76,10 +76,13 @@ extension HapticsEngine {
         // first step plays now, the others on the pattern's own schedule;
         // a wait longer than the first step moves the schedule just enough
         // for that step still to play (shortened), as a late first pulse.
+        // A delayed one (paired with sound) that landed before its start is
+        // timed from there, as if it had never waited.
         let firstStep = UInt64(w.plan.segments.first?.durationMs ?? 0) * 1_000_000
-        let anchor = max(w.requested, now + 1_000_000 > firstStep ? now + 1_000_000 - firstStep : 0)
+        let due = w.requested + w.delay
+        let anchor = due > now ? due : min(max(due, now + 1_000_000 > firstStep ? now + 1_000_000 - firstStep : 0), now)
         do {
-            try o.core.start(w.plan, priority: w.priority, now: now, anchor: min(anchor, now))
+            try o.core.start(w.plan, priority: w.priority, now: now, anchor: anchor)
             w.outcome?.finish(.success(()))
         } catch {
             logger.debug("vibration not started after its upload: \(error)")

@@ -29,8 +29,8 @@ extension HapticsEngine {
     /// request (a haptic paired with a sound starts when the sound is heard,
     /// the audio output's latency later); its first step is then a timer on
     /// the loop, not a write now. It replaces what plays at that instant.
-    /// Only for a haptic whose effects are uploaded (`.skip`): one that
-    /// waits for its upload starts as soon as it lands.
+    /// One that waits for its upload starts at that time if it landed by
+    /// then, else as soon as it lands.
     public func vibrate(
         pattern: HapticPattern, intensity: Double = 1, priority: Int = 0, whenNotUploaded: WhenNotUploaded = .startWhenUploaded,
         delayNanoseconds: UInt64 = 0

@@ -71,6 +71,8 @@ public final class HapticsEngine: Sendable {
         var plan: PatternPlan
         var priority: Int
         var requested: UInt64
+        /// How long after `requested` its first step is due (a haptic paired with sound: the output's latency).
+        var delay: UInt64
         /// Told whether it started, for a caller that waits to answer truthfully.
         var outcome: WaitOutcome?
     }

@@ -235,6 +235,52 @@ final class DBusFaceTests: XCTestCase {
         XCTAssertTrue(ownsName())
     }
 
+    // MARK: sysound's own haptic interface
+
+    /// `org.sysound.Haptic1` takes by name what feedbackd's `Vibrate` cannot:
+    /// presets (Android's moments among them) and compositions. Valid input
+    /// answers false here (no vibrator: SysoundHapticFaceTests feels it);
+    /// bad input is an InvalidArgs error naming it, and the daemon serves on.
+    func testPresetsAndCompositionsByNameThroughSysoundsOwnInterface() throws {
+        let object = ["org.sigxcpu.Feedback", "/org/sigxcpu/Feedback"]
+        let introspected = try busctl(["introspect", "--no-pager"] + object + ["org.sysound.Haptic1"])
+        XCTAssertTrue(introspected.stdout.contains(".VibratePreset") && introspected.stdout.contains(".VibrateComposition"), introspected.output)
+        // feedbackd's interfaces are served beside it, unchanged.
+        let feedbackd = try busctl(["introspect", "--no-pager"] + object + ["org.sigxcpu.Feedback.Haptic"])
+        XCTAssertTrue(feedbackd.stdout.contains(".Vibrate ") && feedbackd.stdout.contains("sa(du)"), feedbackd.output)
+
+        func call(_ method: String, _ text: String, intensity: String = "1") throws -> Spawned.Result {
+            try busctl(["call"] + object + ["org.sysound.Haptic1", method, "ssd", "org.example.Haptic", text, intensity])
+        }
+        for preset in ["confirm", "segment-frequent-tick", "success"] {
+            let known = try call("VibratePreset", preset)
+            XCTAssertEqual(known.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "b false", "\(preset): \(known.output)")
+        }
+        let composed = try run("gdbus", ["call", "--session", "-d", "org.sigxcpu.Feedback", "-o", "/org/sigxcpu/Feedback",
+                                         "-m", "org.sysound.Haptic1.VibrateComposition", "org.example.Haptic", "click,tick:0.5@40,quick-rise", "1.0"])
+        XCTAssertEqual(composed.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "(false,)", composed.output)
+
+        let unknown = try call("VibratePreset", "confirmm")
+        XCTAssertNotEqual(unknown.status, 0)
+        XCTAssertTrue(unknown.stderr.contains("unknown haptic preset \"confirmm\"") && unknown.stderr.contains("segment-tick"), unknown.stderr)
+        let badPrimitive = try call("VibrateComposition", "click,bogus@40")
+        XCTAssertTrue(badPrimitive.stderr.contains("primitive 2 \"bogus\" is not one of"), badPrimitive.stderr)
+        let badScale = try call("VibrateComposition", "tick:7")
+        XCTAssertTrue(badScale.stderr.contains("scale outside 0–1"), badScale.stderr)
+        let empty = try call("VibrateComposition", "")
+        XCTAssertTrue(empty.stderr.contains("empty composition"), empty.stderr)
+        let loud = try call("VibratePreset", "confirm", intensity: "3")
+        XCTAssertTrue(loud.stderr.contains("intensity 3.0 is outside 0–1"), loud.stderr)
+        let wrongTypes = try busctl(["call"] + object + ["org.sysound.Haptic1", "VibratePreset", "ss", "org.a", "confirm"])
+        XCTAssertTrue(wrongTypes.stderr.contains("nvalid"), wrongTypes.stderr)
+        let badApp = try busctl(["call"] + object + ["org.sysound.Haptic1", "VibratePreset", "ssd", "", "confirm", "1"])
+        XCTAssertTrue(badApp.stderr.contains("invalid app id"), badApp.stderr)
+
+        XCTAssertEqual(try cli.run(["status"]).status, 0, "the socket stopped serving")
+        XCTAssertTrue(ownsName(), "the daemon left the bus")
+        XCTAssertTrue(try cli.run(["status"]).stdout.contains("org.example.Haptic:"), "the calls were not decided for the app")
+    }
+
     // MARK: The bus going away
 
     func testTheBusRestartsAndTheDaemonReconnects() throws {

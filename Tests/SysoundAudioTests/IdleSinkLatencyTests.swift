@@ -60,7 +60,8 @@ final class IdleSinkLatencyTests: XCTestCase, OutputSelecting {
         XCTAssertTrue(engine.wait(for: v, timeout: 2))
         XCTAssertTrue(eventually(3) { engine.isOutputPaused }, "sysound went idle")
         XCTAssertTrue(
-            eventually(2) { self.configuredLatency(of: sink) ?? 0 >= alone * 9 / 10 },
+            // The server takes the relaxed request and recomputes the sink's latency in its own time.
+            eventually(5) { self.configuredLatency(of: sink) ?? 0 >= alone * 9 / 10 },
             "idle sysound holds the sink at \(configuredLatency(of: sink) ?? -1) µs; the music alone: \(alone) µs; \((try? p.sinkInputs()) ?? "")")
 
         // A sound after the idle pause still plays, and while it does the sink follows sysound's short buffer.

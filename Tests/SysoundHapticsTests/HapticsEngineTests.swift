@@ -281,6 +281,30 @@ final class HapticsEngineTests: XCTestCase {
     /// A vibration asked for on its own starts when its upload lands, within
     /// the wait limit, and the request answers once it has started; one whose
     /// upload takes longer is dropped, not played late, and says so.
+    /// A delayed vibration of a pattern not uploaded yet (a haptic score
+    /// paired with its sounds): an upload that lands before the start keeps
+    /// the start; one that lands after it starts the vibration then.
+    func testADelayedVibrationThatWaitsForItsUploadKeepsItsStart() throws {
+        let device = plug("event0")
+        let engine = try makeEngine()
+        func plays() -> [UInt64] { device.records.compactMap { if case .play = $0.operation { $0.time } else { nil } } }
+        let delay: UInt64 = 150_000_000
+        device.blockUploads(seconds: 0.05)
+        var asked = MonotonicClock.now()
+        try engine.vibrate(pattern: pattern("1:20,0:10,0.5:10"), delayNanoseconds: delay)
+        XCTAssertTrue(eventually { plays().count == 2 && !engine.isVibrating }, "\(plays().count) plays")
+        let first = try XCTUnwrap(plays().first)
+        XCTAssertGreaterThanOrEqual(first, asked + delay, "landed after 50 ms: the first step still waits for its start")
+        XCTAssertLessThan(first, asked + delay + 40_000_000, "and plays at it")
+
+        device.blockUploads(seconds: 0.25)
+        asked = MonotonicClock.now()
+        try engine.vibrate(pattern: pattern("0.8:30"), delayNanoseconds: delay)
+        XCTAssertTrue(eventually { plays().count == 3 && !engine.isVibrating }, "\(plays().count) plays")
+        let late = try XCTUnwrap(plays().dropFirst(2).first)
+        XCTAssertGreaterThanOrEqual(late, asked + 250_000_000, "landed after its start: it plays when it lands")
+    }
+
     func testARequestThatMayWaitStartsWhenItsUploadLandsOrIsDropped() throws {
         let device = plug("event0")
         let engine = try makeEngine()

@@ -105,16 +105,15 @@ fi
 # Swift's own crash handler fights ASan over the dying process: let ASan report.
 export SWIFT_BACKTRACE=enable=no
 export LSAN_OPTIONS=suppressions=$root/Tests/fuzz/lsan.supp:print_suppressions=0
-passed=0 failed=0
-for t in "${targets[@]}"; do
-    seeds=Tests/fuzz/corpus/$t
-    regressions=Tests/fuzz/regressions/$t
+# One target: its regressions, then the timed run; prints its lines and ends
+# with a line "fuzz-result: ok|failed" for the tally.
+fuzz_one() { # target
+    local t=$1
+    local seeds=Tests/fuzz/corpus/$t regressions=Tests/fuzz/regressions/$t
+    local work crashes=$out/crashes/$t tlog=$out/$t.log ok=1
     work=$(mktemp -d "$out/corpus-$t.XXXXXX")
     cp -r "$seeds"/. "$work"/ 2>/dev/null || true
-    crashes=$out/crashes/$t
     mkdir -p "$crashes"
-    tlog=$out/$t.log
-    ok=1
     # Known crashers first: they must all pass now.
     if [ -d "$regressions" ] && [ -n "$(ls -A "$regressions" 2>/dev/null)" ]; then
         "$out/bin/$t" "$regressions"/* >"$tlog.regressions" 2>&1 || { ok=0; echo "fuzz: $t: a regression input fails again:"; tail -20 "$tlog.regressions"; }
@@ -125,13 +124,12 @@ for t in "${targets[@]}"; do
         "$out/bin/$t" "$work" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=1024 \
             -artifact_prefix="$crashes/" -print_final_stats=1 -close_fd_mask=3 >"$tlog" 2>&1 || ok=0
     fi
+    local execs corpus
     execs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$tlog" | grep -oE '[0-9]+$' || echo 0)
     corpus=$(ls "$work" | wc -l)
     if [ $ok = 1 ]; then
-        passed=$((passed + 1))
         echo "fuzz: $t: ok, ${execs:-0} inputs in ${seconds} s, corpus $(ls "$seeds" 2>/dev/null | wc -l) -> $corpus"
     else
-        failed=$((failed + 1))
         echo "fuzz: $t: FAILED; log $tlog, inputs in $crashes:"
         grep -E 'ERROR|Fatal error|SUMMARY|==[0-9]+==' "$tlog" | head -8
     fi
@@ -140,6 +138,21 @@ for t in "${targets[@]}"; do
         "$out/bin/$t" -merge=1 "$seeds" "$work" >/dev/null 2>&1 || true
     fi
     rm -rf "$work"
+    if [ $ok = 1 ]; then echo "fuzz-result: ok"; else echo "fuzz-result: failed"; fi
+}
+
+# As many targets at once as there are cores: each libFuzzer run is one
+# thread, so every target still gets its whole `seconds` of a core.
+jobs=$(nproc)
+for t in "${targets[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+    fuzz_one "$t" >"$out/$t.out" 2>&1 &
+done
+wait
+passed=0 failed=0
+for t in "${targets[@]}"; do
+    grep -v '^fuzz-result: ' "$out/$t.out"
+    if grep -q '^fuzz-result: ok$' "$out/$t.out"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -39,16 +39,21 @@ extension FeedbackFace {
             let app = decidingApp(claimed: claimed, identity: identity(of: call.message), message: call.message)
             // Answered once the vibration started or failed (its first
             // upload may still be on a worker): true only for one that plays.
-            let message = call.message
-            try vibrate(app: app, pattern: pattern) { [logger] vibrated in
-                do {
-                    try BusMethodCall.replying(to: message).reply { m in try m.append(vibrated) }
-                } catch {
-                    logger.debug("Vibrate: the reply could not be sent: \(error)")
-                }
-            }
+            try vibrate(app: app, pattern: pattern, answer: answerLater(call.message, "Vibrate"))
         }
         return interface
+    }
+
+    /// Sends a haptic call's boolean answer, which may come after the handler
+    /// returned (a first vibration waits for its upload).
+    func answerLater(_ message: BusMessage, _ method: String) -> @Sendable (Bool) -> Void {
+        { [logger] vibrated in
+            do {
+                try BusMethodCall.replying(to: message).reply { m in try m.append(vibrated) }
+            } catch {
+                logger.debug("\(method): the reply could not be sent: \(error)")
+            }
+        }
     }
 
     static func checkApp(_ app: String) throws {
@@ -98,9 +103,17 @@ extension FeedbackFace {
             manager.haptics?.stop()
             return answer(true)
         }
-        guard manager.level(for: PlayRequest(.name(""), app: app)) >= .quiet else { return answer(false) }
+        vibrate(VibrateRequest(.pattern(pattern), app: app), answer: answer)
+    }
+
+    /// A vibration of either haptic interface, its input already checked:
+    /// false below the quiet level (the user's, the app's), with the haptics
+    /// switch off, without a vibrator or when the device did not play it;
+    /// true once it plays. `answer` runs on the loop.
+    func vibrate(_ request: VibrateRequest, answer: @escaping @Sendable (Bool) -> Void) {
+        guard manager.level(for: PlayRequest(.name(""), app: request.app)) >= .quiet else { return answer(false) }
         // What is left to go wrong is the device, which feedbackd answers with false.
-        manager.vibrate(VibrateRequest(.pattern(pattern), app: app)) { reply in
+        manager.vibrate(request) { reply in
             if case .ok(let fields, _) = reply { answer(fields["outcome"] == FeedbackOutcome.vibrate.rawValue) } else { answer(false) }
         }
     }

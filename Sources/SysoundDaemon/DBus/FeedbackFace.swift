@@ -8,9 +8,11 @@ import SysoundState
 
 /// The D-Bus face: feedbackd's `org.sigxcpu.Feedback` (and `.Haptic`) at
 /// /org/sigxcpu/Feedback on the session bus, so feedbackd's clients use
-/// sysound unchanged. It decides nothing: every call becomes the request the
-/// socket would make of the `FeedbackManager` (play, stop, vibrate, state
-/// set), under the same policy. Everything here runs on the loop's thread.
+/// sysound unchanged, and beside them `org.sysound.Haptic1`, which names
+/// what feedbackd's interfaces cannot (presets, compositions). It decides
+/// nothing: every call becomes the request the socket would make of the
+/// `FeedbackManager` (play, stop, vibrate, state set), under the same
+/// policy. Everything here runs on the loop's thread.
 public final class FeedbackFace: @unchecked Sendable {
     static let path = "/org/sigxcpu/Feedback"
     static let interface = "org.sigxcpu.Feedback"
@@ -77,6 +79,7 @@ public final class FeedbackFace: @unchecked Sendable {
         do {
             slots.append(try bus.export(feedbackInterface(), at: Self.path))
             slots.append(try bus.export(hapticInterface(), at: Self.path))
+            slots.append(try bus.export(sysoundHapticInterface(), at: Self.path))
             // Always queued: with replace, a feedbackd that does not allow
             // replacement still hands the name over when it exits.
             var flags: BusName.Flags = [.allowReplacement, .queue]

@@ -20,13 +20,25 @@ import SysoundTesting
 /// reference tone interleaved); the haptic's first EV_FF play is when the
 /// fake device executed it. Then once more with a device whose effect
 /// uploads block for the whole run (a uinput process answering late): the
-/// sound's onset must not move.
+/// sound's onset must not move. In the first run, interleaved with the taps,
+/// a haptic score (`vibrate score=…`, as an AHAP's) whose `AudioCustom`
+/// sound (the same tap) starts `scoreOffsetMs` after its vibration: its
+/// skew is the sound's onset less the vibration's play less that offset.
 enum SkewFigure {
     static let sound = "launch → sink: play tap through the daemon (sound)"
     static let haptic = "launch → EV_FF play at the fake device (haptic)"
     static let skew = "sound–haptic skew: sink onset − EV_FF play"
     static let latency = "output latency OpenAL reports (the haptic's delay)"
     static let blocked = " (uploads blocked)"
+    /// Where the score's sound starts after its tap: well inside the 350 ms
+    /// between launches, with the tap's 36 ms and the output's latency after it.
+    static let scoreOffsetMs = 100
+    static let score = HapticScore(
+        events: [.transient(atMs: 0, intensity: 1, sharpness: 0.5)], sounds: [HapticScore.Sound(atMs: scoreOffsetMs, name: "tap")])
+    // No colon after the first: the clips-not-whole row names the tool by what follows the last one.
+    static let scoreSound = "launch → sink: a score's AudioCustom tap, due \(scoreOffsetMs) ms after its vibration"
+    static let scoreHaptic = "launch → EV_FF play: the same score's vibration"
+    static let scoreSkew = "score skew: sink onset − EV_FF play − \(scoreOffsetMs) ms"
 
     static func run(_ c: BenchContext) throws {
         let config = try c.writeConfig(name: "skew")
@@ -39,18 +51,21 @@ enum SkewFigure {
         let free = FakeForceFeedbackDevice(path: "/bench/skew-rumble")
         try daemon.use(free)
         let perTool = c.count(60, smoke: 4)
-        let (freeRun, freePairs, _) = try measure(c, daemon, free, clip: clip, perTool: perTool)
-        c.report.addWithCI("12", latency, unit: "ms", freePairs.map(\.reported),
+        let (freeRun, freePairs, _) = try measure(c, daemon, free, clip: clip, perTool: perTool, launches: [.tap, .score])
+        c.report.addWithCI("12", latency, unit: "ms", freePairs[0].map(\.reported),
                            note: "ALC_DEVICE_LATENCY_SOFT as the audio monitor last read it, at each launch")
-        c.report.addWithCI("12", haptic, unit: "ms", freePairs.map(\.haptic))
-        c.report.addWithCI("12", skew, unit: "ms", freePairs.map { $0.sound - $0.haptic },
+        c.report.addWithCI("12", haptic, unit: "ms", freePairs[0].map(\.haptic))
+        c.report.addWithCI("12", skew, unit: "ms", freePairs[0].map { $0.sound - $0.haptic },
                            note: "positive: the haptic starts before the sound reaches the sink")
+        c.report.addWithCI("12", scoreHaptic, unit: "ms", freePairs[1].map(\.haptic))
+        c.report.addWithCI("12", scoreSkew, unit: "ms", freePairs[1].map { $0.sound - $0.haptic - Double(scoreOffsetMs) },
+                           note: "vibrate score=\(score): positive, the sound reaches the sink after the pattern's time, counted from the vibration's play; the vibration's schedule starts the output's latency after the sounds' cues, as a paired haptic's does; target ≤ 2 ms either way")
         try freeRun.report(c, figure: "12", methodRows: false)
 
         let slow = FakeForceFeedbackDevice(path: "/bench/skew-rumble-slow")
         slow.blockUploads(seconds: 3600)  // released below: the driver never answers during the run
         try daemon.use(slow, waitForUploads: false)
-        let (slowRun, _, skipped) = try measure(c, daemon, slow, clip: clip, perTool: perTool)
+        let (slowRun, _, skipped) = try measure(c, daemon, slow, clip: clip, perTool: perTool, launches: [.tap])
         slow.blockUploads(seconds: 0)
         try slowRun.report(c, figure: "12", methodRows: false, condition: blocked)
         c.report.add("12", "haptics skipped (uploading) while the uploads block", unit: "requests", value: Double(skipped),
@@ -63,30 +78,46 @@ enum SkewFigure {
 
     struct Pair { var sound: Double; var haptic: Double; var reported: Double }
 
-    /// One onset run of `play tap`; the pairs of sound and haptic latencies
-    /// (ms from launch) where both were seen, and how many haptics were skipped.
+    /// What one launch asks of the daemon through its socket.
+    enum Launch {
+        /// `play tap`: a sound with its paired haptic.
+        case tap
+        /// `vibrate score=…` (`score`): a vibration with a sound at its offset.
+        case score
+
+        var label: String { self == .tap ? sound : scoreSound }
+        var request: Request {
+            self == .tap ? .play(PlayRequest(.name("tap")), wait: false) : .vibrate(VibrateRequest(.score(SkewFigure.score)))
+        }
+    }
+
+    /// One onset run of `launches`, interleaved; per launch kind, the pairs of
+    /// sound and haptic latencies (ms from launch) where both were seen, and
+    /// how many taps' haptics were skipped.
     static func measure(
-        _ c: BenchContext, _ daemon: InProcessDaemon, _ device: FakeForceFeedbackDevice, clip: [Float], perTool: Int
-    ) throws -> (OnsetRun, [Pair], Int) {
+        _ c: BenchContext, _ daemon: InProcessDaemon, _ device: FakeForceFeedbackDevice, clip: [Float], perTool: Int, launches: [Launch]
+    ) throws -> (OnsetRun, [[Pair]], Int) {
         let skipped = Atomic<Int>(0)
         let reported = Mutex<[UInt64: Double]>([:])
-        let tool = OnsetRun.Tool(label: sound) {
-            let t0 = Clock.now()
-            let reply = try DaemonClient(socketPath: daemon.socketPath).send(.play(PlayRequest(.name("tap")), wait: false))
-            let latency = Double(daemon.manager.audio?.outputLatencyNanoseconds ?? 0) / 1e6
-            reported.withLock { $0[t0] = latency }
-            guard case .ok(let fields, _) = reply else { throw BenchError("play tap: \(reply)") }
-            if fields["haptic-skipped"] == HapticSkipReason.uploading.rawValue { skipped.add(1, ordering: .relaxed) }
-            return t0
+        let tools = launches.map { launch in
+            OnsetRun.Tool(label: launch.label) {
+                let t0 = Clock.now()
+                let reply = try DaemonClient(socketPath: daemon.socketPath).send(launch.request)
+                let latency = Double(daemon.manager.audio?.outputLatencyNanoseconds ?? 0) / 1e6
+                reported.withLock { $0[t0] = latency }
+                guard case .ok(let fields, _) = reply else { throw BenchError("\(launch.label): \(reply)") }
+                if fields["haptic-skipped"] == HapticSkipReason.uploading.rawValue { skipped.add(1, ordering: .relaxed) }
+                return t0
+            }
         }
-        let run = try OnsetRun.measure(c, [tool], perTool: perTool, clip: clip)
+        let run = try OnsetRun.measure(c, tools, perTool: perTool, clip: clip)
         let plays = device.records.compactMap { r -> UInt64? in if case .play = r.operation { r.time } else { nil } }
-        var pairs: [Pair] = []
-        for m in run.measured where m.tool == 0 {
+        var pairs: [[Pair]] = launches.map { _ in [] }
+        for m in run.measured where m.tool < launches.count {
             // The haptic belongs to this launch if it plays before the next one (≥ 350 ms apart).
             guard let play = plays.first(where: { $0 >= m.launch && $0 < m.launch + 300_000_000 }) else { continue }
             let latency = reported.withLock { $0[m.launch] } ?? 0
-            pairs.append(Pair(sound: m.latency, haptic: Double(play - m.launch) / 1e6, reported: latency))
+            pairs[m.tool].append(Pair(sound: m.latency, haptic: Double(play - m.launch) / 1e6, reported: latency))
         }
         return (run, pairs, skipped.load(ordering: .relaxed))
     }

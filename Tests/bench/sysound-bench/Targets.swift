@@ -51,6 +51,8 @@ enum Targets {
               { "\(fmt($0)) µs p99" }, { $0 <= 100 })
         check("sound–haptic skew ≤ 2 ms (median, either way)", median("12", SkewFigure.skew).map(abs),
               { "\(fmt($0)) ms\(ci("12", SkewFigure.skew))" }, { $0 <= 2 })
+        check("haptic score: its sound–haptic skew ≤ 2 ms (median, either way)", median("12", SkewFigure.scoreSkew).map(abs),
+              { "\(fmt($0)) ms\(ci("12", SkewFigure.scoreSkew))" }, { $0 <= 2 })
         let blockedShift = "sound onset: uploads blocked − free (medians)"
         check("a blocked haptic upload does not move the sound (|Δ onset| ≤ 0.5 ms)", r.row("12", blockedShift)?.value.map(abs),
               { "\(fmt($0)) ms\(ci("12", blockedShift))" }, { $0 <= 0.5 })
