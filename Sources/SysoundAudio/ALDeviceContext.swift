@@ -13,6 +13,8 @@ struct ALDeviceContext {
     let frequency: Int
     let refresh: Int
     let maxSources: Int
+    /// What the device granted, for the log line at open.
+    var grantedSummary: String { "\(frequency) Hz, refresh \(refresh) Hz" }
 
     init(device: OpaquePointer, context: OpaquePointer) {
         self.device = device

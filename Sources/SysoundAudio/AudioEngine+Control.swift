@@ -22,7 +22,7 @@ extension AudioEngine {
             guard pool.isCurrent(voice), let out = output else { return false }
             out.makeCurrent()
             AL.setLooping(source: sources[voice.slot], false)
-            return out.ownStream == nil
+            return out.whoMixes == .device
         }
         if foresee { monitor?.wake() }
     }
@@ -75,7 +75,7 @@ extension AudioEngine {
     /// The interruption ends: paused voices resume where they were when
     /// `resumable`, else they are dropped.
     public func endInterruption(resumable: Bool) {
-        let out = locked { () -> (any AudioOutputDevice)? in
+        let out = locked { () -> (writer: (any MixWriter)?, foresees: Bool)? in
             output?.makeCurrent()
             interrupted = false
             for i in 0..<pool.count where pool[i].phase == .paused {
@@ -87,12 +87,12 @@ extension AudioEngine {
                 }
             }
             ALLock.condition.broadcast()
-            return output
+            return output.map { ($0.writer, $0.whoMixes == .device) }
         }
         // Resumed voices are written from now on; on OpenAL Soft's device the
         // check foresees their ends.
         if resumable, let out {
-            if let stream = out.ownStream { stream.kick() } else { monitor?.wake() }
+            if let writer = out.writer { writer.kick() } else if out.foresees { monitor?.wake() }
         }
     }
 

@@ -6,25 +6,27 @@ extension AudioEngine {
     public var deviceName: String { locked { output?.name ?? openedDeviceName } }
     /// Whether the engine plays through its own PulseAudio stream (`output =
     /// "pulse"`, or `"auto"` with a server) rather than OpenAL Soft's device.
-    public var playsOnOwnStream: Bool { locked { output?.ownStream != nil } }
+    public var playsOnOwnStream: Bool { streamFacts != nil }
     /// The kernel id of the thread that mixes and writes the stream (libpulse's
     /// mainloop, "sysound-audio"), for making it real-time; nil without a stream.
-    public var audioThreadID: Int32? { locked { output?.ownStream.map(\.threadID) } }
+    public var audioThreadID: Int32? { streamFacts?.threadID }
     /// What the stream has written since it opened, in bytes (stereo float32
     /// frames × 8); nil without a stream.
-    public var streamBytesWritten: UInt64? { locked { output?.ownStream?.bytesWritten } }
+    public var streamBytesWritten: UInt64? { streamFacts?.bytesWritten }
     /// Plays that woke the stream's thread (its kicks) since it opened; nil without a stream.
-    public var streamKicks: Int? { locked { output?.ownStream?.kicks } }
+    public var streamKicks: Int? { streamFacts?.kicks }
     /// Underflows of the stream while a sound was being written (gaps heard); nil without a stream.
-    public var streamUnderflows: Int? { locked { output?.ownStream?.underflows } }
+    public var streamUnderflows: Int? { streamFacts?.underflows }
     /// The stream's buffer as the server granted it, in frames; nil without a stream.
     public var streamBuffer: (tlength: Int, minreq: Int, prebuf: Int)? {
-        locked { output?.ownStream?.granted.map { ($0.tlength, $0.minreq, $0.prebuf) } }
+        streamFacts?.granted.map { ($0.tlength, $0.minreq, $0.prebuf) }
     }
+    /// The own stream's facts now, if the output has one.
+    private var streamFacts: StreamFacts? { locked { output?.streamFacts } }
     /// Voices in the pool (the configured count, or fewer if the device gives fewer).
     public var voiceCount: Int { locked { pool.count } }
     /// Whether an output device is open (false between a device loss and its return).
-    public var isConnected: Bool { locked { output != nil && !streamLost && output?.ownStream?.isConnected != false } }
+    public var isConnected: Bool { locked { output.map { !streamLost && !$0.hasToldLoss } ?? false } }
     /// How many times the device was reopened after a loss.
     public var reconnections: Int { locked { reopenCount } }
     /// How many times a clip was decoded again from its file to give a new
@@ -39,14 +41,14 @@ extension AudioEngine {
     /// A paired haptic starts this much later, so that it is felt when the
     /// sound is heard.
     public var outputLatencyNanoseconds: UInt64 {
-        locked { output.map { $0.ownStream != nil ? $0.latencyNanoseconds() : latencyNs } ?? 0 }
+        locked { output.map { $0.keepsTiming ? $0.latencyNanoseconds() : latencyNs } ?? 0 }
     }
     /// How long until what the output was given has been heard, in ns: a
     /// voice the engine has just told ended still plays for this long. On
     /// the own stream, what it wrote ahead and the sink's latency
     /// (`PlayoutClock`); on OpenAL Soft's device, its latency; 0 on loopback.
     public var untilHeardNanoseconds: UInt64 {
-        locked { output.map { $0.ownStream?.untilHeardNanoseconds ?? latencyNs } ?? 0 }
+        locked { output.map { $0.keepsTiming ? $0.untilHeardNanoseconds() : latencyNs } ?? 0 }
     }
     /// The mixing rate and refresh (updates per second) the device granted.
     public var grantedFormat: (frequency: Int, refresh: Int) {

@@ -97,7 +97,7 @@ extension AudioEngine {
             resuming = false
             ALLock.condition.broadcast()
         }
-        if out.ownStream == nil { monitor?.wake() }
+        if out.whoMixes == .device { monitor?.wake() }
         out.promoteResumed(started)
     }
 }

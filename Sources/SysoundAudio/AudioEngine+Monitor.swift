@@ -160,19 +160,19 @@ final class AudioMonitor: @unchecked Sendable {
     private func reopen() {
         guard let engine else { return }
         let settings = engine.settings, realtime = engine.realtime, role = engine.role
-        let keepsMix = engine.locked { () -> Bool in
+        let kept = engine.locked { () -> (any ReconnectingOutput)? in
             engine.reopening = true
-            return engine.streamLost
+            return engine.streamLost ? engine.output?.reconnection : nil
         }
         host.workers.submit({ () -> Reopened in
             // Waiting on the sound server (or its absence) is a worker's, not the loop's.
             // The own stream's mix needs no server: only the stream is made again,
             // unless on `auto` the server is gone for good (OpenAL Soft's device then, as at start).
-            if keepsMix, settings.backend != .auto || SoundServerProbe.ask() != .absent {
+            if let kept, settings.backend != .auto || SoundServerProbe.ask() != .absent {
                 AudioThreads.opens.lock()
                 defer { AudioThreads.opens.unlock() }
                 do throws(AudioError) {
-                    return .stream(try StreamOutput.connectStream(settings, role: role, realtime: realtime))
+                    return .stream(try kept.connectAgain(settings, role: role, realtime: realtime))
                 } catch {
                     return .failed(error)
                 }
@@ -299,7 +299,7 @@ extension AudioEngine {
                 checkArmedAt = nil
                 defer { ALLock.condition.broadcast() }
                 // The own stream's mix, sources and buffers need no server: they stay.
-                if out.ownStream != nil {
+                if out.reconnection != nil {
                     logger.warning("audio output \(out.name) lost its sound server; voices dropped, connecting a new stream (the mix and its clips stay)")
                     dropVoices(out)
                     streamLost = true
@@ -311,12 +311,12 @@ extension AudioEngine {
             }
             // Not while a worker pauses or resumes: the query would wait for its
             // backend lock. The own stream's is read when asked (`outputLatencyNanoseconds`).
-            if out.ownStream == nil && !outputPaused && !pausing && !resuming { latencyNs = out.latencyNanoseconds() }
+            if !out.keepsTiming && !outputPaused && !pausing && !resuming { latencyNs = out.latencyNanoseconds() }
             // Seen before tick: a short voice may end in this very tick.
             let played = playedSinceCheck || pool.voices.contains(where: \.isActive)
             playedSinceCheck = false
-            // A stream's clock advances with what it renders, and it ticks there.
-            if out.ownStream == nil { tick(now: now) }
+            // The engine's render ticks with what it renders; a device's own mixer is ticked here.
+            if out.whoMixes == .device { tick(now: now) }
             settleRampsIfSilent()
             let quiet = !pool.voices.contains(where: \.isActive)
             if played || !quiet { lastBusy = now }
@@ -338,7 +338,7 @@ extension AudioEngine {
     /// with no end to foresee holds the device (a loop; a voice paused by an
     /// interruption).
     func nextCheck(_ out: any AudioOutputDevice, now: Double) -> Double? {
-        guard out.ownStream == nil, !outputPaused else { return nil }
+        guard out.whoMixes == .device, !outputPaused else { return nil }
         let busy = settings.monitorIntervalMilliseconds / 1000
         if duckRamp.level != duckRamp.target || hushRamp.level != hushRamp.target { return now + busy }
         let update = out.refresh > 0 ? 1 / Double(out.refresh) : busy
@@ -359,7 +359,7 @@ extension AudioEngine {
     /// holds `out` (seconds): only on OpenAL Soft's device without its
     /// disconnect event; nil where the loss is told (lock held).
     func lossWatch(_ out: any AudioOutputDevice) -> Double? {
-        guard let device = out as? OpenALDeviceOutput, !device.tellsLoss else { return nil }
+        guard out.lossIsWatched else { return nil }
         return settings.lossWatchIntervalMilliseconds / 1000
     }
 
@@ -372,7 +372,7 @@ extension AudioEngine {
     /// Takes a device reopened after a loss (loop thread); false when the
     /// engine closed meanwhile (the caller closes `out`).
     func attachReopened(_ out: any AudioOutputDevice, now: Double, buffers: [(Clip, ALuint)]) -> Bool {
-        connectStream(out)
+        out.start(for: self)
         var kept: (any AudioOutputDevice)?
         let attached = locked { () -> Bool in
             // The own stream's kept mix, when the server came back as none (`auto`).
@@ -383,13 +383,13 @@ extension AudioEngine {
             if closed || output != nil { return false }
             attach(out, buffers: buffers)
             reopenCount += 1
-            if out.ownStream == nil { lastTick = now }
+            if out.whoMixes == .device { lastTick = now }
             lastBusy = now
             return true
         }
         if let kept, let host { host.workers.submit { [self] in closeAfterUploads(kept) } }
         if attached {
-            out.ownStream?.prime()
+            out.prime()
             logger.info("audio output reopened: \(out.name)")
         }
         return attached
@@ -400,9 +400,9 @@ extension AudioEngine {
     /// caller to close; nil when the engine closed or no longer waits for a
     /// stream (the caller closes `stream`).
     func replaceLostStream(with stream: PulseStream, now: Double) -> PulseStream? {
-        guard let out = locked({ streamLost ? output as? StreamOutput : nil }) else { return nil }
+        guard let out = locked({ streamLost ? output?.reconnection : nil }) else { return nil }
         // Before it plays: nothing reaches the new stream until the swap.
-        connect(stream, to: out)
+        out.connect(stream, to: self)
         let lost = locked { () -> PulseStream? in
             guard streamLost, !closed, output === out else { return nil }
             streamLost = false

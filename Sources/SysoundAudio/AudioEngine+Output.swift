@@ -11,8 +11,8 @@ extension AudioEngine {
         output = out
         outputPaused = false
         latencyNs = 0
-        // A stream's clock is what it has rendered (AudioEngine+Render.swift).
-        if out.ownStream != nil { lastTick = renderedSeconds }
+        // The engine's render ticks with what it has rendered (AudioEngine+Render.swift).
+        if out.whoMixes == .engine { lastTick = renderedSeconds }
         out.makeCurrent()
         openedDeviceName = out.name
         let wanted = max(1, min(settings.voices, out.maxSources > 0 ? out.maxSources : settings.voices))

@@ -12,7 +12,7 @@ extension AudioEngine {
     public func render(frames: Int) throws(AudioError) -> [Float] {
         var out = [Float](repeating: 0, count: max(frames, 0) * 2)
         try locked { () throws(AudioError) in
-            guard let o = output as? LoopbackOutput else {
+            guard let o = output?.mixForCaller else {
                 throw .wrongOutput("render(frames:) needs an engine created with output: .loopback")
             }
             out.withUnsafeMutableBufferPointer { mix(o, into: $0.baseAddress!, frames: frames) }
@@ -36,49 +36,27 @@ extension AudioEngine {
         }
     }
 
-    /// Hands the output's PulseAudio stream (if it has one) the renderer
-    /// below, and has the output's loss reach the monitor as an event.
-    /// Without `ALLock`: the stream takes its own lock.
-    func connectStream(_ out: any AudioOutputDevice) {
-        if let device = out as? OpenALDeviceOutput {
-            locked { device.listenForLoss { [weak self] in self?.monitor?.outputFailed() } }
-            return
-        }
-        guard let out = out as? StreamOutput else { return }
-        connect(out.stream, to: out)
-    }
-
-    /// Has `stream` render `out`'s mix and tell its loss: the output's own
-    /// stream, or the one that replaces it after the server's loss (before
-    /// it does: nothing reaches `stream` until then). Without `ALLock`.
-    func connect(_ stream: PulseStream, to out: StreamOutput) {
-        stream.setRenderer { [weak self, weak out] buf, frames in
-            guard let self, let out else {
-                buf.update(repeating: 0, count: frames * 2)
-                return false
-            }
-            return self.renderForStream(out, into: buf, frames: frames)
-        }
-        // The server's loss reaches the loop at once: a play in the gap is told
-        // there is no device, and the paused monitor needs no polling.
-        stream.setFailureHandler { [weak self] in self?.monitor?.outputFailed() }
-    }
-
-    /// The stream's renderer (its mainloop thread, under its lock; takes
-    /// `ALLock`): the next `frames` of the mix. Returns whether a voice still
-    /// plays; when none does, the duck and hush ramps are set to where they
-    /// are going (nothing is audible, and the render clock stops while the
-    /// stream writes nothing), and the stream stops writing after this block.
-    func renderForStream(_ out: StreamOutput, into buf: UnsafeMutablePointer<Float>, frames: Int) -> Bool {
+    /// The render of an output whose own thread writes the engine's mix (the
+    /// own stream's mainloop thread, under its lock; takes `ALLock`): the
+    /// next `frames` of the mix from `mixer`. Returns whether a voice still
+    /// plays, also told to `writing` under the lock (a play reads it there);
+    /// when none does, the duck and hush ramps are set to where they are
+    /// going (nothing is audible, and the render clock stops while the
+    /// writer writes nothing), and the writer stops writing after this block.
+    func renderForWriter(
+        _ out: any AudioOutputDevice, from mixer: LoopbackOutput, into buf: UnsafeMutablePointer<Float>, frames: Int,
+        writing: (Bool) -> Void
+    ) -> Bool {
         locked {
             guard output === out else {
                 buf.update(repeating: 0, count: frames * 2)
                 return false
             }
-            mix(out.mixer, into: buf, frames: frames)
-            out.rendering = pool.voices.contains(where: { $0.phase == .playing })
-            if !out.rendering { settleRampsIfSilent() }
-            return out.rendering
+            mix(mixer, into: buf, frames: frames)
+            let more = pool.voices.contains(where: { $0.phase == .playing })
+            writing(more)
+            if !more { settleRampsIfSilent() }
+            return more
         }
     }
 

@@ -134,22 +134,18 @@ public final class AudioEngine: @unchecked Sendable {
             case .loopback: out = try LoopbackOutput.open(settings)
             }
         }
-        connectStream(out)
+        out.start(for: self)
         let lock = ALLock.condition
         lock.lock()
         attach(out)
         if output == .device {
             lastBusy = Self.monotonicSeconds()
-            if out.ownStream == nil { lastTick = lastBusy }
+            // A device's own mixer is ticked by the monitor, on the monotonic clock.
+            if out.whoMixes == .device { lastTick = lastBusy }
         }
         lock.unlock()
-        out.ownStream?.prime()
-        if let stream = out.ownStream {
-            let b = stream.granted
-            logger.info("audio output \(out.name): own PulseAudio stream (media.role \(role.streamName)), \(stream.rate) Hz, tlength \(b?.tlength ?? 0) / minreq \(b?.minreq ?? 0) / prebuf \(b?.prebuf ?? 0) frames, \(sources.count) voices")
-        } else {
-            logger.info("audio output \(out.name): \(out.frequency) Hz, refresh \(out.refresh) Hz, \(sources.count) voices")
-        }
+        out.prime()
+        logger.info("audio output \(out.name): \(out.summary), \(sources.count) voices")
         monitor?.start(self)
     }
 
@@ -222,7 +218,7 @@ public final class AudioEngine: @unchecked Sendable {
         // the way); where OpenAL Soft tells no loss (no disconnect event;
         // ALSA while paused), a paused device playing nothing, a loss matters
         // from the next play on, which finds it here and has the monitor reopen.
-        if streamLost || (!out.isConnected && (out.ownStream != nil || (!pausing && !resuming))) {
+        if streamLost || (!out.isConnected && (out.hasToldLoss || (!pausing && !resuming))) {
             lock.unlock()
             monitor?.outputFailed()
             throw .deviceUnavailable
@@ -246,7 +242,7 @@ public final class AudioEngine: @unchecked Sendable {
         // On OpenAL Soft's device the check foresees the end, and must look
         // now if a ramp starts, or before the armed check if the voice may
         // end earlier (a loop has no end: at most the loss watch).
-        if out.ownStream == nil {
+        if out.whoMixes == .device {
             let now = Self.monotonicSeconds()
             let end = loop ? lossWatch(out).map { now + $0 } : now + clip.duration / Double(pitch)
             if rampTargetsMove || end.map({ end in checkArmedAt.map { $0 > end } ?? true }) == true {
@@ -257,11 +253,11 @@ public final class AudioEngine: @unchecked Sendable {
         if outputPaused {
             // The stream's kick uncorks it (after writing); a cork still in
             // flight is undone by its worker once it returns.
-            if out.ownStream != nil { outputPaused = false } else { resume = resumeOutput(out) }
+            if out.playEndsPause { outputPaused = false } else { resume = resumeOutput(out) }
         }
         // A stream still rendering mixes the voice into its next block, where
         // a kick would write it too: only a drained stream is woken.
-        let drained = (out as? StreamOutput).flatMap { $0.rendering ? nil : $0.stream }
+        let drained = out.isWriting ? nil : out.writer
         lock.unlock()
         // None waits: the kick is an eventfd write (the stream's thread mixes
         // and writes the voice now), the resume goes to a worker (which wakes
@@ -335,7 +331,7 @@ public final class AudioEngine: @unchecked Sendable {
         // or solo voice was stopped: the check moves the ramps. One ring
         // until its check has run.
         if let monitor, !monitorRung, !closed,
-           !pool.voices.contains(where: \.isActive) || (output?.ownStream == nil && rampTargetsMove) {
+           !pool.voices.contains(where: \.isActive) || (output?.whoMixes != .engine && rampTargetsMove) {
             monitorRung = true
             // The end is the last activity: the idle pause comes
             // `idle_pause_ms` after it, not at once (a cork while the stream

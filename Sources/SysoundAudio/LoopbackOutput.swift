@@ -43,14 +43,34 @@ final class LoopbackOutput: AudioOutputDevice, @unchecked Sendable {
     }
 
     var name: String { al.name }
+    var summary: String { al.grantedSummary }
     var isConnected: Bool { al.isConnected }
+
+    /// The engine renders it, on the caller's thread (`AudioEngine.render(frames:)`).
+    var whoMixes: OutputMixer { .engine }
+    var mixForCaller: LoopbackOutput? { self }
+    func start(for engine: AudioEngine) {}
+    func prime() {}
+    var writer: (any MixWriter)? { nil }
+    var isWriting: Bool { false }
+
     /// Nothing is played, so nothing is late.
+    var keepsTiming: Bool { true }
     func latencyNanoseconds() -> UInt64 { 0 }
+    func untilHeardNanoseconds() -> UInt64 { 0 }
+
+    /// Nothing is played, so nothing can be lost.
+    var hasToldLoss: Bool { false }
+    var lossIsWatched: Bool { false }
+    var reconnection: (any ReconnectingOutput)? { nil }
+
     /// Nothing mixes unless rendered: there is nothing to pause.
     var canPause: Bool { false }
+    var playEndsPause: Bool { false }
     func pause() {}
     func resume() -> [pid_t] { [] }
     func promoteResumed(_ threads: [pid_t]) {}
-    var ownStream: PulseStream? { nil }
+
+    var streamFacts: StreamFacts? { nil }
     func close() { al.close() }
 }

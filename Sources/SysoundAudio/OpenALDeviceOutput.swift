@@ -15,7 +15,7 @@ final class OpenALDeviceOutput: AudioOutputDevice, @unchecked Sendable {
     let clockFunctions: DeviceClockFunctions?
     /// Makes the device's audio threads real-time as they start (nil: they stay as they are).
     let realtime: RealtimeThreads?
-    /// OpenAL Soft's disconnect event, once `listenForLoss` found it (`ALLock`).
+    /// OpenAL Soft's disconnect event, once `start(for:)` found it (`ALLock`).
     private var lossEvent: ALDisconnectEvent?
 
     private init(_ al: ALDeviceContext, realtime: RealtimeThreads?) {
@@ -50,20 +50,41 @@ final class OpenALDeviceOutput: AudioOutputDevice, @unchecked Sendable {
     }
 
     var name: String { al.name }
+    var summary: String { al.grantedSummary }
 
     /// ALC_CONNECTED (ALC_EXT_disconnect).
     var isConnected: Bool { al.isConnected }
 
-    /// Has OpenAL Soft call `told` when it finds the device gone, paused or
-    /// not (`ALLock` held); without the event `tellsLoss` stays false.
-    func listenForLoss(_ told: @escaping @Sendable () -> Void) {
-        al.makeCurrent()
-        lossEvent = ALDisconnectEvent.listen(told)
+    /// OpenAL Soft's own mixer thread mixes: the engine's monitor foresees ends.
+    var whoMixes: OutputMixer { .device }
+    var mixForCaller: LoopbackOutput? { nil }
+
+    /// Has OpenAL Soft tell the engine's monitor when it finds the device
+    /// gone, paused or not (takes `ALLock`); without the event the monitor
+    /// watches ALC_CONNECTED (`lossIsWatched`).
+    func start(for engine: AudioEngine) {
+        engine.locked {
+            al.makeCurrent()
+            lossEvent = ALDisconnectEvent.listen { [weak engine] in engine?.monitor?.outputFailed() }
+        }
     }
 
-    /// Whether OpenAL Soft tells the device's loss as an event (`ALLock` held);
-    /// else the monitor watches ALC_CONNECTED while a voice holds the device.
-    var tellsLoss: Bool { lossEvent != nil }
+    func prime() {}
+    /// The mixer runs all the time the device is not paused: nothing to wake.
+    var writer: (any MixWriter)? { nil }
+    var isWriting: Bool { false }
+
+    /// The device's latency waits on its backend lock (`latencyNanoseconds`).
+    var keepsTiming: Bool { false }
+    func untilHeardNanoseconds() -> UInt64 { latencyNanoseconds() }
+
+    /// Only ALC_CONNECTED, or the disconnect event to the monitor, tells it.
+    var hasToldLoss: Bool { false }
+    /// Whether OpenAL Soft tells the device's loss as no event (`ALLock` held):
+    /// the monitor then watches ALC_CONNECTED while a voice holds the device.
+    var lossIsWatched: Bool { lossEvent == nil }
+    /// A lost device is closed and opened again whole.
+    var reconnection: (any ReconnectingOutput)? { nil }
 
     /// alcGetInteger64vSOFT ALC_DEVICE_LATENCY_SOFT; 0 without the extension
     /// or before the server sent timing. OpenAL Soft 1.19's PulseAudio
@@ -79,6 +100,8 @@ final class OpenALDeviceOutput: AudioOutputDevice, @unchecked Sendable {
     }
 
     var canPause: Bool { pauseFunctions != nil }
+    /// A worker resumes the device (`resume()`).
+    var playEndsPause: Bool { false }
 
     /// alcDevicePauseSOFT: OpenAL Soft 1.19's PulseAudio backend joins its
     /// mixer thread and waits for the server to cork the stream. Nothing is
@@ -100,7 +123,7 @@ final class OpenALDeviceOutput: AudioOutputDevice, @unchecked Sendable {
         realtime?.promote(threads, purpose: AudioThreads.resumePurpose)
     }
 
-    var ownStream: PulseStream? { nil }
+    var streamFacts: StreamFacts? { nil }
 
     func close() { al.close() }
 }

@@ -29,7 +29,7 @@ import SysoundPlatform
 /// of it lives beside: the buffer request (PulseStream+Request.swift), the
 /// media role (PulseStream+Role.swift), the count of what is still to be
 /// heard (PlayoutClock.swift).
-final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
+final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
     /// Renders `frames` stereo float32 frames into the buffer; returns whether
     /// more is to come (a voice still plays or a ramp still moves). Called on
     /// the mainloop thread with the mainloop lock held.
@@ -243,6 +243,12 @@ final class PulseStream: PulseCallbackTarget, @unchecked Sendable {
     var granted: Request? { shared.withLock { $0.granted } }
     /// The sink the stream plays on: its description, else its name.
     var sinkName: String { shared.withLock { $0.sinkName } }
+    /// The counters and grant above, read at once.
+    var facts: StreamFacts {
+        shared.withLock {
+            StreamFacts(threadID: $0.threadID, bytesWritten: $0.bytesWritten, kicks: $0.kicks, underflows: $0.underflows, granted: $0.granted)
+        }
+    }
 
     /// Corks the stream (`pa_stream_cork`), so an idle sink may suspend.
     /// Without `ALLock`; does not wait for the server's reply. Not while a

@@ -6,9 +6,12 @@ import SysoundPlatform
 /// A loopback device whose mix sysound's own PulseAudio stream renders and
 /// writes, only while something plays (docs/architecture.md, "The audio
 /// engine"): the device operations (pause, resume, connected, latency,
-/// close) act on the stream. @unchecked Sendable: it moves to workers for
-/// its device calls; everything else about it is used under `ALLock`.
-final class StreamOutput: AudioOutputDevice, @unchecked Sendable {
+/// close) act on the stream. The engine renders its mix on the stream's
+/// thread; a play wakes a drained stream, and its kick ends a pause (a
+/// cork); the server's loss ends only the stream. @unchecked Sendable: it
+/// moves to workers for its device calls; everything else about it is used
+/// under `ALLock`.
+final class StreamOutput: ReconnectingOutput, @unchecked Sendable {
     /// The loopback device OpenAL Soft mixes into; the stream renders it.
     let mixer: LoopbackOutput
     /// Replaced by `replaceStream` after the server's loss: the mix, its
@@ -20,7 +23,7 @@ final class StreamOutput: AudioOutputDevice, @unchecked Sendable {
     /// held): it then renders again when the server asks, and a voice
     /// started now is mixed into that block. Only a stream that has stopped
     /// writing needs a play's kick.
-    var rendering = false
+    private var rendering = false
 
     private init(mixer: LoopbackOutput, stream: PulseStream) {
         self.mixer = mixer
@@ -39,15 +42,33 @@ final class StreamOutput: AudioOutputDevice, @unchecked Sendable {
 
     /// Connects a stream to the server (and makes its thread real-time):
     /// half of `open`, and all of a reconnection after the server's loss.
-    static func connectStream(_ s: AudioSettings, role: MediaRole, realtime: RealtimeThreads?) throws(AudioError) -> PulseStream {
+    private static func connectStream(_ s: AudioSettings, role: MediaRole, realtime: RealtimeThreads?) throws(AudioError) -> PulseStream {
         let stream = try PulseStream.connect(s, clientName: ProcessInfo.processInfo.processName, role: role)
         let tid = stream.threadID
         if tid > 0 { realtime?.promote([tid], purpose: "sysound's PulseAudio stream thread (sysound-audio), which mixes and writes") }
         return stream
     }
 
-    /// Plays on `new` from now on (`ALLock` held, no device call in flight);
-    /// returns the lost stream, for the caller to close off the lock.
+    func connectAgain(_ s: AudioSettings, role: MediaRole, realtime: RealtimeThreads?) throws(AudioError) -> PulseStream {
+        try Self.connectStream(s, role: role, realtime: realtime)
+    }
+
+    /// The stream renders the engine's mix (`AudioEngine.renderForWriter`)
+    /// on its mainloop thread, and its failure reaches the engine's monitor
+    /// at once: a play in the gap is told there is no device, and the paused
+    /// monitor needs no polling.
+    func connect(_ stream: PulseStream, to engine: AudioEngine) {
+        stream.setRenderer { [weak engine, weak self] buf, frames in
+            guard let engine, let self else {
+                buf.update(repeating: 0, count: frames * 2)
+                return false
+            }
+            // `rendering` is set under `ALLock`, which a play reads it under.
+            return engine.renderForWriter(self, from: self.mixer, into: buf, frames: frames) { self.rendering = $0 }
+        }
+        stream.setFailureHandler { [weak engine] in engine?.monitor?.outputFailed() }
+    }
+
     func replaceStream(_ new: PulseStream) -> PulseStream {
         let old = stream
         stream = new
@@ -58,12 +79,35 @@ final class StreamOutput: AudioOutputDevice, @unchecked Sendable {
     var al: ALDeviceContext { mixer.al }
     /// The sink the stream plays on now (the server may move it).
     var name: String { stream.sinkName }
+    var summary: String {
+        let b = stream.granted
+        return "own PulseAudio stream (media.role \(stream.role.streamName)), \(stream.rate) Hz, tlength \(b?.tlength ?? 0) / minreq \(b?.minreq ?? 0) / prebuf \(b?.prebuf ?? 0) frames"
+    }
     /// False once the stream's context or the stream failed.
     var isConnected: Bool { stream.isConnected }
+
+    var whoMixes: OutputMixer { .engine }
+    /// The stream's thread pulls the mix, not a caller.
+    var mixForCaller: LoopbackOutput? { nil }
+    func start(for engine: AudioEngine) { connect(stream, to: engine) }
+    func prime() { stream.prime() }
+    var writer: (any MixWriter)? { stream }
+    var isWriting: Bool { rendering }
+
+    var keepsTiming: Bool { true }
     /// The stream's last timing update (`pa_stream_get_latency`), kept by
     /// the stream: asking takes no PulseAudio lock.
     func latencyNanoseconds() -> UInt64 { stream.latencyNanoseconds }
+    func untilHeardNanoseconds() -> UInt64 { stream.untilHeardNanoseconds }
+
+    /// The stream's failure callback recorded it.
+    var hasToldLoss: Bool { !stream.isConnected }
+    var lossIsWatched: Bool { false }
+    var reconnection: (any ReconnectingOutput)? { self }
+
     var canPause: Bool { true }
+    /// A play's kick uncorks the stream as it writes.
+    var playEndsPause: Bool { true }
     /// Corks the stream (it writes nothing while idle already).
     func pause() { stream.cork() }
     /// Uncorks the stream (a play's kick also does); starts no thread.
@@ -72,7 +116,8 @@ final class StreamOutput: AudioOutputDevice, @unchecked Sendable {
         return []
     }
     func promoteResumed(_ threads: [pid_t]) {}
-    var ownStream: PulseStream? { stream }
+
+    var streamFacts: StreamFacts? { stream.facts }
 
     func close() {
         stream.close()

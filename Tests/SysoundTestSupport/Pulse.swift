@@ -40,7 +40,7 @@ public enum Pulse {
     /// placeholder ("Dummy Output") meanwhile: an engine reopening in that
     /// window lands there. When the real sink appears, OpenAL Soft's stream
     /// (which may not move) is ended, so the engine reopens once more;
-    /// sysound's own stream (`ownStream`) is moved there and plays on
+    /// sysound's own stream (`playsOnOwnStream`) is moved there and plays on
     /// (IdlePauseTests.testASinkAppearingAfterTheServerReturnedIsWhereItPlays).
     public static func reopensAfterReturn(ownStream: Bool) -> ClosedRange<Int> {
         server == .pipewire && !ownStream ? 1...2 : 1...1
