@@ -52,9 +52,8 @@ final class IdleSinkLatencyTests: XCTestCase, OutputSelecting {
         let fixtureSink = ProcessInfo.processInfo.environment["SYSOUND_SINK"] ?? "sysound_test"
         let sinks = try pactl("list", "short", "sinks").split(separator: "\n").map { $0.split(separator: "\t") }
         let fixtureIndex = try XCTUnwrap(sinks.first { $0.count > 1 && $0[1] == fixtureSink }?.first)
-        let inputs = try pactl("list", "short", "sink-inputs").split(separator: "\n").map { $0.split(separator: "\t") }
-        let ours = try XCTUnwrap(inputs.first { $0.count > 1 && $0[1] == fixtureIndex }?.first, "sysound's stream on \(fixtureSink)")
-        _ = try pactl("move-sink-input", String(ours), sink)
+        let ours = try XCTUnwrap(try p.ownSinkInput(onSink: String(fixtureIndex)), "sysound's stream on \(fixtureSink)")
+        _ = try pactl("move-sink-input", ours, sink)
         XCTAssertTrue(eventually(2) { engine.deviceName == sink }, "moved: \(engine.deviceName)")
         let v = try engine.play(clip)
         XCTAssertTrue(engine.wait(for: v, timeout: 2))

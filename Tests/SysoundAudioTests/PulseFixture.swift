@@ -12,14 +12,30 @@ struct PulseFixture {
     let monitor: String
     /// The fixture's temp directory (pulse.pid and parec.pid are there).
     let directory: String
+    /// The sink inputs the server had when the test took the fixture: not
+    /// the test's. The process keeps what earlier tests left running (the
+    /// library's embedded engine, corked when idle), and a test that read
+    /// them as its own saw a corked stream before its own had paused.
+    let earlierSinkInputs: Set<Int>
 
     /// The fixture, or a skip (a failure with SYSOUND_REQUIRE_PULSE=1).
+    /// Take it before the test opens its engines.
     static func require() throws -> PulseFixture {
         let monitor = try Pulse.require()
         guard let directory = ProcessInfo.processInfo.environment["SYSOUND_FIXTURE_DIR"] else {
             throw FixtureError("SYSOUND_FIXTURE_DIR is unset: run under Tests/fixture/with-pulse.sh")
         }
-        return PulseFixture(monitor: monitor, directory: directory)
+        let earlier = Set(try Self.listSinkInputs().map(\.index))
+        return PulseFixture(monitor: monitor, directory: directory, earlierSinkInputs: earlier)
+    }
+
+    /// `pactl list sink-inputs`, one entry per stream: its index and its text.
+    private static func listSinkInputs() throws -> [(index: Int, text: String)] {
+        let result = try Spawned.run("/usr/bin/pactl", ["list", "sink-inputs"])
+        guard result.status == 0 else { throw FixtureError("pactl list sink-inputs: \(result.stderr)") }
+        return result.stdout.components(separatedBy: "Sink Input #").dropFirst().compactMap { entry in
+            Int(entry.prefix { $0.isNumber }).map { ($0, "Sink Input #" + entry) }
+        }
     }
 
     /// Bytes recorded from the monitor so far.
@@ -41,11 +57,21 @@ struct PulseFixture {
     /// Runs `pulse-ctl.sh verb` (stop, start).
     func control(_ verb: String) throws { try Pulse.control(verb) }
 
-    /// `pactl list sink-inputs`: the streams the server has, with their Corked state.
+    /// `pactl list sink-inputs` less those there before the test
+    /// (`earlierSinkInputs`): the test's own streams, with their Corked state.
     func sinkInputs() throws -> String {
-        let result = try Spawned.run("/usr/bin/pactl", ["list", "sink-inputs"])
-        XCTAssertEqual(result.status, 0, "pactl list sink-inputs: \(result.stderr)")
-        return result.stdout
+        try Self.listSinkInputs().filter { !earlierSinkInputs.contains($0.index) }.map(\.text).joined()
+    }
+
+    /// The index of the first of the test's own sink inputs on sink `sinkIndex`.
+    func ownSinkInput(onSink sinkIndex: String) throws -> String? {
+        let short = try Spawned.run("/usr/bin/pactl", ["list", "short", "sink-inputs"]).stdout
+        for line in short.split(separator: "\n") {
+            let fields = line.split(separator: "\t").map(String.init)
+            guard fields.count > 1, fields[1] == sinkIndex, let index = Int(fields[0]) else { continue }
+            if !earlierSinkInputs.contains(index) { return fields[0] }
+        }
+        return nil
     }
 }
 
