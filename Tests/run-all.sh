@@ -118,10 +118,17 @@ run_counted() { # name command...
 echo "== the library as apps meet it: DocC catalog, example app, the wire out of reach"
 run_counted library Tests/library/run.sh
 
+# The fuzz targets' build (one compiler at a time) beside the qemu guest
+# (one emulated CPU): the two cores are both used; its log goes in the fuzz count.
+Tests/fuzz/run.sh build >"$logs/fuzz-build.log" 2>&1 &
+fuzz_build=$!
+
 echo "== real-kernel force-feedback test (qemu)"
 run_counted kernel Tests/kernel/run.sh
 
 echo "== fuzzing (libFuzzer + AddressSanitizer, 15 s per target)"
+wait "$fuzz_build" || true
+cat "$logs/fuzz-build.log"
 run_counted fuzz Tests/fuzz/run.sh 15
 
 echo "== benchmark smoke run"

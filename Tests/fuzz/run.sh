@@ -3,6 +3,7 @@
 # bounded time, then replays every committed regression input.
 #
 #   Tests/fuzz/run.sh [seconds-per-target] [target...]
+#   Tests/fuzz/run.sh build [target...]     build only (prints "fuzz: built")
 #
 # Prints one line per target and ends with `N passed, N failed`; exits non-zero
 # if a target crashed, leaked or broke a property (the crashing input is kept
@@ -22,6 +23,8 @@ cd "$(dirname "$0")/../.."
 root=$PWD
 seconds=${1:-30}
 shift || true
+build_only=0
+[ "$seconds" = build ] && build_only=1
 out=${SYSOUND_FUZZ_OUT:-$root/.build-rel/fuzz}
 all_targets=(WireRequest WireReply ControlValue HapticPattern AHAP Config Theme FeedbackdTheme Decoder)
 targets=("$@")
@@ -100,6 +103,10 @@ if ! build; then
     echo "fuzz: build failed (full log: $log)"
     echo "0 passed, 1 failed"
     exit 1
+fi
+if [ $build_only = 1 ]; then
+    echo "fuzz: built"
+    exit 0
 fi
 
 # Swift's own crash handler fights ASan over the dying process: let ASan report.

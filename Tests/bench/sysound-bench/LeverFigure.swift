@@ -70,8 +70,8 @@ enum LeverFigure {
             Children.wait(try Children.spawn("/usr/bin/pactl", ["play-sample", CLIProcessFigure.sampleName]))
             return start
         }
-        // The smoke run keeps the shipped rows only.
-        let chosen = c.levers.map { $0.map { levers[$0] } } ?? (c.smoke ? Array(levers.prefix(2)) : levers)
+        // The smoke run keeps the shipped period's row only (figure 2 plays after an idle pause).
+        let chosen = c.levers.map { $0.map { levers[$0] } } ?? (c.smoke ? Array(levers.prefix(1)) : levers)
         var invalid: [String] = []
         for loaded in c.leversLoadedOnly ? [true] : [false, true] {
             let condition = loaded ? " (both cores loaded)" : ""
