@@ -143,6 +143,7 @@ extension FeedbackManager {
         }
         guard let haptics else { return answer(.error(.noDevice, "no haptic device: haptics are not available in this process")) }
         let source: HapticSource
+        var delay: UInt64 = 0
         switch request.source {
         case .pattern(let p): source = .pattern(p)
         case .preset(let name):
@@ -151,9 +152,9 @@ extension FeedbackManager {
             }
         case .score(let score):
             source = .score(score)
+            delay = soundLatency(of: score)
             cueSounds(of: score, app: request.app, on: haptics)
         }
-        let delay = if case .score(let score) = request.source { soundLatency(of: score) } else { UInt64(0) }
         haptics.vibrate(source, intensity: request.intensity * desktop.hapticScale, priority: 1, delayNanoseconds: delay) {
             answer(Self.reply(to: $0))
         }
