@@ -56,7 +56,7 @@ public final class WorkerPool: @unchecked Sendable {
     /// `completion` on the loop: long work no request waits for (a whole
     /// theme decoded at start or on reload). Where rtkit gave the audio
     /// thread no real-time priority, such work at the audio thread's own
-    /// priority took its core at the wrong moment and a looping tone broke.
+    /// priority competes with it for the cores (on 2 cores, often).
     /// A thread of its own because an unprivileged thread cannot take its
     /// priority back (RLIMIT_NICE), and workers must stay prompt; it ends
     /// with the job, so a daemon at rest has no more threads than before.
