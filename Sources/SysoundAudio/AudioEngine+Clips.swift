@@ -81,6 +81,7 @@ extension AudioEngine {
             // (the daemon's fixed set of threads, not Dispatch).
             let results = replacingTheme ? chunk.map(load) : host?.workers.concurrentMap(count: chunk.count, { load(chunk[$0]) }) ?? chunk.map(load)
             locked { swapIn(results, into: &report, uploadedTo: context) }
+            deleteReleasedBuffers()
         }
         locked {
             if replacingTheme {
@@ -93,6 +94,7 @@ extension AudioEngine {
             uploadsInFlight -= 1
             ALLock.condition.broadcast()
         }
+        deleteReleasedBuffers()
         return report
     }
 
@@ -113,7 +115,7 @@ extension AudioEngine {
                 if !sameOutput { clip.buffer = 0 }
                 let total = store.preloadedBytes - (store.named[clip.name]?.format.byteCount ?? 0) + clip.format.byteCount
                 guard total <= settings.maxPreloadBytes else {
-                    if clip.buffer != 0 { AL.deleteBuffer(clip.buffer) }
+                    if clip.buffer != 0 { releasedBuffers.append(clip.buffer) }
                     report.failures.append(.preloadBudgetExceeded(path: clip.format.path, bytes: total, budget: settings.maxPreloadBytes))
                     continue
                 }
@@ -188,7 +190,7 @@ extension AudioEngine {
         // Decode outside the lock: a slow file never delays play(). The PCM
         // lives only until it is in the AL buffer.
         let decoder = SoundDecoder(maxSeconds: settings.maxClipSeconds)
-        return try decoder.withPCM(path: path) { (format, pcm) throws(AudioError) -> Clip in
+        let clip = try decoder.withPCM(path: path) { (format, pcm) throws(AudioError) -> Clip in
             guard format.byteCount <= settings.maxCacheBytes else {
                 throw .preloadBudgetExceeded(path: path, bytes: format.byteCount, budget: settings.maxCacheBytes)
             }
@@ -207,20 +209,54 @@ extension AudioEngine {
                 return clip
             }
         }
+        deleteReleasedBuffers()
+        return clip
     }
 
     /// Bytes of PCM held for the theme and for the ad-hoc cache: what their
     /// AL buffers hold (the file's sample format and channels).
     public var memoryUse: (preloaded: Int, cached: Int) { locked { (store.preloadedBytes, store.cachedBytes) } }
 
-    /// Deletes a dropped clip's buffer, stopping any voice still using it.
-    /// Lock held, the output's context current.
+    /// Drops a clip's buffer, stopping any voice still using it: detached
+    /// from every source now (a play can no longer start it: its buffer is
+    /// 0), deleted later off the lock (`deleteReleasedBuffers`). Lock held,
+    /// the output's context current.
     func release(_ clip: Clip) {
         for i in 0..<pool.count where pool[i].clip === clip { finish(slot: i) }
         if clip.buffer != 0 && output != nil {
             AL.detach(buffer: clip.buffer, from: sources)
-            AL.deleteBuffer(clip.buffer)
+            releasedBuffers.append(clip.buffer)
         }
         clip.buffer = 0
+    }
+
+    /// Deletes the released buffers (alDeleteBuffers frees their PCM) off
+    /// the lock, the output's context current for this thread only
+    /// (`ALThreadContext`); the context is kept open meanwhile as for an
+    /// upload (`uploadsInFlight`). Not on the render's thread: the
+    /// monitor's check, a preload and a cache miss call it after their
+    /// locked part.
+    func deleteReleasedBuffers() {
+        let taken = locked { () -> (context: OpaquePointer, buffers: [ALuint])? in
+            guard !releasedBuffers.isEmpty, let out = output else { return nil }
+            uploadsInFlight += 1
+            defer { releasedBuffers = [] }
+            return (out.context, releasedBuffers)
+        }
+        guard let taken else { return }
+        // An ALCcontext pointer, used only until uploadsInFlight drops, while no close can run.
+        nonisolated(unsafe) let context = taken.context
+        do {
+            try ALThreadContext.with(context) { () throws(AudioError) in
+                for buffer in taken.buffers { AL.deleteBuffer(buffer) }
+            }
+        } catch {
+            // Without the extension (checked at open) nothing gets here; the buffers go with the device.
+            logger.error("cannot delete \(taken.buffers.count) released clip buffers now (\(error)); they go when the output closes")
+        }
+        locked {
+            uploadsInFlight -= 1
+            ALLock.condition.broadcast()
+        }
     }
 }

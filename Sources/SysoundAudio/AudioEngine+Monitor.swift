@@ -129,6 +129,9 @@ final class AudioMonitor: @unchecked Sendable {
 
     private func checkNow() {
         guard !stopped, let engine else { return }
+        // Buffers a render or a stop released (a replaced clip's last voice
+        // ended): deleted here, never on the render's thread.
+        engine.deleteReleasedBuffers()
         let now = EventLoop.monotonicNow()
         switch engine.monitorCheck(now: Double(now) / 1e6) {
         case .nothing:

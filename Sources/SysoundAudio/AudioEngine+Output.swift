@@ -74,6 +74,8 @@ extension AudioEngine {
             clip.buffer = 0
         }
         AL.deleteSources(sources)
+        for buffer in releasedBuffers { AL.deleteBuffer(buffer) }
+        releasedBuffers = []
         for clip in store.allClips where clip.buffer != 0 {
             AL.deleteBuffer(clip.buffer)
             clip.buffer = 0

@@ -17,6 +17,8 @@ extension AudioEngine {
             }
             out.withUnsafeMutableBufferPointer { mix(o, into: $0.baseAddress!, frames: frames) }
         }
+        // What the render released (a replaced clip's last voice ended), off the lock.
+        deleteReleasedBuffers()
         return out
     }
 
