@@ -1,7 +1,8 @@
 import COpenAL
 
 /// Thin wrappers over the AL buffer and source calls the engine makes. The
-/// caller holds `ALLock` with the right context current.
+/// caller holds the engine's lock with its output's context current on
+/// this thread (`makeCurrent()`), or a thread context of its own (`ALThreadContext`).
 enum AL {
     /// Creates a buffer holding `pcm`, laid out as `format` says
     /// (alGenBuffers + alBufferData: 16-bit or float32 via AL_EXT_FLOAT32,

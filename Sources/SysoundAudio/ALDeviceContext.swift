@@ -3,7 +3,8 @@ import SysoundCore
 
 /// One open ALC device with its context, and what the device granted: the
 /// part every output shares (alcOpenDevice or alcLoopbackOpenDeviceSOFT,
-/// alcCreateContext, alcCloseDevice). Callers hold `ALLock` but for `close()`.
+/// alcCreateContext, alcCloseDevice). Callers hold their engine's lock but
+/// for `close()`.
 struct ALDeviceContext {
     let device: OpaquePointer
     let context: OpaquePointer
@@ -22,13 +23,16 @@ struct ALDeviceContext {
         // ALC_ALL_DEVICES_SPECIFIER (ALC_ENUMERATE_ALL_EXT) names the real
         // output (e.g. the PulseAudio sink's description); ALC_DEVICE_SPECIFIER
         // says only "OpenAL Soft" for the default device.
+        // alcGetString and alcGetIntegerv on a device take OpenAL Soft's list lock.
         let all = ALC_ALL_DEVICES_SPECIFIER
         let useAll = alcIsExtensionPresent(nil, "ALC_ENUMERATE_ALL_EXT") != 0
-        name = (useAll ? alcGetString(device, all) : nil).map { String(cString: $0) }
-            ?? alcGetString(device, ALC_DEVICE_SPECIFIER).map { String(cString: $0) } ?? "unknown device"
+        name = OpenALListLock.around {
+            (useAll ? alcGetString(device, all) : nil).map { String(cString: $0) }
+                ?? alcGetString(device, ALC_DEVICE_SPECIFIER).map { String(cString: $0) }
+        } ?? "unknown device"
         func get(_ p: Int32) -> Int {
             var v: ALCint = 0
-            alcGetIntegerv(device, p, 1, &v)
+            OpenALListLock.around { alcGetIntegerv(device, p, 1, &v) }
             return Int(v)
         }
         frequency = get(ALC_FREQUENCY)
@@ -54,33 +58,27 @@ struct ALDeviceContext {
     /// ALC_MAX_AUXILIARY_SENDS (ALC_EXT_EFX's efx.h, which the module does not include).
     static let maxAuxiliarySends: ALCint = 0x20003
 
-    /// ALC_CONNECTED (ALC_EXT_disconnect): false once the device is gone for good.
+    /// ALC_CONNECTED (ALC_EXT_disconnect): false once the device is gone for
+    /// good. alcGetIntegerv takes OpenAL Soft's list lock (`OpenALListLock`).
     var isConnected: Bool {
         var v: ALCint = 1
-        alcGetIntegerv(device, ALC_CONNECTED, 1, &v)
+        OpenALListLock.around { alcGetIntegerv(device, ALC_CONNECTED, 1, &v) }
         return v != 0
     }
 
-    /// Makes this context current (alcMakeContextCurrent) unless it already is.
-    func makeCurrent() {
-        if ALLock.current != context {
-            alcMakeContextCurrent(context)
-            ALLock.current = context
-        }
-    }
+    /// Makes this context current on the calling thread (`ALThreadContext`)
+    /// unless it already is; the engine's `locked` puts back what was.
+    func makeCurrent() { ALThreadContext.makeCurrent(context) }
 
-    /// Makes no context current if this one is: before `close()`, so that a
-    /// later context at the same address is not taken for current.
+    /// Makes no context current on this thread if this one is: before
+    /// `close()`, whose context then has no reference left of this thread.
     func releaseCurrent() {
-        if ALLock.current == context {
-            alcMakeContextCurrent(nil)
-            ALLock.current = nil
-        }
+        if ALThreadContext.current == context { ALThreadContext.restore(nil) }
     }
 
     /// Destroys the context and closes the device (alcDestroyContext, which
-    /// stops the backend like a pause, and alcCloseDevice). Without `ALLock`,
-    /// after `releaseCurrent()`.
+    /// stops the backend like a pause, and alcCloseDevice). Without the
+    /// engine's lock, after `releaseCurrent()`.
     func close() {
         alcDestroyContext(context)
         alcCloseDevice(device)

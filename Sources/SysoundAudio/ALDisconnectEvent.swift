@@ -26,7 +26,7 @@ final class ALDisconnectEvent: @unchecked Sendable {
         return nil
     }
 
-    /// Asks the current context (`ALLock` held, the output's context made
+    /// Asks the current context (the engine's lock held, the output's context made
     /// current) for its disconnect event; nil when OpenAL has no events.
     static func listen(_ told: @escaping @Sendable () -> Void) -> ALDisconnectEvent? {
         guard let type = disconnectType(),

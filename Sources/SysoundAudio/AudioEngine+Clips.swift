@@ -29,7 +29,7 @@ extension AudioEngine {
     /// names. Nothing that plays is cut: a voice of a replaced or dropped clip
     /// plays to its end (a loop until it is stopped) with the data it started
     /// with, and a play meanwhile gets the old clip. Decoding and uploading run
-    /// on the host's workers (the caller on loopback) without `ALLock`, the
+    /// on the host's workers (the caller on loopback) without the engine's lock, the
     /// output's context current for that thread only (`ALThreadContext`):
     /// the render, which takes the lock, never waits for them. The lock is
     /// held only to swap the name → clip table. Caps: clip length, channels,
@@ -92,7 +92,7 @@ extension AudioEngine {
                 }
             }
             uploadsInFlight -= 1
-            ALLock.condition.broadcast()
+            lock.broadcast()
         }
         deleteReleasedBuffers()
         return report
@@ -133,7 +133,7 @@ extension AudioEngine {
     }
 
     /// Decodes `clip`'s file again and makes a buffer of it in the current
-    /// context (`ALLock` held with the output's context current, or a thread
+    /// context (the engine's lock held with the output's context current, or a thread
     /// context): no copy of the PCM is kept, so a new device gets its clips
     /// from the files. A file whose layout changed since (a reload will load
     /// it anew) is refused, so the byte counts stay those of the buffers.
@@ -161,7 +161,7 @@ extension AudioEngine {
     /// worker's job: it may wait for the sound server).
     func closeAfterUploads(_ out: any AudioOutputDevice) {
         locked {
-            while uploadsInFlight > 0 { ALLock.condition.wait() }
+            while uploadsInFlight > 0 { lock.wait() }
         }
         out.close()
     }
@@ -256,7 +256,7 @@ extension AudioEngine {
         }
         locked {
             uploadsInFlight -= 1
-            ALLock.condition.broadcast()
+            lock.broadcast()
         }
     }
 }

@@ -9,7 +9,7 @@ extension AudioEngine {
             guard pool.isCurrent(voice) else { return }
             output?.makeCurrent()
             finish(slot: voice.slot)
-            ALLock.condition.broadcast()
+            lock.broadcast()
         }
     }
 
@@ -37,7 +37,7 @@ extension AudioEngine {
             for i in 0..<pool.count where pool[i].isActive && categories.contains(pool[i].category) {
                 finish(slot: i)
             }
-            ALLock.condition.broadcast()
+            lock.broadcast()
         }
     }
 
@@ -68,7 +68,7 @@ extension AudioEngine {
                     pool[i].phase = .paused
                 }
             }
-            ALLock.condition.broadcast()
+            lock.broadcast()
         }
     }
 
@@ -86,7 +86,7 @@ extension AudioEngine {
                     finish(slot: i)
                 }
             }
-            ALLock.condition.broadcast()
+            lock.broadcast()
             return output.map { ($0.writer, $0.whoMixes == .device) }
         }
         // Resumed voices are written from now on; on OpenAL Soft's device the

@@ -49,7 +49,7 @@ extension AudioEngine {
             guard outputPaused, output === out else {
                 pausing = false
                 pauseCount -= 1  // counted when decided; it did not happen
-                ALLock.condition.broadcast()
+                lock.broadcast()
                 return false
             }
             return true
@@ -60,7 +60,7 @@ extension AudioEngine {
             pausing = false
             let owed = !outputPaused && output === out
             if owed { resuming = true }
-            ALLock.condition.broadcast()  // shutdown() waits for the pause to end
+            lock.broadcast()  // shutdown() waits for the pause to end
             // A loss told during the pause was let be (a device call was in
             // flight), and a paused device is not watched: look now.
             return (owed, !owed && output === out && !out.isConnected)
@@ -95,7 +95,7 @@ extension AudioEngine {
         let started = out.resume()
         locked {
             resuming = false
-            ALLock.condition.broadcast()
+            lock.broadcast()
         }
         if out.whoMixes == .device { monitor?.wake() }
         out.promoteResumed(started)

@@ -95,7 +95,7 @@ final class AudioMonitor: @unchecked Sendable {
 
     /// Has the check run: the engine fell quiet (its last voice ended), or a
     /// stop moved the ramps on OpenAL Soft's device. From any thread, the
-    /// render's included (`ALLock` may be held): one write.
+    /// render's included (an engine's lock may be held): one write.
     func ring() { doorbell?.ring() }
 
     /// The output reported its loss (the own stream's failure, OpenAL Soft's
@@ -300,7 +300,7 @@ extension AudioEngine {
             // A pause or resume in flight keeps the device open: the loss is handled at a later check.
             if !out.isConnected && !pausing && !resuming {
                 checkArmedAt = nil
-                defer { ALLock.condition.broadcast() }
+                defer { lock.broadcast() }
                 // The own stream's mix, sources and buffers need no server: they stay.
                 if out.reconnection != nil {
                     logger.warning("audio output \(out.name) lost its sound server; voices dropped, connecting a new stream (the mix and its clips stay)")

@@ -17,7 +17,7 @@ extension AudioEngine {
         openedDeviceName = out.name
         let wanted = max(1, min(settings.voices, out.maxSources > 0 ? out.maxSources : settings.voices))
         sources = AL.makeSources(wanted)
-        pool = VoicePool(count: sources.count, nextOrder: pool.nextOrder, heldDucks: pool.heldDucks)
+        pool = VoicePool(count: sources.count, nextOrder: pool.nextOrder)
         duckRamp = Ramp()
         hushRamp = Ramp()
         // Keyed by identity while `buffers` keeps every clip alive.
@@ -81,7 +81,7 @@ extension AudioEngine {
             clip.buffer = 0
         }
         sources = []
-        pool = VoicePool(count: 0, nextOrder: pool.nextOrder, heldDucks: pool.heldDucks)
+        pool = VoicePool(count: 0, nextOrder: pool.nextOrder)
         out.releaseCurrent()
         output = nil
         outputPaused = false

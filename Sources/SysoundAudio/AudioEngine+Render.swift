@@ -24,7 +24,7 @@ extension AudioEngine {
 
     /// Mixes `frames` from the loopback output `o` in chunks of
     /// `renderChunkFrames`, ticking the render clock (voice ends, ramps)
-    /// after each. `ALLock` held.
+    /// after each. The engine's lock held.
     private func mix(_ o: LoopbackOutput, into buf: UnsafeMutablePointer<Float>, frames: Int) {
         o.makeCurrent()
         let chunk = renderChunkFrames
@@ -39,7 +39,7 @@ extension AudioEngine {
     }
 
     /// The render of an output whose own thread writes the engine's mix (the
-    /// own stream's mainloop thread, under its lock; takes `ALLock`): the
+    /// own stream's mainloop thread, under its lock; takes the engine's): the
     /// next `frames` of the mix from `mixer`. Returns whether a voice still
     /// plays, also told to `writing` under the lock (a play reads it there);
     /// when none does, the duck and hush ramps are set to where they are

@@ -1,9 +1,10 @@
 import SysoundCore
+import Synchronization
 
 /// What the engines of other media roles ask of this one (AudioRoles in
-/// SysoundFeedback keeps one engine per role in use). Every engine shares
-/// the one process-wide `ALLock`, so one engine may change another's
-/// levels under it.
+/// SysoundFeedback keeps one engine per role in use). Each engine has its
+/// own lock and takes no other's: another role's ducking voice reaches this
+/// engine only through `duckHolds`, a count it changes without a lock.
 extension AudioEngine {
     /// `voice` (of this engine) ducks: the voices of `others` duck with it,
     /// by the same `duck_db` and ramp as one of their own would, until it
@@ -13,14 +14,24 @@ extension AudioEngine {
     public func duck(_ others: [AudioEngine], whilePlaying voice: VoiceID) {
         locked {
             guard !closed, pool.isCurrent(voice), !others.isEmpty else { return }
-            for other in others { other.pool.heldDucks += 1 }
-            // Told with the lock held (tellEnded), which guards the others' counts too.
+            for other in others { other.duckHolds.add(1, ordering: .relaxed) }
+            // Told with this engine's lock held (tellEnded): the others' counts are atomics, not under it.
             endObservers[voice, default: []].append {
-                for other in others { other.pool.heldDucks = max(0, other.pool.heldDucks - 1) }
+                for other in others { other.releaseDuckHold() }
             }
         }
     }
 
     /// Whether another role's ducking voice holds this engine's voices down.
-    public var isDuckHeld: Bool { locked { pool.heldDucks > 0 } }
+    public var isDuckHeld: Bool { duckHolds.load(ordering: .relaxed) > 0 }
+
+    /// One ducking voice of another role ended (never below 0).
+    private func releaseDuckHold() {
+        var held = duckHolds.load(ordering: .relaxed)
+        while held > 0 {
+            let (done, now) = duckHolds.compareExchange(expected: held, desired: held - 1, ordering: .relaxed)
+            if done { return }
+            held = now
+        }
+    }
 }

@@ -3,9 +3,10 @@
 /// tick with the time they render; the monitor's check ticks OpenAL Soft's
 /// device with the monotonic clock.
 extension AudioEngine {
-    /// Where the duck and hush levels go while these voices play.
+    /// Where the duck and hush levels go while these voices play (and
+    /// another role's ducking voice, `duckHolds`).
     var rampTargets: (duck: Float, hush: Float) {
-        (pool.anyDucking ? settings.duckGain : 1, pool.anySolo ? 0 : 1)
+        (pool.anyDucking || duckHolds.load(ordering: .relaxed) > 0 ? settings.duckGain : 1, pool.anySolo ? 0 : 1)
     }
 
     /// The voices now playing want other levels than the ramps go to (a
@@ -17,7 +18,8 @@ extension AudioEngine {
 
     /// Sets every active voice's AL gain from its base gain and the levels.
     func applyGains() {
-        guard output != nil else { return }
+        guard let out = output else { return }
+        out.makeCurrent()  // the monitor settles the own stream's ramps without a tick
         for i in 0..<pool.count where pool[i].isActive {
             AL.setGain(source: sources[i], pool.gain(slot: i, volume: volume, duckLevel: duckRamp.level, hushLevel: hushRamp.level))
         }
@@ -40,7 +42,7 @@ extension AudioEngine {
         let d = duckRamp.advance(dt: dt, rampSeconds: ramp / Double(max(1 - settings.duckGain, 0.001)))
         let h = hushRamp.advance(dt: dt, rampSeconds: ramp)
         if d || h { applyGains() }
-        if ended { ALLock.condition.broadcast() }
+        if ended { lock.broadcast() }
     }
 
     /// With no voice playing nothing is audible: the duck and hush levels go

@@ -9,9 +9,12 @@ import Synchronization
 /// process, preloaded clips, a fixed voice pool, and the primitives the policy
 /// layer drives (stop, silence categories, duck, hush, interruptions, volume).
 ///
-/// Thread-safe: every method takes the process-wide OpenAL lock for short AL
-/// calls only, never across a call that may wait for the device or the sound
-/// server. `play` does no file I/O, decoding or allocation.
+/// Thread-safe: every method takes the engine's own lock (`lock`, one per
+/// engine, priority-inheriting) for its state and short AL calls only, never
+/// across a call that may wait for the device or the sound server, with the
+/// engine's context current on the calling thread meanwhile
+/// (`ALThreadContext`); no engine takes another's lock. `play` does no file
+/// I/O, decoding or allocation.
 ///
 /// A device engine runs on a `LoopHost` (AudioEngine+Monitor.swift): its
 /// timers (voice ends, ramps, device loss, the idle pause) are sources on the
@@ -24,7 +27,14 @@ public final class AudioEngine: @unchecked Sendable {
     public let role: MediaRole
     let logger: Logger
 
-    // Everything below is guarded by ALLock.condition.
+    /// The engine's lock and its condition (ends, pauses and uploads waited
+    /// for). Taken by the loop (play, stop, the monitor), the workers, the
+    /// own stream's real-time render and any library caller, for this
+    /// engine only; priority-inheriting, so the render boosts a holder.
+    /// Lock order: the stream's mainloop lock, this lock, `OpenALListLock`.
+    let lock = PriorityInheritingCondition()
+
+    // Everything below is guarded by `lock`.
     var output: (any AudioOutputDevice)?
     var sources: [ALuint] = []
     var pool = VoicePool(count: 0)
@@ -69,6 +79,10 @@ public final class AudioEngine: @unchecked Sendable {
     var streamLost = false
     /// Clips decoded again to give a new device their buffers (`reupload`).
     let reuploads = Atomic<Int>(0)
+    /// Ducking voices of other media roles' engines (AudioEngine+Roles.swift):
+    /// this engine's voices duck while any plays. An atomic, not under
+    /// `lock`: another engine changes it with its own lock held.
+    let duckHolds = Atomic<Int>(0)
     /// Who is told when a voice ends (`whenEnded`), by voice.
     var endObservers: [VoiceID: [@Sendable () -> Void]] = [:]
     /// Preloads whose uploads may be in flight (off the lock, into the
@@ -81,7 +95,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// reload's chunk of 8 measured), which the render must not wait for.
     /// They are of `output`'s context; `detach` deletes what is left.
     var releasedBuffers: [ALuint] = []
-    /// Held by a whole theme's preload (not under `ALLock`).
+    /// Held by a whole theme's preload (not under `lock`).
     let themeLoads = NSLock()
     /// Where a device engine's timers and device calls run; nil on loopback.
     let host: LoopHost?
@@ -141,16 +155,20 @@ public final class AudioEngine: @unchecked Sendable {
             case .loopback: out = try LoopbackOutput.open(settings)
             }
         }
-        out.start(for: self)
-        let lock = ALLock.condition
-        lock.lock()
-        attach(out)
-        if output == .device {
-            lastBusy = Self.monotonicSeconds()
-            // A device's own mixer is ticked by the monitor, on the monotonic clock.
-            if out.whoMixes == .device { lastTick = lastBusy }
+        // Every engine keeps its context current per thread; OpenAL Soft has had the extension since 1.13.
+        guard ALThreadContext.isAvailable else {
+            out.close()
+            throw .missingExtension("ALC_EXT_thread_local_context")
         }
-        lock.unlock()
+        out.start(for: self)
+        locked {
+            attach(out)
+            if output == .device {
+                lastBusy = Self.monotonicSeconds()
+                // A device's own mixer is ticked by the monitor, on the monotonic clock.
+                if out.whoMixes == .device { lastTick = lastBusy }
+            }
+        }
         out.prime()
         logger.info("audio output \(out.name): \(out.summary), \(sources.count) voices")
         monitor?.start(self)
@@ -174,18 +192,18 @@ public final class AudioEngine: @unchecked Sendable {
     }
 
     private func shutdown(closingOnWorker: Bool) {
-        let lock = ALLock.condition
-        lock.lock()
-        if closed { lock.unlock(); return }
-        closed = true
-        // The device may not close under a pause or resume in flight, nor
-        // under an upload into its context (a preload on a worker). Waited
-        // for here, so the close below needs nothing of the engine: from
-        // `deinit` no closure may keep `self`.
-        while pausing || resuming || uploadsInFlight > 0 { lock.wait() }
-        let out = detach()
-        lock.broadcast()
-        lock.unlock()
+        let out = locked { () -> (any AudioOutputDevice)?? in
+            if closed { return nil }
+            closed = true
+            // The device may not close under a pause or resume in flight, nor
+            // under an upload into its context (a preload on a worker). Waited
+            // for here, so the close below needs nothing of the engine: from
+            // `deinit` no closure may keep `self`.
+            while pausing || resuming || uploadsInFlight > 0 { lock.wait() }
+            defer { lock.broadcast() }
+            return .some(detach())
+        }
+        guard let out else { return }
         monitor?.stop()
         if let out, let host, closingOnWorker {
             host.workers.submit { out.close() }
@@ -216,7 +234,6 @@ public final class AudioEngine: @unchecked Sendable {
         // thread: the mixer's first period after the resume holds the voice.
         var resume: (any AudioOutputDevice)?
         var wake = false
-        let lock = ALLock.condition
         lock.lock()
         guard let out = output, pool.count > 0 else { lock.unlock(); throw .deviceUnavailable }
         guard clip.buffer != 0 else { lock.unlock(); throw .clipNotLoaded(clip.name) }
@@ -230,6 +247,7 @@ public final class AudioEngine: @unchecked Sendable {
             monitor?.outputFailed()
             throw .deviceUnavailable
         }
+        let previousContext = ALThreadContext.current
         out.makeCurrent()
         playedSinceCheck = true
         let pitch = rate.isFinite ? Float(min(max(rate, 0.5), 2)) : 1
@@ -265,6 +283,7 @@ public final class AudioEngine: @unchecked Sendable {
         // A stream still rendering mixes the voice into its next block, where
         // a kick would write it too: only a drained stream is woken.
         let drained = out.isWriting ? nil : out.writer
+        ALThreadContext.restore(previousContext)
         lock.unlock()
         // None waits: the kick is an eventfd write (the stream's thread mixes
         // and writes the voice now), the resume goes to a worker (which wakes
@@ -286,7 +305,7 @@ public final class AudioEngine: @unchecked Sendable {
             out.makeCurrent()
             if pool[voice.slot].phase == .playing && AL.hasEnded(source: sources[voice.slot]) {
                 finish(slot: voice.slot)
-                ALLock.condition.broadcast()
+                lock.broadcast()
                 return false
             }
             return true
@@ -299,7 +318,6 @@ public final class AudioEngine: @unchecked Sendable {
     @discardableResult
     public func wait(for voice: VoiceID, timeout: Double? = nil) -> Bool {
         let deadline = timeout.map { EventLoop.monotonicNow() + UInt64(max($0, 0) * 1e6) }
-        let lock = ALLock.condition
         lock.lock()
         defer { lock.unlock() }
         while pool.isCurrent(voice) && !closed {
@@ -314,22 +332,36 @@ public final class AudioEngine: @unchecked Sendable {
 
     // MARK: - Internals (lock held)
 
+    /// `body` with the engine's lock held; the context current on this
+    /// thread before is current again after (`body` makes the output's
+    /// current where it calls AL: `makeCurrent()`).
     func locked<T>(_ body: () throws(AudioError) -> T) throws(AudioError) -> T {
-        ALLock.condition.lock()
-        defer { ALLock.condition.unlock() }
+        lock.lock()
+        let previous = ALThreadContext.current
+        defer {
+            ALThreadContext.restore(previous)
+            lock.unlock()
+        }
         return try body()
     }
 
     func locked<T>(_ body: () -> T) -> T {
-        ALLock.condition.lock()
-        defer { ALLock.condition.unlock() }
+        lock.lock()
+        let previous = ALThreadContext.current
+        defer {
+            ALThreadContext.restore(previous)
+            lock.unlock()
+        }
         return body()
     }
 
     /// Stops the source of `slot` and frees it. Callers broadcast the condition.
     func finish(slot: Int) {
         let clip = pool[slot].clip
-        if output != nil { AL.stop(source: sources[slot]) }
+        if let out = output {
+            out.makeCurrent()  // mostly made so by the caller already: a thread-local read
+            AL.stop(source: sources[slot])
+        }
         let voice = VoiceID(slot: slot, serial: UInt32(truncatingIfNeeded: pool[slot].order), role: role)
         pool.end(slot: slot)
         if !endObservers.isEmpty { tellEnded(voice) }

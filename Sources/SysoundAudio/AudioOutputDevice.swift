@@ -12,9 +12,9 @@ import SysoundPlatform
 /// what a pause means, how its timing is known, what a play must wake — so
 /// the engine never asks which of the three it has.
 ///
-/// Callers hold `ALLock` around every member but the device calls `pause()`,
+/// Callers hold the engine's lock around every member but the device calls `pause()`,
 /// `resume()`, `close()`, `prime()` and `start(for:)`, which may wait for the
-/// sound server or take the stream's lock (before `ALLock`).
+/// sound server or take the stream's lock (before the engine's).
 /// Outputs move to workers for those calls, hence Sendable.
 protocol AudioOutputDevice: AnyObject, Sendable {
     /// The ALC device and context the engine's sources play in.
@@ -37,12 +37,12 @@ protocol AudioOutputDevice: AnyObject, Sendable {
     var mixForCaller: LoopbackOutput? { get }
     /// Hands the output what it tells the engine: the own stream renders the
     /// engine's mix and tells its failure; OpenAL Soft's device tells its
-    /// disconnect event; a loopback tells nothing. Without `ALLock`, before
+    /// disconnect event; a loopback tells nothing. Without the engine's lock, before
     /// the output is attached.
     func start(for engine: AudioEngine)
     /// Runs the output's render path once after it is attached, so that the
     /// first sound's does not run it cold (the own stream); nothing elsewhere.
-    /// Without `ALLock`.
+    /// Without the engine's lock.
     func prime()
     /// The thread that writes the mix only while something plays and that a
     /// play wakes (the own stream's mainloop thread); nil where a mixer runs
@@ -108,7 +108,7 @@ protocol AudioOutputDevice: AnyObject, Sendable {
     var streamFacts: StreamFacts? { get }
 
     /// Closes the output (the stream first, so that it renders no more).
-    /// Without `ALLock`, after `releaseCurrent()`.
+    /// Without the engine's lock, after `releaseCurrent()`.
     func close()
 }
 
@@ -125,7 +125,7 @@ enum OutputMixer: Equatable {
 
 /// A thread that writes an output's mix only while something plays: a play
 /// that finds it drained wakes it (one eventfd write, never a wait, safe
-/// under `ALLock`).
+/// under an engine's lock).
 protocol MixWriter: AnyObject, Sendable {
     func kick()
 }
@@ -135,12 +135,12 @@ protocol MixWriter: AnyObject, Sendable {
 /// the loop). The own stream.
 protocol ReconnectingOutput: AudioOutputDevice {
     /// Connects a new stream for this output's kept mix (a worker, without
-    /// `ALLock`: it waits for the server).
+    /// the engine's lock: it waits for the server).
     func connectAgain(_ s: AudioSettings, role: MediaRole, realtime: RealtimeThreads?) throws(AudioError) -> PulseStream
     /// Has `stream` render this output's mix for `engine` and tell its loss,
-    /// before it replaces the lost one (without `ALLock`).
+    /// before it replaces the lost one (without the engine's lock).
     func connect(_ stream: PulseStream, to engine: AudioEngine)
-    /// Plays on `new` from now on (`ALLock` held, no device call in flight);
+    /// Plays on `new` from now on (the engine's lock held, no device call in flight);
     /// returns the lost stream, for the caller to close off the lock.
     func replaceStream(_ new: PulseStream) -> PulseStream
 }
@@ -151,9 +151,11 @@ extension AudioOutputDevice {
     var frequency: Int { al.frequency }
     var refresh: Int { al.refresh }
     var maxSources: Int { al.maxSources }
-    /// Makes the output's context current unless it already is (`ALLock` held).
+    /// Makes the output's context current on this thread unless it already
+    /// is (the engine's lock held; `locked` puts back what was).
     func makeCurrent() { al.makeCurrent() }
-    /// Makes no context current if the output's is (`ALLock` held): before `close()`.
+    /// Makes no context current on this thread if the output's is (the
+    /// engine's lock held): before `close()`.
     func releaseCurrent() { al.releaseCurrent() }
 }
 

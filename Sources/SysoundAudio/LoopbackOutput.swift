@@ -6,7 +6,7 @@ import SysoundCore
 /// holds it renders the mix (`render`). The engine renders it for `--to FILE`
 /// and the tests; `StreamOutput` feeds sysound's own PulseAudio stream from one.
 /// @unchecked Sendable: it moves to workers to be closed; everything else
-/// about it is used under `ALLock`.
+/// about it is used under its engine's lock.
 final class LoopbackOutput: AudioOutputDevice, @unchecked Sendable {
     let al: ALDeviceContext
     private let functions: LoopbackFunctions
@@ -37,9 +37,10 @@ final class LoopbackOutput: AudioOutputDevice, @unchecked Sendable {
         return LoopbackOutput(ALDeviceContext(device: dev, context: ctx), functions: fns)
     }
 
-    /// Mixes `frames` stereo float frames into `out` (alcRenderSamplesSOFT).
+    /// Mixes `frames` stereo float frames into `out` (alcRenderSamplesSOFT,
+    /// which takes OpenAL Soft's list lock: `OpenALListLock`).
     func render(into out: UnsafeMutablePointer<Float>, frames: Int) {
-        functions.render(al.device, out, ALCsizei(frames))
+        OpenALListLock.around { functions.render(al.device, out, ALCsizei(frames)) }
     }
 
     var name: String { al.name }

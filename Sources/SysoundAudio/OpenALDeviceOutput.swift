@@ -6,7 +6,7 @@ import SysoundPlatform
 /// OpenAL Soft's own output device (`alcOpenDevice(NULL)`): OpenAL Soft's
 /// backend mixes and writes to the sound server or ALSA itself.
 /// @unchecked Sendable: it moves to workers for its device calls; everything
-/// else about it is used under `ALLock`.
+/// else about it is used under its engine's lock.
 final class OpenALDeviceOutput: AudioOutputDevice, @unchecked Sendable {
     let al: ALDeviceContext
     /// Present when OpenAL has ALC_SOFT_pause_device.
@@ -15,7 +15,7 @@ final class OpenALDeviceOutput: AudioOutputDevice, @unchecked Sendable {
     let clockFunctions: DeviceClockFunctions?
     /// Makes the device's audio threads real-time as they start (nil: they stay as they are).
     let realtime: RealtimeThreads?
-    /// OpenAL Soft's disconnect event, once `start(for:)` found it (`ALLock`).
+    /// OpenAL Soft's disconnect event, once `start(for:)` found it (the engine's lock).
     private var lossEvent: ALDisconnectEvent?
 
     private init(_ al: ALDeviceContext, realtime: RealtimeThreads?) {
@@ -60,7 +60,7 @@ final class OpenALDeviceOutput: AudioOutputDevice, @unchecked Sendable {
     var mixForCaller: LoopbackOutput? { nil }
 
     /// Has OpenAL Soft tell the engine's monitor when it finds the device
-    /// gone, paused or not (takes `ALLock`); without the event the monitor
+    /// gone, paused or not (takes the engine's lock); without the event the monitor
     /// watches ALC_CONNECTED (`lossIsWatched`).
     func start(for engine: AudioEngine) {
         engine.locked {
@@ -80,7 +80,7 @@ final class OpenALDeviceOutput: AudioOutputDevice, @unchecked Sendable {
 
     /// Only ALC_CONNECTED, or the disconnect event to the monitor, tells it.
     var hasToldLoss: Bool { false }
-    /// Whether OpenAL Soft tells the device's loss as no event (`ALLock` held):
+    /// Whether OpenAL Soft tells the device's loss as no event (the engine's lock held):
     /// the monitor then watches ALC_CONNECTED while a voice holds the device.
     var lossIsWatched: Bool { lossEvent == nil }
     /// A lost device is closed and opened again whole.
@@ -113,7 +113,7 @@ final class OpenALDeviceOutput: AudioOutputDevice, @unchecked Sendable {
     /// alcDeviceResumeSOFT: in 1.19 it starts a new mixer thread, which
     /// uncorks the stream and mixes as soon as the server asks for data. It
     /// waits on the device's backend lock, which a pause holds while the
-    /// server corks: without `ALLock`.
+    /// server corks: without the engine's lock.
     func resume() -> [pid_t] {
         guard let pauseFunctions else { return [] }
         return AudioThreads.started { pauseFunctions.resume(al.device) }.threads

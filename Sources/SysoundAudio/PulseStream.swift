@@ -20,7 +20,7 @@ import SysoundPlatform
 /// One thread: libpulse's threaded mainloop ("sysound-audio") runs every
 /// callback, the kick included (an eventfd watched with the mainloop API's
 /// `io_new`, so `kick` never waits). Lock order: the mainloop lock, then
-/// `ALLock` (inside the renderer); nothing that holds `ALLock` takes the
+/// the engine's lock (inside the renderer); nothing that holds an engine's lock takes the
 /// mainloop lock. What other threads read (`isConnected`, latency, thread id)
 /// is kept in a small lock of its own.
 ///
@@ -156,7 +156,7 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
     }
 
     /// Sets what renders the stream's audio (before the first `kick`; from
-    /// any thread not holding `ALLock`).
+    /// any thread not holding an engine's lock).
     func setRenderer(_ r: @escaping Renderer) {
         lock()
         renderer = r
@@ -170,7 +170,7 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
     /// pages). Without it the first sound after the stream opened broke in 2
     /// of 3 runs at nice 19 on a loaded machine (PulseStreamTests), later ones
     /// not. After the renderer's engine has attached the output; from any
-    /// thread not holding `ALLock`.
+    /// thread not holding an engine's lock.
     func prime() {
         lock()
         defer { unlock() }
@@ -196,7 +196,7 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
 
     /// A voice started: the mainloop thread renders and writes now, and
     /// uncorks the stream if it was corked. Never waits (one eventfd write);
-    /// safe under `ALLock`.
+    /// safe under an engine's lock.
     func kick() {
         // Under the small lock: a play racing `close` must not write to the
         // descriptor number after it was closed (and perhaps reused).
@@ -251,7 +251,7 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
     }
 
     /// Corks the stream (`pa_stream_cork`), so an idle sink may suspend.
-    /// Without `ALLock`; does not wait for the server's reply. Not while a
+    /// Without the engine's lock; does not wait for the server's reply. Not while a
     /// sound is being written or a play's kick is still to be handled: the
     /// idle pause decided on the engine's loop and corks on a worker, and a
     /// play in between would otherwise be held in the corked stream until
@@ -301,7 +301,7 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
         if let op = pa_stream_cork(stream, on ? 1 : 0, nil, nil) { pa_operation_unref(op) }
     }
 
-    /// Disconnects and frees everything (without `ALLock`): after this no
+    /// Disconnects and frees everything (without the engine's lock): after this no
     /// renderer call is made.
     func close() {
         lock()

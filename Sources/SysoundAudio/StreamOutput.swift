@@ -10,17 +10,17 @@ import SysoundPlatform
 /// thread; a play wakes a drained stream, and its kick ends a pause (a
 /// cork); the server's loss ends only the stream. @unchecked Sendable: it
 /// moves to workers for its device calls; everything else about it is used
-/// under `ALLock`.
+/// under its engine's lock.
 final class StreamOutput: ReconnectingOutput, @unchecked Sendable {
     /// The loopback device OpenAL Soft mixes into; the stream renders it.
     let mixer: LoopbackOutput
     /// Replaced by `replaceStream` after the server's loss: the mix, its
     /// sources and the clips' buffers stay (the loopback device needs no
-    /// server). Read under `ALLock`, or by a device call on a worker, which
+    /// server). Read under the engine's lock, or by a device call on a worker, which
     /// the engine never runs during a replacement.
     private(set) var stream: PulseStream
-    /// Whether the stream's last render said more is to come (`ALLock`
-    /// held): it then renders again when the server asks, and a voice
+    /// Whether the stream's last render said more is to come (the
+    /// engine's lock held): it then renders again when the server asks, and a voice
     /// started now is mixed into that block. Only a stream that has stopped
     /// writing needs a play's kick.
     private var rendering = false
@@ -63,7 +63,7 @@ final class StreamOutput: ReconnectingOutput, @unchecked Sendable {
                 buf.update(repeating: 0, count: frames * 2)
                 return false
             }
-            // `rendering` is set under `ALLock`, which a play reads it under.
+            // `rendering` is set under the engine's lock, which a play reads it under.
             return engine.renderForWriter(self, from: self.mixer, into: buf, frames: frames) { self.rendering = $0 }
         }
         stream.setFailureHandler { [weak engine] in engine?.monitor?.outputFailed() }

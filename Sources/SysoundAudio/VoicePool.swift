@@ -46,15 +46,10 @@ struct VoicePool {
     /// The next start order; carried over when the pool is rebuilt after a
     /// device loss so an old VoiceID never names a new voice.
     private(set) var nextOrder: UInt64
-    /// Ducking voices of other media roles' engines (AudioEngine+Roles.swift):
-    /// these voices duck while any plays. Carried over with `nextOrder`,
-    /// since those voices play on whatever happens to this pool.
-    var heldDucks: Int
 
-    init(count: Int, nextOrder: UInt64 = 1, heldDucks: Int = 0) {
+    init(count: Int, nextOrder: UInt64 = 1) {
         voices = [Voice](repeating: Voice(), count: count)
         self.nextOrder = nextOrder
-        self.heldDucks = heldDucks
     }
 
     var count: Int { voices.count }
@@ -109,8 +104,8 @@ struct VoicePool {
         id.slot >= 0 && id.slot < voices.count && UInt32(truncatingIfNeeded: voices[id.slot].order) == id.serial && voices[id.slot].isActive
     }
 
-    /// A playing voice, of this pool or of another role's engine, asks the others to duck.
-    var anyDucking: Bool { heldDucks > 0 || voices.contains { $0.phase == .playing && $0.duck } }
+    /// A playing voice of this pool asks the others to duck.
+    var anyDucking: Bool { voices.contains { $0.phase == .playing && $0.duck } }
     /// A solo-ambient voice plays, so other ambient voices hush.
     var anySolo: Bool { voices.contains { $0.phase == .playing && $0.category == .soloAmbient } }
 

@@ -1,5 +1,6 @@
 import SysoundCore
 import Foundation
+import COpenAL
 import XCTest
 @testable import SysoundAudio
 
@@ -58,6 +59,36 @@ final class ReloadTests: XCTestCase {
         engine.stop(v)
         XCTAssertEqual(engine.locked { engine.store.retired.count }, 0, "released when its voice ended")
         XCTAssertEqual(engine.memoryUse.preloaded, try engine.clip(named: "tap").format.byteCount)
+    }
+
+    /// Whether `buffer` is still an AL buffer of the engine's output.
+    private func isBuffer(_ engine: AudioEngine, _ buffer: ALuint) -> Bool {
+        engine.locked {
+            engine.output?.makeCurrent()
+            return alIsBuffer(buffer) != 0
+        }
+    }
+
+    /// A replaced sound's buffer is deleted once the reload is done (off the
+    /// engine's lock, after the swap), a playing sound's once its voice has
+    /// ended and the engine rendered on; nothing is left for the close.
+    func testAReplacedSoundsBufferIsDeletedWhenNothingPlaysIt() throws {
+        let dir = try Fixture.directory(self)
+        let engine = try loopbackEngine()
+        let first = try theme(dir, ["ring": Fixture.tone(frequency: 300, seconds: 0.2), "tap": Fixture.tone(frequency: 300, seconds: 0.05)])
+        engine.preload(first, replacingTheme: true)
+        let oldRing = try engine.clip(named: "ring").buffer, oldTap = try engine.clip(named: "tap").buffer
+        let v = try engine.play(engine.clip(named: "ring"), category: .playback, loop: true)
+        _ = try engine.render(frames: 2_400)
+
+        let changed = try theme(dir, ["ring": Fixture.tone(frequency: 700, seconds: 0.2), "tap": Fixture.tone(frequency: 700, seconds: 0.05)])
+        XCTAssertEqual(engine.preload(changed, replacingTheme: true).loaded.sorted(), ["ring", "tap"])
+        XCTAssertFalse(isBuffer(engine, oldTap), "the replaced tap's buffer is deleted when the reload returns")
+        XCTAssertTrue(isBuffer(engine, oldRing), "the playing ring's is kept")
+        engine.stop(v)
+        _ = try engine.render(frames: 480)
+        XCTAssertFalse(isBuffer(engine, oldRing), "and deleted once its voice ended")
+        XCTAssertEqual(engine.locked { engine.releasedBuffers }, [], "nothing waits to be deleted")
     }
 
     func testAnUnchangedSoundIsNotLoadedAgain() throws {
