@@ -93,13 +93,7 @@ count_xctest "swift test" "$logs/swift-test.log"
 # for a theme's media role, events over the socket, threads, real-time
 # budgets, rendering to a file, socket activation, the journal).
 pipewire_suites='EndToEndTests|PulseDeviceTests|IdlePauseTests|PulseStreamTests|StreamRoleTests|OutputSelectionTests|FaultTests/testPulseAudioKilledAndRestartedWhileSoundsPlay|SoundServerProbeTests/testTheRealServerRepliesToTheAuthPacket'
-# And one known defect, on PipeWire only: a looping tone dips in a few 2 ms
-# windows (where a control stream's tone holds) while five reloads of a
-# 41 MB theme run (2 of the last 4 fresh-clone runs; passes on PulseAudio).
-# Suspected: the reload's swap holds the process-wide audio lock, buffer
-# releases included, while the render waits (issue 36, part 1). Run it by
-# hand: Tests/fixture/with-pipewire.sh swift test --filter ReloadWhilePlayingTests
-pipewire_skipped='ReloadWhilePlayingTests/testALoopingToneSurvivesFiveBigReloadsWithoutAGap|SessionLockTests|DesktopSettingsTests|DocumentationTests|DBusFaceTests|FeedbackdThemeFaceTests/test(?!TheThemesMediaRoleIsTheStreamsRole)|EventCommandTests|WaitWithoutWorkersTests|PlainUserRealtimeTests|RealtimeBudgetTests|CLIRenderTests|SocketActivationTests|JournalStreamTests'
+pipewire_skipped='SessionLockTests|DesktopSettingsTests|DocumentationTests|DBusFaceTests|FeedbackdThemeFaceTests/test(?!TheThemesMediaRoleIsTheStreamsRole)|EventCommandTests|WaitWithoutWorkersTests|PlainUserRealtimeTests|RealtimeBudgetTests|CLIRenderTests|SocketActivationTests|JournalStreamTests'
 echo "== swift test on PipeWire ($pipewire_suites, not $pipewire_skipped)"
 SYSOUND_REQUIRE_PULSE=1 SYSOUND_REQUIRE_DBUS=1 Tests/fixture/with-pipewire.sh swift test --skip-build --filter "$pipewire_suites" --skip "$pipewire_skipped" 2>&1 | tee "$logs/swift-test-pipewire.log"
 count_xctest "swift test on PipeWire" "$logs/swift-test-pipewire.log"
