@@ -187,21 +187,47 @@ extension AudioEngine {
             c?.lastUse = store.touch()
             return c
         }) { return hit }
-        // Decode outside the lock: a slow file never delays play(). The PCM
-        // lives only until it is in the AL buffer.
+        // Decode and upload outside the lock, as a preload does: a slow or
+        // big file never delays play() or the render. The PCM lives only
+        // until it is in the AL buffer.
         let decoder = SoundDecoder(maxSeconds: settings.maxClipSeconds)
         let clip = try decoder.withPCM(path: path) { (format, pcm) throws(AudioError) -> Clip in
             guard format.byteCount <= settings.maxCacheBytes else {
                 throw .preloadBudgetExceeded(path: path, bytes: format.byteCount, budget: settings.maxCacheBytes)
             }
             let clip = Clip(name: path, gain: 1, format: format)
+            // Holds off the close of this context until the upload is done (as a preload's).
+            let current = locked { () -> OpaquePointer? in
+                uploadsInFlight += 1
+                return output?.context
+            }
+            defer {
+                locked {
+                    uploadsInFlight -= 1
+                    lock.broadcast()
+                }
+            }
+            // An ALCcontext pointer, used only until uploadsInFlight drops, while no close can run.
+            nonisolated(unsafe) let context = current
+            if let context {
+                clip.buffer = try ALThreadContext.with(context) { () throws(AudioError) -> ALuint in try AL.makeBuffer(format, pcm) }
+            }
             return try locked { () throws(AudioError) -> Clip in
                 output?.makeCurrent()
+                // Another caller cached the same file meanwhile: its clip is the one.
+                if let key, let other = store.cachedClip(key) {
+                    if clip.buffer != 0 && output?.context == context { releasedBuffers.append(clip.buffer) }
+                    other.lastUse = store.touch()
+                    return other
+                }
+                // Made in a device lost meanwhile: gone with it. Rare: a new
+                // device came meanwhile; decoded again, up under the lock.
+                if output?.context != context { clip.buffer = 0 }
+                if output != nil && clip.buffer == 0 { clip.buffer = try reupload(clip) }
                 let victims = store.evictions(
                     forIncoming: format.byteCount, maxBytes: settings.maxCacheBytes, maxFiles: settings.maxCachedFiles,
                     inUse: { c in pool.voices.contains { $0.clip === c } })
                 victims.forEach(release)
-                if output != nil { clip.buffer = try AL.makeBuffer(format, pcm) }
                 clip.lastUse = store.touch()
                 // Without a key (stat failed after a successful decode) the clip is
                 // returned uncached.

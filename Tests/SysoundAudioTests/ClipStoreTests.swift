@@ -1,4 +1,5 @@
 import Foundation
+import SysoundCore
 import XCTest
 @testable import SysoundAudio
 
@@ -17,6 +18,24 @@ final class ClipStoreTests: XCTestCase {
         let replaced = try e.clip(forFile: path)
         XCTAssertFalse(first === replaced)
         XCTAssertEqual(replaced.format.frames, 9_600)
+    }
+
+    /// Callers that miss the cache for the same file at once (each decodes
+    /// and uploads it off the engine's lock) all get the one clip that was
+    /// cached, and its bytes count once.
+    func testTheSameFileMissedAtOnceIsCachedOnce() throws {
+        let dir = try Fixture.directory(self)
+        let path = try Fixture.write(Fixture.tone(frequency: 440, seconds: 1), to: dir, name: "a.wav")
+        let e = try loopbackEngine()
+        let clips = Locked<[Clip]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            if let clip = try? e.clip(forFile: path) { clips.withLock { $0.append(clip) } }
+        }
+        let got = clips.withLock { $0 }
+        XCTAssertEqual(got.count, 4)
+        XCTAssertTrue(got.allSatisfy { $0 === got[0] }, "one clip for the file")
+        XCTAssertEqual(e.memoryUse.cached, got[0].format.byteCount, "counted once")
+        XCTAssertTrue(try e.clip(forFile: path) === got[0])
     }
 
     func testCacheEvictsLeastRecentlyUsed() throws {
