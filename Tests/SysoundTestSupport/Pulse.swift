@@ -65,12 +65,21 @@ public enum Pulse {
     }
 
     /// `$SYSOUND_PULSE_CTL stop|start`: the server goes away / comes back at
-    /// the same address. Its output goes to /dev/null: the server and the
-    /// recorder it starts in the background outlive it.
+    /// the same address. Its output is appended to the fixture's ctl.log, not
+    /// captured: the server and the recorder it starts in the background
+    /// outlive it. A failure carries what the script said this time (the
+    /// servers' logs among it), so a CI log shows why.
     public static func control(_ verb: String) throws {
-        guard let ctl = environment["SYSOUND_PULSE_CTL"] else { throw FixtureError("SYSOUND_PULSE_CTL is not set") }
-        let status = try Spawned(ctl, [verb], output: .discard).wait()
-        guard status == 0 else { throw FixtureError("pulse-ctl \(verb) failed (exit status \(status))") }
+        guard let ctl = environment["SYSOUND_PULSE_CTL"], let dir = environment["SYSOUND_FIXTURE_DIR"] else {
+            throw FixtureError("SYSOUND_PULSE_CTL or SYSOUND_FIXTURE_DIR is not set")
+        }
+        let log = dir + "/ctl.log"
+        let start = (try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? 0  // no log yet: from 0
+        let status = try Spawned(ctl, [verb], output: .append(to: log)).wait()
+        guard status == 0 else {
+            let said = (FileManager.default.contents(atPath: log) ?? Data()).dropFirst(start)
+            throw FixtureError("pulse-ctl \(verb) failed (exit status \(status)); it said:\n\(String(decoding: said.suffix(4000), as: UTF8.self))")
+        }
     }
 
     /// A playback stream as PipeWire's `pw-dump` shows its node.
