@@ -21,10 +21,10 @@ import Synchronization
 /// host's loop, and the device calls that may wait for the sound server
 /// (pausing, resuming, reopening, closing) run on the host's workers.
 public final class AudioEngine: @unchecked Sendable {
-    public let settings: AudioSettings
+    package let settings: AudioSettings
     public let outputKind: AudioOutput
     /// The `media.role` of the own stream, and of every voice this engine plays.
-    public let role: MediaRole
+    package let role: MediaRole
     let logger: Logger
 
     /// The engine's lock and its condition (ends, pauses and uploads waited
@@ -120,7 +120,7 @@ public final class AudioEngine: @unchecked Sendable {
     ///   `auto` output then does not ask again. Nil: it asks itself.
     /// - Parameter role: the own stream's `media.role` (AudioRoles opens one engine per role).
     /// - Parameter logger: where the engine logs (an app's library passes its own: LibraryLog).
-    public init(
+    package init(
         settings: AudioSettings = .defaults, output: AudioOutput = .device, host: LoopHost? = nil,
         realtime: RealtimeThreads? = nil, server: SoundServerProbe.Answer? = nil, role: MediaRole = .event,
         logger: Logger = Logger(label: "sysound.audio")

@@ -41,7 +41,7 @@ public enum AudioProcess {
     /// the first one's answer). Returns false, touching nothing, when the
     /// process already runs more than one thread.
     @discardableResult
-    public static func prepare(_ settings: AudioSettings) -> Bool {
+    package static func prepare(_ settings: AudioSettings) -> Bool {
         lock.lock()
         defer { lock.unlock() }
         if let prepared { return prepared }

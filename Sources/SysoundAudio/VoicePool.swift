@@ -8,9 +8,9 @@ public struct VoiceID: Hashable, Sendable, CustomStringConvertible {
     /// across device reopenings.
     public let serial: UInt32
     /// The engine's role: which of the role engines (AudioRoles) plays it.
-    public let role: MediaRole
+    package let role: MediaRole
 
-    public init(slot: Int, serial: UInt32, role: MediaRole = .event) {
+    package init(slot: Int, serial: UInt32, role: MediaRole = .event) {
         self.slot = slot
         self.serial = serial
         self.role = role

@@ -9,8 +9,8 @@ import Glibc
 /// names the sandbox's first process (`child-pid`, written by bwrap's
 /// `--info-fd`), and that process's own info file must name the same
 /// instance and app.
-public final class AppView: @unchecked Sendable {
-    public let app: String
+package final class AppView: @unchecked Sendable {
+    package let app: String
     /// `/proc/CHILD/root`, held open (O_PATH): paths resolve inside it only.
     private let root: Int32
 
@@ -27,7 +27,7 @@ public final class AppView: @unchecked Sendable {
     ///   Flatpak keeps its instance directories.
     /// - Throws: `SandboxError` when the instance directory is missing or
     ///   malformed, or its process is gone or belongs to another sandbox.
-    public static func open(for info: FlatpakInfo, runtimeDirectory: String) throws(SandboxError) -> AppView {
+    package static func open(for info: FlatpakInfo, runtimeDirectory: String) throws(SandboxError) -> AppView {
         guard FlatpakInfo.isValidInstance(info.instance) else { throw .malformed("instance id \"\(info.instance)\"") }
         let path = "\(runtimeDirectory)/.flatpak/\(info.instance)/bwrapinfo.json"
         let child = try ProcessHandle(pid: childPID(bwrapInfo: path))
@@ -73,7 +73,7 @@ public final class AppView: @unchecked Sendable {
     ///
     /// - Throws: `.system` with the reason (no such file in the sandbox, not
     ///   a regular file, a link that leads out).
-    public func openFile(_ path: String) throws(SandboxError) -> Int32 {
+    package func openFile(_ path: String) throws(SandboxError) -> Int32 {
         guard path.hasPrefix("/") else { throw .system("\(path) is not an absolute path") }
         let fd = sysound_open_in_root(root, path, O_RDONLY | O_NOCTTY | O_NONBLOCK)
         guard fd >= 0 else {
