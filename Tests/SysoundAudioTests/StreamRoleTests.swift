@@ -33,6 +33,42 @@ final class StreamRoleTests: XCTestCase {
         XCTAssertTrue(entries.contains { $0.contains("media.role = \"Alarm\"") && $0.contains("media.name = \"sysound (Alarm)\"") }, "\(entries)")
     }
 
+    /// Each role's engine has its own lock: while the event engine's is held
+    /// (a long swap, a stalled caller), an alarm still plays and the alarm
+    /// stream's real-time render writes it. With one process-wide audio lock
+    /// both waited for the event engine.
+    func testOneRolesStreamPlaysWhileAnotherRolesEngineIsHeld() throws {
+        try PulseFixture.require()
+        let dir = try Fixture.directory(self)
+        let event = try engine(.event), alarm = try engine(.alarm)
+        let path = try Fixture.write(Fixture.tone(frequency: 1_000, seconds: 0.5, amplitude: 0.5), to: dir, name: "tone.wav")
+        XCTAssertTrue(alarm.preload([ClipSource(name: "tone", path: path)]).failures.isEmpty)
+        let clip = try alarm.clip(named: "tone")
+        let before = alarm.streamBytesWritten ?? 0
+        let holding = DispatchSemaphore(value: 0), letGo = DispatchSemaphore(value: 0)
+        Thread {
+            event.locked {
+                holding.signal()
+                _ = letGo.wait(timeout: .now() + 30)
+            }
+        }.start()
+        holding.wait()
+        defer { letGo.signal() }
+        // Every call on the alarm engine from another thread: this one only waits, with a bound.
+        let done = DispatchSemaphore(value: 0)
+        let written = ManagedAtomicFlag()
+        Thread {
+            // 0.1 s of stereo float32 at 48 kHz.
+            if (try? alarm.play(clip)) != nil, eventually(5, { (alarm.streamBytesWritten ?? 0) >= before + 4_800 * 8 }) {
+                written.set()
+            }
+            done.signal()
+        }.start()
+        // A bound for a deadlock, not a measure of speed.
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success, "the alarm played while the event engine's lock was held")
+        XCTAssertTrue(written.isSet, "and the alarm stream's render wrote it")
+    }
+
     /// A voice's id names its engine's role; the engine's end event matches it.
     func testAVoiceIdNamesItsEnginesRole() throws {
         try PulseFixture.require()
