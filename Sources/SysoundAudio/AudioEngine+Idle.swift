@@ -11,11 +11,11 @@
 ///
 /// Neither device call is made under the lock or on the loop: a pause waits
 /// for the server to cork the stream, and a resume waits for a pause in
-/// flight. A play during a pause only clears `outputPaused`; the worker that
+/// flight. A play during a pause only marks its resume owed (`IdlePause`); the worker that
 /// paused resumes the device once the pause has returned.
 extension AudioEngine {
     /// Whether the output device is paused for idleness now.
-    public var isOutputPaused: Bool { locked { outputPaused } }
+    public var isOutputPaused: Bool { locked { idlePause.isPaused } }
     /// How many times the device was paused for idleness (each later resumed
     /// by a play, unless it is paused now).
     public var idlePauses: Int { locked { pauseCount } }
@@ -26,12 +26,11 @@ extension AudioEngine {
     func beginIdlePause(now: Double) -> (any AudioOutputDevice)? {
         locked { () -> (any AudioOutputDevice)? in
             let after = settings.idlePauseMilliseconds / 1000
-            guard !closed, after > 0, !outputPaused, !pausing, !resuming, !playedSinceCheck,
+            guard !closed, after > 0, idlePause == .running, !playedSinceCheck,
                   let out = output, out.canPause, out.isConnected,
                   !pool.voices.contains(where: \.isActive), now - lastBusy >= after
             else { return nil }
-            outputPaused = true
-            pausing = true
+            idlePause = .pausing(resumeOwed: false)
             pauseCount += 1
             return out
         }
@@ -46,8 +45,8 @@ extension AudioEngine {
         // make that milliseconds) started its voice on the running device:
         // then there is nothing to pause, and pausing would cut that voice.
         let go = locked { () -> Bool in
-            guard outputPaused, output === out else {
-                pausing = false
+            guard idlePause == .pausing(resumeOwed: false), output === out else {
+                idlePause.pauseReturned()
                 pauseCount -= 1  // counted when decided; it did not happen
                 lock.broadcast()
                 return false
@@ -57,9 +56,9 @@ extension AudioEngine {
         guard go else { return }
         out.pause()
         let (resume, lost) = locked { () -> (Bool, Bool) in
-            pausing = false
-            let owed = !outputPaused && output === out
-            if owed { resuming = true }
+            let owed = idlePause == .pausing(resumeOwed: true) && output === out
+            idlePause.pauseReturned()
+            if owed { idlePause = .resuming }
             lock.broadcast()  // shutdown() waits for the pause to end
             // A loss told during the pause was let be (a device call was in
             // flight), and a paused device is not watched: look now.
@@ -73,9 +72,9 @@ extension AudioEngine {
     /// returns the output for `resumeLater`, or nil while the pause itself is
     /// still in flight (its worker resumes the device when it returns).
     func resumeOutput(_ out: any AudioOutputDevice) -> (any AudioOutputDevice)? {
-        outputPaused = false
-        if pausing { return nil }
-        resuming = true
+        idlePause.endPause()
+        if case .pausing = idlePause { return nil }
+        idlePause = .resuming
         return out
     }
 
@@ -85,8 +84,8 @@ extension AudioEngine {
         host.workers.submit { [self] in resumeOnWorker(out) }
     }
 
-    /// Resumes the device (alcDeviceResumeSOFT) off the lock; `resuming` is
-    /// set. Then, on OpenAL Soft's device, has the monitor check: it finds a
+    /// Resumes the device (alcDeviceResumeSOFT) off the lock; `idlePause` is
+    /// `.resuming`. Then, on OpenAL Soft's device, has the monitor check: it finds a
     /// loss while paused (ALC_CONNECTED) and foresees the end of the voice
     /// that asked for the resume. The own stream's render tells that end.
     /// The new mixer goes real-time last: a slow rtkit holds up neither the
@@ -94,7 +93,7 @@ extension AudioEngine {
     func resumeOnWorker(_ out: any AudioOutputDevice) {
         let started = out.resume()
         locked {
-            resuming = false
+            idlePause.resumeReturned()
             lock.broadcast()
         }
         if out.whoMixes == .device { monitor?.wake() }

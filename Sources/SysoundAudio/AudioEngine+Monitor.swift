@@ -298,7 +298,7 @@ extension AudioEngine {
             // Waiting for the stream that replaces a lost one (`reopen`).
             if streamLost { return .nothing }
             // A pause or resume in flight keeps the device open: the loss is handled at a later check.
-            if !out.isConnected && !pausing && !resuming {
+            if !out.isConnected && !idlePause.callInFlight {
                 checkArmedAt = nil
                 defer { lock.broadcast() }
                 // The own stream's mix, sources and buffers need no server: they stay.
@@ -306,7 +306,7 @@ extension AudioEngine {
                     logger.warning("audio output \(out.name) lost its sound server; voices dropped, connecting a new stream (the mix and its clips stay)")
                     dropVoices(out)
                     streamLost = true
-                    outputPaused = false
+                    idlePause.endPause()
                     return .lost(gone: nil)
                 }
                 logger.warning("audio device \(out.name) disconnected; voices dropped, reopening")
@@ -314,7 +314,7 @@ extension AudioEngine {
             }
             // Not while a worker pauses or resumes: the query would wait for its
             // backend lock. The own stream's is read when asked (`outputLatencyNanoseconds`).
-            if !out.keepsTiming && !outputPaused && !pausing && !resuming { latencyNs = out.latencyNanoseconds() }
+            if !out.keepsTiming && idlePause == .running { latencyNs = out.latencyNanoseconds() }
             // Seen before tick: a short voice may end in this very tick.
             let played = playedSinceCheck || pool.voices.contains(where: \.isActive)
             playedSinceCheck = false
@@ -325,7 +325,7 @@ extension AudioEngine {
             if played || !quiet { lastBusy = now }
             checkArmedAt = nextCheck(out, now: now)
             let after = settings.idlePauseMilliseconds / 1000
-            let armIdle = quiet && after > 0 && out.canPause && !outputPaused
+            let armIdle = quiet && after > 0 && out.canPause && !idlePause.isPaused
             return .running(next: checkArmedAt, idleDeadline: armIdle ? lastBusy + after : nil)
         }
     }
@@ -341,7 +341,7 @@ extension AudioEngine {
     /// with no end to foresee holds the device (a loop; a voice paused by an
     /// interruption).
     func nextCheck(_ out: any AudioOutputDevice, now: Double) -> Double? {
-        guard out.whoMixes == .device, !outputPaused else { return nil }
+        guard out.whoMixes == .device, !idlePause.isPaused else { return nil }
         let busy = settings.monitorIntervalMilliseconds / 1000
         if duckRamp.level != duckRamp.target || hushRamp.level != hushRamp.target { return now + busy }
         let update = out.refresh > 0 ? 1 / Double(out.refresh) : busy
@@ -369,7 +369,7 @@ extension AudioEngine {
     /// OpenAL Soft's device says it is gone (ALC_CONNECTED), with no device
     /// call in flight: what the idle timer asks before it lets a lost device be.
     var outputGone: Bool {
-        locked { output.map { !$0.isConnected && !pausing && !resuming } ?? false }
+        locked { output.map { !$0.isConnected && !idlePause.callInFlight } ?? false }
     }
 
     /// Takes a device reopened after a loss (loop thread); false when the

@@ -9,7 +9,7 @@ extension AudioEngine {
     /// upload failed there (buffer 0) stays unloaded, and leaves the cache).
     func attach(_ out: any AudioOutputDevice, buffers: [(Clip, ALuint)] = []) {
         output = out
-        outputPaused = false
+        idlePause.endPause()
         latencyNs = 0
         // The engine's render ticks with what it has rendered (AudioEngine+Render.swift).
         if out.whoMixes == .engine { lastTick = renderedSeconds }
@@ -84,7 +84,7 @@ extension AudioEngine {
         pool = VoicePool(count: 0, nextOrder: pool.nextOrder)
         out.releaseCurrent()
         output = nil
-        outputPaused = false
+        idlePause.endPause()
         return out
     }
 }

@@ -51,12 +51,10 @@ public final class AudioEngine: @unchecked Sendable {
     /// saw); what `deviceName` says after a loss.
     var openedDeviceName = ""
     var reopenCount = 0
-    /// The device is paused for idleness (alcDevicePauseSOFT); `play` has a worker resume it.
-    var outputPaused = false
-    /// A worker is inside alcDevicePauseSOFT / alcDeviceResumeSOFT (without
-    /// the lock): the device is not paused, resumed or closed meanwhile.
-    var pausing = false
-    var resuming = false
+    /// The idle pause of the output (IdlePause.swift): paused for idleness
+    /// (`play` ends it), or a worker's pause or resume in flight (without the
+    /// lock: the device is not paused, resumed or closed meanwhile).
+    var idlePause = IdlePause.running
     /// A voice started since the monitor last looked (it may have ended already).
     var playedSinceCheck = false
     /// When the monitor's check is armed (monotonic seconds; nil: none, it
@@ -199,7 +197,7 @@ public final class AudioEngine: @unchecked Sendable {
             // under an upload into its context (a preload on a worker). Waited
             // for here, so the close below needs nothing of the engine: from
             // `deinit` no closure may keep `self`.
-            while pausing || resuming || uploadsInFlight > 0 { lock.wait() }
+            while idlePause.callInFlight || uploadsInFlight > 0 { lock.wait() }
             defer { lock.broadcast() }
             return .some(detach())
         }
@@ -242,7 +240,7 @@ public final class AudioEngine: @unchecked Sendable {
         // the way); where OpenAL Soft tells no loss (no disconnect event;
         // ALSA while paused), a paused device playing nothing, a loss matters
         // from the next play on, which finds it here and has the monitor reopen.
-        if streamLost || (!out.isConnected && (out.hasToldLoss || (!pausing && !resuming))) {
+        if streamLost || (!out.isConnected && (out.hasToldLoss || !idlePause.callInFlight)) {
             lock.unlock()
             monitor?.outputFailed()
             throw .deviceUnavailable
@@ -275,10 +273,10 @@ public final class AudioEngine: @unchecked Sendable {
                 wake = true
             }
         }
-        if outputPaused {
+        if idlePause.isPaused {
             // The stream's kick uncorks it (after writing); a cork still in
             // flight is undone by its worker once it returns.
-            if out.playEndsPause { outputPaused = false } else { resume = resumeOutput(out) }
+            if out.playEndsPause { idlePause.endPause() } else { resume = resumeOutput(out) }
         }
         // A stream still rendering mixes the voice into its next block, where
         // a kick would write it too: only a drained stream is woken.

@@ -138,16 +138,16 @@ final class AudioLoopTests: XCTestCase {
         var continued = false
         defer { if !continued { kill(server, SIGCONT) } }
         XCTAssertTrue(eventually(2) { engine.isOutputPaused }, "the pause begins on a worker")
-        XCTAssertTrue(engine.locked { engine.pausing }, "the pause waits for the stopped server")
+        XCTAssertTrue(engine.locked { if case .pausing = engine.idlePause { true } else { false } }, "the pause waits for the stopped server")
         let delay = longestLoopDelay(host.loop, seconds: 0.5)
         XCTAssertLessThan(delay, 1, "the loop answered within \(delay * 1000) ms while the pause waited")
         let (took, played) = playOnLoop(engine, clip, host.loop)
         XCTAssertTrue(played)
         XCTAssertLessThan(took, 1, "play on the loop waited \(took * 1000) ms for the pause")
-        XCTAssertTrue(engine.locked { engine.pausing }, "the pause was still blocked during those requests")
+        XCTAssertTrue(engine.locked { if case .pausing = engine.idlePause { true } else { false } }, "the pause was still blocked during those requests")
         kill(server, SIGCONT)
         continued = true
-        XCTAssertTrue(eventually(3) { !engine.locked { engine.pausing || engine.resuming } }, "the pause returns and the device resumes")
+        XCTAssertTrue(eventually(3) { !engine.locked { engine.idlePause.callInFlight } }, "the pause returns and the device resumes")
         XCTAssertTrue(eventually(3) { engine.idlePauses >= 2 }, "and pauses again when idle")
     }
 
