@@ -143,7 +143,7 @@ let package = Package(
             name: "SysoundDaemon",
             dependencies: [
                 "SysoundCore", "SysoundConfig", "SysoundState", "SysoundFeedback", "SysoundPlatform", "SysoundClient",
-                "SysoundAudio", "SysoundLeds", "CSysoundShims", "CSystemd",
+                "SysoundLeds", "CSysoundShims", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 

@@ -114,6 +114,7 @@ final class InProcessEngine: Sendable {
 }
 #else
 import Logging
+import SysoundAudio
 import SysoundCore
 import SysoundState
 
