@@ -224,7 +224,7 @@ public final class AudioEngine: @unchecked Sendable {
     ///   - duck: lower every other voice by `settings.duckDecibels` while it plays.
     /// - Throws: `.deviceUnavailable` while the device is lost; `.clipNotLoaded`
     ///   for an evicted clip.
-    public func play(
+    package func play(
         _ clip: Clip, gain: Double = 1, rate: Double = 1, category: SoundCategory = .ambient,
         priority: Int = 0, loop: Bool = false, duck: Bool = false
     ) throws(AudioError) -> VoiceID {
@@ -297,7 +297,7 @@ public final class AudioEngine: @unchecked Sendable {
     }
 
     /// Whether `voice` is still playing (or paused by an interruption).
-    public func isPlaying(_ voice: VoiceID) -> Bool {
+    package func isPlaying(_ voice: VoiceID) -> Bool {
         locked {
             guard pool.isCurrent(voice), let out = output else { return false }
             out.makeCurrent()
@@ -314,7 +314,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// On a device engine the own stream's render or the monitor's check at the
     /// voice's foreseen end notices it; on a loopback engine another thread must render.
     @discardableResult
-    public func wait(for voice: VoiceID, timeout: Double? = nil) -> Bool {
+    package func wait(for voice: VoiceID, timeout: Double? = nil) -> Bool {
         let deadline = timeout.map { EventLoop.monotonicNow() + UInt64(max($0, 0) * 1e6) }
         lock.lock()
         defer { lock.unlock() }

@@ -1,4 +1,3 @@
-import SysoundAudio
 import SysoundConfig
 import SysoundFeedback
 import SysoundCore

@@ -340,20 +340,3 @@ extension FeedbackManager {
         return r
     }
 }
-
-extension VoiceID {
-    /// The text form on the wire: `slot.serial` for the event stream's voices
-    /// (as before roles), `slot.serial.role` for another role's (`3.17.alarm`).
-    package var wireID: String { role == .event ? "\(slot).\(serial)" : "\(slot).\(serial).\(role.rawValue)" }
-
-    /// Parses the wire form (in place: no array of parts for a play's id).
-    package init?(_ text: String) {
-        guard let dot = text.firstIndex(of: "."), let slot = Int(text[..<dot]), slot >= 0 else { return nil }
-        let rest = text[text.index(after: dot)...]
-        let serialEnd = rest.firstIndex(of: ".") ?? rest.endIndex
-        guard let serial = UInt32(rest[..<serialEnd]) else { return nil }
-        let role = serialEnd == rest.endIndex ? .event : MediaRole(rawValue: String(rest[rest.index(after: serialEnd)...]))
-        guard let role else { return nil }
-        self.init(slot: slot, serial: serial, role: role)
-    }
-}

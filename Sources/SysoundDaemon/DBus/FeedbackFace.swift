@@ -1,5 +1,4 @@
 import Logging
-import SysoundAudio
 import SysoundPlatform
 import SysoundConfig
 import SysoundCore

@@ -1,5 +1,5 @@
 import CSysoundShims
-import Foundation
+import SysoundCore
 import Glibc
 
 /// The files a Flatpak app sees: its own process's root (its `/app`, its
@@ -60,9 +60,11 @@ package final class AppView: @unchecked Sendable {
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: 4096)
         let n = read(fd, &bytes, bytes.count)
+        // Malformed JSON and a missing child-pid are the same answer: no process to look in.
         guard n > 0, n < bytes.count,
-            let object = try? JSONSerialization.jsonObject(with: Data(bytes[..<n])) as? [String: Any],
-            let pid = (object["child-pid"] as? NSNumber)?.int32Value, pid > 0
+            let object = try? PositionedJSON(parsing: String(decoding: bytes[..<n], as: UTF8.self)),
+            case .number(let number, _)? = object["child-pid"], number >= 1, number <= Double(Int32.max),
+            let pid = pid_t(exactly: number)
         else { throw .malformed("\(path) has no child-pid") }
         return pid
     }
