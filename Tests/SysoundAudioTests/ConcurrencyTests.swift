@@ -61,14 +61,7 @@ final class ConcurrencyTests: XCTestCase {
         let held = try loopbackEngine(), free = try loopbackEngine()
         free.preload([ClipSource(name: "tap", path: path)])
         let clip = try free.clip(named: "tap")
-        let holding = DispatchSemaphore(value: 0), letGo = DispatchSemaphore(value: 0)
-        Thread {
-            held.locked {
-                holding.signal()
-                _ = letGo.wait(timeout: .now() + 30)
-            }
-        }.start()
-        holding.wait()
+        let letGo = held.holdLockOnAThread()
         let rendered = DispatchSemaphore(value: 0)
         let peak = ManagedCounter()
         Thread {
@@ -80,7 +73,7 @@ final class ConcurrencyTests: XCTestCase {
         }.start()
         // A bound for a deadlock, not a measure of speed: the render takes milliseconds.
         let done = rendered.wait(timeout: .now() + 10) == .success
-        letGo.signal()
+        letGo()
         if !done { rendered.wait() }
         XCTAssertTrue(done, "the other engine played and rendered while this engine's lock was held")
         XCTAssertEqual(peak.value, 1, "and its render holds its sound")

@@ -45,15 +45,8 @@ final class StreamRoleTests: XCTestCase {
         XCTAssertTrue(alarm.preload([ClipSource(name: "tone", path: path)]).failures.isEmpty)
         let clip = try alarm.clip(named: "tone")
         let before = alarm.streamBytesWritten ?? 0
-        let holding = DispatchSemaphore(value: 0), letGo = DispatchSemaphore(value: 0)
-        Thread {
-            event.locked {
-                holding.signal()
-                _ = letGo.wait(timeout: .now() + 30)
-            }
-        }.start()
-        holding.wait()
-        defer { letGo.signal() }
+        let letGo = event.holdLockOnAThread()
+        defer { letGo() }
         // Every call on the alarm engine from another thread: this one only waits, with a bound.
         let done = DispatchSemaphore(value: 0)
         let written = ManagedAtomicFlag()

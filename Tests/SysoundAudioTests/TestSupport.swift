@@ -88,3 +88,20 @@ extension XCTestCase {
         return engine
     }
 }
+
+extension AudioEngine {
+    /// Takes the engine's lock on a thread of its own, as a stalled caller
+    /// or a long swap would, and holds it until the returned closure is
+    /// called (30 s at most).
+    func holdLockOnAThread() -> @Sendable () -> Void {
+        let holding = DispatchSemaphore(value: 0), letGo = DispatchSemaphore(value: 0)
+        Thread {
+            self.locked {
+                holding.signal()
+                _ = letGo.wait(timeout: .now() + 30)
+            }
+        }.start()
+        holding.wait()
+        return { letGo.signal() }
+    }
+}
