@@ -114,7 +114,6 @@ final class InProcessEngine: Sendable {
 }
 #else
 import Logging
-import SysoundAudio
 import SysoundCore
 import SysoundState
 
