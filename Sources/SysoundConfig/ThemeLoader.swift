@@ -24,8 +24,9 @@ extension Theme {
     public static func read(configuration config: SysoundConfiguration, environment: [String: String] = ProcessInfo.processInfo.environment) -> (Theme, [Diagnostic]) {
         var diagnostics: [Diagnostic] = []
         let configFile = config.file ?? "(built-in defaults)"
-        // Only for line numbers in diagnostics: the file was read whole a moment ago.
-        let configLines = config.file.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }.map(KeyLines.init(text:))
+        // Only for line numbers in diagnostics, read at the first one (the
+        // file was read whole a moment ago; a theme without problems needs none).
+        lazy var configLines = config.file.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }.map(KeyLines.init(text:))
         func configOrigin(_ key: String) -> Origin { Origin(file: configFile, line: configLines?.line(of: key), key: key) }
 
         var indexes: [ThemeIndex] = []
