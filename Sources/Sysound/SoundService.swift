@@ -177,7 +177,8 @@ public final class SoundService: Sendable {
         let configuration: SysoundConfiguration, theme: Theme
         do {
             let problems: [Diagnostic]
-            (configuration, theme, problems) = try ServiceSetup.load(configPath: configPath)
+            // A one-shot play decodes its one sound, which says what is wrong with its file.
+            (configuration, theme, problems) = try ServiceSetup.load(configPath: configPath, checkingFiles: !oneShot)
             problems.forEach { logger.debug("\($0)") }
         } catch {
             throw SoundServiceError(.configuration, error.description)

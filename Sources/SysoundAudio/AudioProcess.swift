@@ -61,10 +61,13 @@ public enum AudioProcess {
         prepared = single
         guard single else { return false }
         let environment = ProcessInfo.processInfo.environment
-        if let text = AlsoftConfig.contents(settings), isUnclaimed(environment["ALSOFT_CONF"]) {
+        // Only OpenAL Soft's own device reads the file: none when it only mixes.
+        if !openALMixesOnly, let text = AlsoftConfig.contents(settings), isUnclaimed(environment["ALSOFT_CONF"]) {
             let path = NSTemporaryDirectory() + filePrefix + "\(getpid()).conf"
             // Unwritable temp directory: OpenAL Soft keeps its own period, as without the file.
-            if (try? text.write(toFile: path, atomically: true, encoding: .utf8)) != nil {
+            // Not atomically: no one else reads this process's file, and an
+            // atomic write syncs it to the disk (/tmp is a disk on many systems).
+            if (try? text.write(toFile: path, atomically: false, encoding: .utf8)) != nil {
                 setenv("ALSOFT_CONF", path, 1)
                 file = path
             }
