@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // The layering is the architecture, and the folders under Sources/ show it:
 //   C/               the C libraries (Debian's, found with pkg-config) and the small C shims
 //   SysoundCore      the pure model: policy, patterns, the wire protocol; no C, no I/O
@@ -21,6 +21,13 @@ let package = Package(
         .executable(name: "sysound-cli", targets: ["sysound-cli"]),
         .executable(name: "sysound-engine", targets: ["sysound-engine"]),
         .executable(name: "sysound-soundgen", targets: ["sysound-soundgen"]),
+    ],
+    // An app that only ever talks to the daemon can leave the embedded engine
+    // out (`traits: []` on its dependency): its Sysound then links the client
+    // alone, without OpenAL, libpulse, libsndfile, libevdev or TOMLKit.
+    traits: [
+        .trait(name: "EmbeddedEngine", description: "Play in the app's own process when no daemon answers."),
+        .default(enabledTraits: ["EmbeddedEngine"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -136,18 +143,22 @@ let package = Package(
             name: "SysoundDaemon",
             dependencies: [
                 "SysoundCore", "SysoundConfig", "SysoundState", "SysoundFeedback", "SysoundPlatform", "SysoundClient",
-                "SysoundAudio", "SysoundLeds", "CSysoundShims", "CSystemd",
+                "SysoundLeds", "CSysoundShims", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
         // MARK: Clients
         // The daemon's client side, light enough for the CLI's fast path (no OpenAL, no Foundation).
         .target(name: "SysoundClient", dependencies: ["SysoundCore"]),
-        // The app library: the daemon's client, or the manager embedded; never the daemon.
+        // The app library: the daemon's client, and (trait EmbeddedEngine, on by
+        // default) the manager embedded; never the daemon.
         .target(
             name: "Sysound",
             dependencies: [
-                "SysoundCore", "SysoundClient", "SysoundConfig", "SysoundState", "SysoundAudio", "SysoundFeedback",
+                "SysoundCore", "SysoundClient", "SysoundState",
+                .target(name: "SysoundConfig", condition: .when(traits: ["EmbeddedEngine"])),
+                .target(name: "SysoundAudio", condition: .when(traits: ["EmbeddedEngine"])),
+                .target(name: "SysoundFeedback", condition: .when(traits: ["EmbeddedEngine"])),
                 .product(name: "Logging", package: "swift-log"),
             ]),
 

@@ -1,10 +1,16 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // An app that uses sysound as any app would: a package of its own that
 // depends on it by path and sees only the `Sysound` library's public API.
 import PackageDescription
 
 // Named, because a path dependency is otherwise known by its directory's name.
-var dependencies: [Package.Dependency] = [.package(name: "sysound", path: "../..")]
+// An app that always has a daemon may leave the embedded engine out
+// (`traits: []`); Tests/library/run.sh builds it so too
+// (SYSOUND_EXAMPLE_CLIENT_ONLY=1).
+var dependencies: [Package.Dependency] = [
+    Context.environment["SYSOUND_EXAMPLE_CLIENT_ONLY"] != nil
+        ? .package(name: "sysound", path: "../..", traits: []) : .package(name: "sysound", path: "../..")
+]
 var targets: [Target] = [
     .executableTarget(name: "HelloSysound", dependencies: [.product(name: "Sysound", package: "sysound")]),
 ]

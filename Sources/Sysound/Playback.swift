@@ -1,8 +1,6 @@
 import Dispatch
 import Synchronization
-import SysoundAudio
 import SysoundCore
-import SysoundFeedback
 
 /// One sound the service was asked to play: what it decided, and the sound
 /// itself while it plays.
@@ -50,7 +48,7 @@ public final class Playback: Sendable {
     /// Who plays the sound, to stop it and to know its end.
     enum Engine: Sendable {
         case daemon(DaemonLink)
-        case embedded(FeedbackManager)
+        case embedded(InProcessEngine)
         case none
     }
 
@@ -98,12 +96,9 @@ public final class Playback: Sendable {
         switch (engine, id) {
         case (.daemon(let link), let id?):
             signal = EndSignal { done in link.whenEnded(id.text, done) }
-        case (.embedded(let manager), let id?):
-            // The engine's end event, the one the daemon answers `wait` with too.
-            if let voice = VoiceID(id.text) {
-                signal = EndSignal { done in manager.whenHeard(voice, done) }
-            } else {
-                signal = EndSignal(ended: true)
+        case (.embedded(let engine), let id?):
+            signal = EndSignal { done in
+                if !engine.whenHeard(id.text, done) { done() }
             }
         default:
             signal = EndSignal(ended: true)
@@ -127,8 +122,8 @@ public final class Playback: Sendable {
         guard let id else { return }
         switch engine {
         case .none: return
-        case .embedded(let manager):
-            if case .error(let code, let message) = manager.handle(.stop(.voice(id.text))) {
+        case .embedded(let engine):
+            if case .error(let code, let message) = engine.handle(.stop(.voice(id.text))) {
                 throw SoundServiceError(code: code, message: message)
             }
         case .daemon(let link):

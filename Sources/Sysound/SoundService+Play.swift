@@ -1,5 +1,4 @@
 import SysoundCore
-import SysoundFeedback
 
 extension SoundService {
     /// Plays a sound of the theme (or an alias, or a freedesktop sound name),
@@ -54,13 +53,8 @@ extension SoundService {
         switch try route(.play(request, wait: false)) {
         case .daemon(let reply):
             return Playback(fields: try Self.unpack(reply), engine: .daemon(link))
-        case .embedded(let manager):
-            do throws(FeedbackError) {
-                let result = try manager.play(request)
-                return Playback(fields: FeedbackManager.fields(of: result), engine: .embedded(manager))
-            } catch {
-                throw SoundServiceError(code: error.code, message: error.message)
-            }
+        case .embedded(let engine):
+            return Playback(fields: try engine.play(request), engine: .embedded(engine))
         }
     }
 

@@ -1,4 +1,3 @@
-import SysoundFeedback
 
 /// What `prepare()` has warmed already.
 struct Warmth {
@@ -30,11 +29,11 @@ extension SoundService {
             if (try? link.send(.ping))?.isOK == true || mode == .daemon { return }
         }
         // A hint: what fails here fails again, and is reported, at the play.
-        guard let manager = try? embeddedManager(), (try? manager.audioEngine()) != nil else { return }
+        guard let engine = try? embeddedEngine(), engine.openAudio() else { return }
         let first = warmth.withLock { warm -> Bool in
             defer { warm.themeLoaded = true }
             return !warm.themeLoaded
         }
-        if first { manager.preloadTheme() }
+        if first { engine.preloadTheme() }
     }
 }

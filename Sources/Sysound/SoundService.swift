@@ -1,10 +1,7 @@
 import Dispatch
 import Logging
 import SysoundClient
-import SysoundAudio
-import SysoundConfig
 import SysoundCore
-import SysoundFeedback
 import SysoundState
 
 /// The sound and haptics service, as an app uses it.
@@ -46,7 +43,7 @@ public final class SoundService: Sendable {
     let oneShot: Bool
     let logger: Logger
     let link: DaemonLink
-    let embedded = Locked<FeedbackManager?>(nil)
+    let embedded = Locked<InProcessEngine?>(nil)
     let warmth = Locked<Warmth>(Warmth())
 
     /// A service for this user's session.
@@ -91,7 +88,7 @@ public final class SoundService: Sendable {
     package func send(_ request: Request) throws(SoundServiceError) -> Reply {
         switch try route(request) {
         case .daemon(let reply): reply
-        case .embedded(let manager): manager.handle(request)
+        case .embedded(let engine): engine.handle(request)
         }
     }
 
@@ -111,7 +108,7 @@ public final class SoundService: Sendable {
     /// Where a request went: the daemon (which answered), or the embedded engine (still to ask).
     enum Route {
         case daemon(Reply)
-        case embedded(FeedbackManager)
+        case embedded(InProcessEngine)
     }
 
     /// Sends `request` to the daemon, or, when none listens (automatic
@@ -135,7 +132,7 @@ public final class SoundService: Sendable {
                 }
             }
         }
-        return .embedded(try embeddedManager())
+        return .embedded(try embeddedEngine())
     }
 
     /// Runs a blocking exchange away from Swift's cooperative threads (a
@@ -161,88 +158,23 @@ public final class SoundService: Sendable {
 
     /// The in-process engine, built on first use: configuration and theme
     /// are loaded then, the audio device opens only when a sound must play.
-    func embeddedManager() throws(SoundServiceError) -> FeedbackManager {
-        if let manager = embedded.withLock({ $0 }) { return manager }
-        let manager = try Self.makeEmbedded(configPath: configPath, stateDirectory: stateDirectory, logger: logger, oneShot: oneShot)
-        return embedded.withLock { slot in
-            if let existing = slot { return existing }
-            slot = manager
-            return manager
+    func embeddedEngine() throws(SoundServiceError) -> InProcessEngine {
+        if let engine = embedded.withLock({ $0 }) { return engine }
+        let engine = try InProcessEngine.make(configPath: configPath, stateDirectory: stateDirectory, logger: logger, oneShot: oneShot)
+        // The first made stays (two first requests may race here).
+        let kept = embedded.withLock { slot -> InProcessEngine? in
+            if slot == nil { slot = engine }
+            return slot
         }
-    }
-
-    static func makeEmbedded(
-        configPath: String?, stateDirectory: StateDirectory, logger: Logger, oneShot: Bool = false
-    ) throws(SoundServiceError) -> FeedbackManager {
-        let configuration: SysoundConfiguration, theme: Theme
-        do {
-            let problems: [Diagnostic]
-            // A one-shot play decodes its one sound, which says what is wrong with its file.
-            (configuration, theme, problems) = try ServiceSetup.load(configPath: configPath, checkingFiles: !oneShot)
-            problems.forEach { logger.debug("\($0)") }
-        } catch {
-            throw SoundServiceError(.configuration, error.description)
-        }
-        // Before the threads below (haptics, LEDs, the audio loop): the
-        // environment may be written only now.
-        if oneShot { AudioProcess.prepareOneShot(configuration.audio) }
-        // The settings as the daemon has them: followed with inotify, so a
-        // play reads no file (a one-shot process reads them at its play).
-        let settings: SettingsSource
-        if !oneShot, let watcher = try? StateWatcher(directory: stateDirectory, logger: logger) {
-            watcher.start()
-            settings = .watched(watcher)
-        } else {
-            let files = ControlFiles(directory: stateDirectory)
-            settings = .read { files.loadAll().state }
-        }
-        do {
-            return try ServiceSetup.manager(
-                configuration: configuration, theme: theme, stateDirectory: stateDirectory,
-                audio: .deviceOnDemand,
-                haptics: ServiceSetup.haptics(configuration.haptics, logger: logger),
-                leds: ServiceSetup.leds(configuration.leds, logger: logger),
-                settings: settings, logger: logger, audioLogger: LibraryLog.audio(logger))
-        } catch {
-            throw SoundServiceError(.noDevice, error.description)
-        }
+        return kept ?? engine
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 extension SoundService {
     /// Waits until the embedded engine has nothing playing or vibrating (a
     /// process about to exit takes its sounds and vibrations with it). Returns
     /// at once when requests went to the daemon, which owns its sounds.
     public func waitUntilIdle(timeoutSeconds: Double = 120) {
-        guard let manager = embedded.withLock({ $0 }) else { return }
-        var waited = 0.0
-        while waited < timeoutSeconds,
-              manager.audioEngines.contains(where: \.hasActiveVoices) || (manager.haptics?.isVibrating ?? false) {
-            usleep(2_000)
-            waited += 0.002
-        }
-        // A voice has ended when the mixer has consumed it; the sound server
-        // still holds what was written ahead of the sink, and closing the
-        // stream now would drop that tail (a short tap, entirely). The own
-        // stream is drained: the server says when it has played it all, and
-        // starts a last block it would hold after an underrun (FastPathTests
-        // saw tails cut to 0.73–0.77 of their share when blocks came late,
-        // before). An output that cannot tell (OpenAL Soft's device) is
-        // waited for by its latency: the longer of the configured and the
-        // engine's own count of what is unheard, and 50 ms for late blocks.
-        let undrained = manager.audioEngines.filter { !$0.drainOutput(timeoutSeconds: Self.longestDrainSeconds) }
-        if !undrained.isEmpty {
-            let configured = UInt64(manager.configuration.audio.latencyMs) * 1_000_000
-            let unheard = undrained.map(\.untilHeardNanoseconds).max() ?? 0
-            usleep(useconds_t((max(configured, unheard) + 50_000_000) / 1000))
-        }
+        embedded.withLock { $0 }?.waitUntilIdle(timeoutSeconds: timeoutSeconds)
     }
-
-    /// The longest a drain is waited for: a server that takes longer has
-    /// stalled (a stream's whole buffer is milliseconds).
-    static let longestDrainSeconds = 2.0
 }

@@ -51,7 +51,7 @@ public struct SoundServiceError: Error, Sendable, Equatable, CustomStringConvert
     public var description: String { message }
 
     /// An `error` reply or a refusal of the embedded engine, by its wire code.
-    init(code: WireErrorCode, message: String) {
+    package init(code: WireErrorCode, message: String) {
         let kind: Kind = switch code {
         case .unknownSound: .unknownSound
         case .unknownPreset: .unknownPreset

@@ -4,7 +4,7 @@ import SysoundCore
 /// volume, and interruptions (a call pauses what may resume and drops the rest).
 extension AudioEngine {
     /// Stops one voice now; a stale ID is ignored.
-    public func stop(_ voice: VoiceID) {
+    package func stop(_ voice: VoiceID) {
         locked {
             guard pool.isCurrent(voice) else { return }
             output?.makeCurrent()
@@ -17,7 +17,7 @@ extension AudioEngine {
     /// progress and stops there (AL_LOOPING off); a stale ID is ignored. On
     /// OpenAL Soft's device the monitor looks again, as the voice now has an
     /// end to foresee; the own stream's render tells it by itself.
-    public func endLoop(_ voice: VoiceID) {
+    package func endLoop(_ voice: VoiceID) {
         let foresee = locked { () -> Bool in
             guard pool.isCurrent(voice), let out = output else { return false }
             out.makeCurrent()

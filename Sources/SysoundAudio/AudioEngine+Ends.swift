@@ -1,3 +1,4 @@
+import SysoundCore
 import SysoundPlatform
 
 extension AudioEngine {
@@ -8,7 +9,7 @@ extension AudioEngine {
     /// a stop), with the engine's lock held: `ended` must only pass the news
     /// on (resume a continuation, post to a loop or a queue), never block or
     /// call back into the engine. Nothing waits or polls in the meantime.
-    public func whenEnded(_ voice: VoiceID, _ ended: @escaping @Sendable () -> Void) {
+    package func whenEnded(_ voice: VoiceID, _ ended: @escaping @Sendable () -> Void) {
         let now = locked { () -> Bool in
             guard !closed, pool.isCurrent(voice) else { return true }
             endObservers[voice, default: []].append(ended)
@@ -39,7 +40,7 @@ extension AudioEngine {
     /// loop may wake once for it and its neighbours). A loopback engine has
     /// no loop and no tail: `heard` is called where the end is noticed, with
     /// the engine's lock held, so it must only pass the news on.
-    public func whenHeard(_ voice: VoiceID, _ heard: @escaping @Sendable () -> Void) {
+    package func whenHeard(_ voice: VoiceID, _ heard: @escaping @Sendable () -> Void) {
         guard let loop = host?.loop else { return whenEnded(voice, heard) }
         whenEnded(voice) { [self] in
             // The lock is held here: the tail is read on the loop.
@@ -63,14 +64,14 @@ extension AudioEngine {
     /// True when the output said so (or has nothing to hold); false when it
     /// cannot tell (OpenAL Soft's device): then only `untilHeardNanoseconds`
     /// and a margin tell. Not on the host's loop, nor holding `ALLock`.
-    public func drainOutput(timeoutSeconds: Double) -> Bool {
+    package func drainOutput(timeoutSeconds: Double) -> Bool {
         guard let out = locked({ output }) else { return true }
         return out.drain(timeoutSeconds: timeoutSeconds)
     }
 
     /// Blocks the caller until `voice` has been heard to its end (`whenHeard`):
     /// the embedded engine's synchronous `wait=1`. Never on the host's loop.
-    public func waitUntilHeard(_ voice: VoiceID) {
+    package func waitUntilHeard(_ voice: VoiceID) {
         let done = PosixSemaphore()
         whenHeard(voice) { done.post() }
         done.wait()

@@ -10,7 +10,7 @@ extension AudioEngine {
     /// ends (played out, stopped, stolen, or the engine closed). Their ramps
     /// move at their next tick, which runs while anything of them plays;
     /// with nothing playing there is nothing to duck.
-    public func duck(_ others: [AudioEngine], whilePlaying voice: VoiceID) {
+    package func duck(_ others: [AudioEngine], whilePlaying voice: VoiceID) {
         locked {
             guard !closed, pool.isCurrent(voice), !others.isEmpty else { return }
             for other in others { other.pool.heldDucks += 1 }

@@ -18,10 +18,10 @@ import Synchronization
 /// host's loop, and the device calls that may wait for the sound server
 /// (pausing, resuming, reopening, closing) run on the host's workers.
 public final class AudioEngine: @unchecked Sendable {
-    public let settings: AudioSettings
+    package let settings: AudioSettings
     public let outputKind: AudioOutput
     /// The `media.role` of the own stream, and of every voice this engine plays.
-    public let role: MediaRole
+    package let role: MediaRole
     let logger: Logger
 
     // Everything below is guarded by ALLock.condition.
@@ -99,7 +99,7 @@ public final class AudioEngine: @unchecked Sendable {
     ///   `auto` output then does not ask again. Nil: it asks itself.
     /// - Parameter role: the own stream's `media.role` (AudioRoles opens one engine per role).
     /// - Parameter logger: where the engine logs (an app's library passes its own: LibraryLog).
-    public init(
+    package init(
         settings: AudioSettings = .defaults, output: AudioOutput = .device, host: LoopHost? = nil,
         realtime: RealtimeThreads? = nil, server: SoundServerProbe.Answer? = nil, role: MediaRole = .event,
         logger: Logger = Logger(label: "sysound.audio")
@@ -201,7 +201,7 @@ public final class AudioEngine: @unchecked Sendable {
     ///   - duck: lower every other voice by `settings.duckDecibels` while it plays.
     /// - Throws: `.deviceUnavailable` while the device is lost; `.clipNotLoaded`
     ///   for an evicted clip.
-    public func play(
+    package func play(
         _ clip: Clip, gain: Double = 1, rate: Double = 1, category: SoundCategory = .ambient,
         priority: Int = 0, loop: Bool = false, duck: Bool = false
     ) throws(AudioError) -> VoiceID {
@@ -273,7 +273,7 @@ public final class AudioEngine: @unchecked Sendable {
     }
 
     /// Whether `voice` is still playing (or paused by an interruption).
-    public func isPlaying(_ voice: VoiceID) -> Bool {
+    package func isPlaying(_ voice: VoiceID) -> Bool {
         locked {
             guard pool.isCurrent(voice), let out = output else { return false }
             out.makeCurrent()
@@ -290,7 +290,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// On a device engine the own stream's render or the monitor's check at the
     /// voice's foreseen end notices it; on a loopback engine another thread must render.
     @discardableResult
-    public func wait(for voice: VoiceID, timeout: Double? = nil) -> Bool {
+    package func wait(for voice: VoiceID, timeout: Double? = nil) -> Bool {
         let deadline = timeout.map { EventLoop.monotonicNow() + UInt64(max($0, 0) * 1e6) }
         let lock = ALLock.condition
         lock.lock()

@@ -53,7 +53,7 @@ public enum AudioProcess {
     /// own device is refused in this process (`OpenALDeviceOutput.open`):
     /// it could only be silent.
     @discardableResult
-    public static func prepare(_ settings: AudioSettings, openALMixesOnly: Bool = false) -> Bool {
+    package static func prepare(_ settings: AudioSettings, openALMixesOnly: Bool = false) -> Bool {
         lock.lock()
         defer { lock.unlock() }
         if let prepared { return prepared }
@@ -86,7 +86,7 @@ public enum AudioProcess {
     /// the output will be the own stream. Asks the sound server for that
     /// (`SoundServerProbe`; the open asks again, a round trip of well under
     /// a millisecond to a running server).
-    public static func prepareOneShot(_ settings: AudioSettings) {
+    package static func prepareOneShot(_ settings: AudioSettings) {
         let ownStream = AudioOutputs.opensOwnStream(settings, server: SoundServerProbe.ask())
         prepare(settings, openALMixesOnly: ownStream)
     }

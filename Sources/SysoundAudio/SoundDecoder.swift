@@ -10,7 +10,7 @@ public struct SoundDecoder: Sendable {
     /// before any sample is read, so a 1-hour file costs nothing.
     public var maxSeconds: Double
 
-    public init(maxSeconds: Double = AudioSettings.defaults.maxClipSeconds) {
+    package init(maxSeconds: Double = AudioSettings.defaults.maxClipSeconds) {
         self.maxSeconds = maxSeconds
     }
 

@@ -1,27 +1,5 @@
 import SysoundCore
 
-/// Identifies one sound started by `AudioEngine.play`. A slot is reused by
-/// later voices; the serial tells a stale ID from the voice now in the slot.
-public struct VoiceID: Hashable, Sendable, CustomStringConvertible {
-    public let slot: Int
-    /// The voice's start order (mod 2³²): unique for the engine's life, also
-    /// across device reopenings.
-    public let serial: UInt32
-    /// The engine's role: which of the role engines (AudioRoles) plays it.
-    public let role: MediaRole
-
-    public init(slot: Int, serial: UInt32, role: MediaRole = .event) {
-        self.slot = slot
-        self.serial = serial
-        self.role = role
-    }
-
-    /// The same voice as played by the engine of `role`.
-    func of(_ role: MediaRole) -> VoiceID { VoiceID(slot: slot, serial: serial, role: role) }
-
-    public var description: String { role == .event ? "voice \(slot).\(serial)" : "voice \(slot).\(serial) (\(role))" }
-}
-
 /// One slot of the pool: what plays on the source with the same index.
 struct Voice {
     enum Phase: Equatable { case idle, playing, paused }

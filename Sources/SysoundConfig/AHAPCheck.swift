@@ -1,12 +1,12 @@
 import SysoundCore
 
 /// `sysound check FILE.ahap`: a Core Haptics pattern as sysound reads it.
-public enum AHAPCheck {
-    public static func isPatternFile(_ path: String) -> Bool { path.hasSuffix(".ahap") }
+package enum AHAPCheck {
+    package static func isPatternFile(_ path: String) -> Bool { path.hasSuffix(".ahap") }
 
     /// The file's error, if it cannot be played, and what of it is ignored or
     /// clamped (warnings), each with its line and key.
-    public static func check(file path: String) -> [Diagnostic] {
+    package static func check(file path: String) -> [Diagnostic] {
         do {
             let (_, notes) = try AHAPReader.read(file: path)
             return notes.map { diagnostic($0, file: path, severity: .warning) }

@@ -1,13 +1,13 @@
 import Foundation
 
 /// `sysound check [FILE]`: every problem of a configuration and its theme.
-public enum SysoundCheck {
+package enum SysoundCheck {
     /// Validates the configuration (`configPath`, or the one the search
     /// order finds) and the theme it names: syntax, unknown keys, wrong types,
     /// out-of-range values, haptic patterns, missing or unreadable sound
     /// files, alias cycles, duplicate names. Sorted by file and line.
     /// The check fails when `containsErrors` is true.
-    public static func check(configPath: String? = nil, search: ConfigurationSearch = ConfigurationSearch()) -> [Diagnostic] {
+    package static func check(configPath: String? = nil, search: ConfigurationSearch = ConfigurationSearch()) -> [Diagnostic] {
         let file: String
         do {
             file = try search.configurationFile(override: configPath)

@@ -2,7 +2,7 @@ import Foundation
 import SysoundCore
 
 /// Why the configuration could not be loaded.
-public enum ConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum ConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
     /// `--config FILE` names a file that does not exist.
     case notFound(path: String)
     /// No data directory (holding `config/sysound.toml` and `Sounds/`) was found.
@@ -10,7 +10,7 @@ public enum ConfigurationError: Error, Equatable, Sendable, CustomStringConverti
     /// The file has problems; every one is listed.
     case invalid(file: String, diagnostics: [Diagnostic])
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notFound(let path):
             return "configuration file \(path) does not exist; give an existing file to --config, or leave it out to use the default search"
@@ -25,12 +25,12 @@ public enum ConfigurationError: Error, Equatable, Sendable, CustomStringConverti
 }
 
 /// Where the configuration and the shipped data are found.
-public struct ConfigurationSearch: Sendable {
-    public var environment: [String: String]
+package struct ConfigurationSearch: Sendable {
+    package var environment: [String: String]
     /// The running executable (for an installed layout), if known.
-    public var executablePath: String?
+    package var executablePath: String?
 
-    public init(
+    package init(
         environment: [String: String] = ProcessInfo.processInfo.environment,
         executablePath: String? = ConfigurationSearch.currentExecutable()
     ) {
@@ -39,13 +39,13 @@ public struct ConfigurationSearch: Sendable {
     }
 
     /// `/proc/self/exe`, resolved; nil where there is none.
-    public static func currentExecutable() -> String? {
+    package static func currentExecutable() -> String? {
         // No /proc: argv[0], as documented.
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first
     }
 
     /// The shipped default configuration, relative to a data directory.
-    public static let defaultConfigPath = "config/sysound.toml"
+    package static let defaultConfigPath = "config/sysound.toml"
 
     /// Directories that may be the data directory, in the order they are tried:
     /// `$SYSOUND_DATA_DIR`; `PREFIX/share/sysound` of the prefix the executable
@@ -54,7 +54,7 @@ public struct ConfigurationSearch: Sendable {
     /// `.build/debug/sysound` → the package root) and this source file's
     /// package root; then `/usr/local/share/sysound` and `/usr/share/sysound`.
     /// An installed executable never reads the tree it was built from.
-    public func dataDirectoryCandidates() -> [String] {
+    package func dataDirectoryCandidates() -> [String] {
         var candidates: [String] = []
         if let dir = environment["SYSOUND_DATA_DIR"], !dir.isEmpty { return [dir] }
         if let prefix = installPrefix {
@@ -75,7 +75,7 @@ public struct ConfigurationSearch: Sendable {
     }
 
     /// The first candidate that holds the shipped configuration.
-    public func dataDirectory() throws(ConfigurationError) -> String {
+    package func dataDirectory() throws(ConfigurationError) -> String {
         let candidates = dataDirectoryCandidates()
         for dir in candidates where Paths.isFile(Paths.join(dir, Self.defaultConfigPath)) {
             return (dir as NSString).standardizingPath
@@ -89,7 +89,7 @@ public struct ConfigurationSearch: Sendable {
     /// The configuration files tried, in order, without the override: the
     /// user's, then the administrator's (`SYSCONFDIR/sysound/sysound.toml` of
     /// the installed prefix, and `/etc/sysound/sysound.toml`), then the shipped one.
-    public func configurationCandidates(dataDirectory: String?) -> [String] {
+    package func configurationCandidates(dataDirectory: String?) -> [String] {
         var files: [String] = []
         if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
             files.append(Paths.join(xdg, "sysound/sysound.toml"))
@@ -108,7 +108,7 @@ public struct ConfigurationSearch: Sendable {
 
     /// The file to load: `override` if given (it must exist), else the first
     /// existing file of `configurationCandidates`.
-    public func configurationFile(override: String?) throws(ConfigurationError) -> String {
+    package func configurationFile(override: String?) throws(ConfigurationError) -> String {
         if let override {
             guard FileManager.default.fileExists(atPath: override) else { throw .notFound(path: override) }
             return override
@@ -122,7 +122,7 @@ public struct ConfigurationSearch: Sendable {
 extension SysoundConfiguration {
     /// Loads the configuration: `path` (from `--config`) or the first file of
     /// the search order. Refuses a file with any error, listing them all.
-    public static func load(
+    package static func load(
         path: String? = nil, search: ConfigurationSearch = ConfigurationSearch()
     ) throws(ConfigurationError) -> SysoundConfiguration {
         let file = try search.configurationFile(override: path)
@@ -134,7 +134,7 @@ extension SysoundConfiguration {
     /// Reads `file` leniently: a configuration (bad values replaced by their
     /// defaults) and every problem found. A file that does not parse gives
     /// the defaults and the syntax diagnostic.
-    public static func read(
+    package static func read(
         file: String, search: ConfigurationSearch = ConfigurationSearch()
     ) throws(ConfigurationError) -> (SysoundConfiguration, [Diagnostic]) {
         let data = try search.dataDirectory()
@@ -150,7 +150,7 @@ extension SysoundConfiguration {
     }
 
     /// Parses configuration text (for tests and for `check` of a pipe).
-    public static func parse(
+    package static func parse(
         text: String, file: String, dataDirectory: String, environment: [String: String] = [:]
     ) -> (SysoundConfiguration, [Diagnostic]) {
         switch TOMLDocument.parse(text: text, file: file) {

@@ -1,12 +1,12 @@
 /// One problem found in a configuration file or a theme index: what
 /// `sysound check` prints, and what a refused load carries.
-public struct Diagnostic: Error, Sendable, Equatable, Hashable, CustomStringConvertible {
-    public enum Severity: String, Sendable, Hashable {
+package struct Diagnostic: Error, Sendable, Equatable, Hashable, CustomStringConvertible {
+    package enum Severity: String, Sendable, Hashable {
         case error, warning
     }
 
     /// What kind of problem, stable for scripts and tests.
-    public enum Kind: String, Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable {
         case unreadable
         case syntax
         case unknownKey = "unknown-key"
@@ -21,18 +21,18 @@ public struct Diagnostic: Error, Sendable, Equatable, Hashable, CustomStringConv
         case unknownReference = "unknown-reference"
     }
 
-    public var severity: Severity
-    public var kind: Kind
+    package var severity: Severity
+    package var kind: Kind
     /// The file the problem is in.
-    public var file: String
+    package var file: String
     /// The 1-based line, where it is known.
-    public var line: Int?
+    package var line: Int?
     /// The dotted key path (`audio.voices`, `sounds.tap.file`), where there is one.
-    public var key: String?
+    package var key: String?
     /// What is wrong and what is expected instead.
-    public var message: String
+    package var message: String
 
-    public init(
+    package init(
         _ kind: Kind, severity: Severity = .error, file: String, line: Int? = nil, key: String? = nil,
         message: String
     ) {
@@ -45,7 +45,7 @@ public struct Diagnostic: Error, Sendable, Equatable, Hashable, CustomStringConv
     }
 
     /// `file:line: error: key: message`, the form compilers use, so editors can jump to it.
-    public var description: String {
+    package var description: String {
         var text = file
         if let line { text += ":\(line)" }
         text += ": \(severity.rawValue): "
@@ -56,5 +56,5 @@ public struct Diagnostic: Error, Sendable, Equatable, Hashable, CustomStringConv
 
 extension Array where Element == Diagnostic {
     /// Whether any of these is an error (warnings do not fail a check).
-    public var containsErrors: Bool { contains { $0.severity == .error } }
+    package var containsErrors: Bool { contains { $0.severity == .error } }
 }

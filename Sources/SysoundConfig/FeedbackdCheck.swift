@@ -3,13 +3,13 @@ import SysoundCore
 
 /// `sysound check FILE.json` and `sysound list --dbus`: a feedbackd theme as
 /// sysound will carry it out, checked against sysound's own sound theme.
-public enum FeedbackdCheck {
+package enum FeedbackdCheck {
     /// Whether `path` names a feedbackd theme rather than a sysound.toml.
-    public static func isThemeFile(_ path: String) -> Bool { path.hasSuffix(".json") }
+    package static func isThemeFile(_ path: String) -> Bool { path.hasSuffix(".json") }
 
     /// Every problem of the theme file at `path` and its parent chain, and
     /// a warning naming each event whose sound sysound's `theme` cannot resolve.
-    public static func check(themeFile path: String, against theme: Theme?, environment: [String: String] = ProcessInfo.processInfo.environment) -> [Diagnostic] {
+    package static func check(themeFile path: String, against theme: Theme?, environment: [String: String] = ProcessInfo.processInfo.environment) -> [Diagnostic] {
         var environment = environment
         environment["FEEDBACK_THEME"] = path
         let (feedbackd, problems) = FeedbackdTheme.load(name: path, environment: environment)
@@ -21,7 +21,7 @@ public enum FeedbackdCheck {
     }
 
     /// One warning per event whose `Sound` names an effect that resolves to no sound.
-    public static func unresolved(_ feedbackd: FeedbackdTheme, in theme: Theme, file: String) -> [Diagnostic] {
+    package static func unresolved(_ feedbackd: FeedbackdTheme, in theme: Theme, file: String) -> [Diagnostic] {
         var found: [Diagnostic] = []
         for event in feedbackd.events {
             for section in FeedbackProfile.allCases.sorted(by: >) {
@@ -39,16 +39,16 @@ public enum FeedbackdCheck {
     }
 
     /// What each event does in each profile: the rows of `sysound list --dbus`.
-    public struct Row: Sendable, Equatable, Codable {
-        public var event: String
+    package struct Row: Sendable, Equatable, Codable {
+        package var event: String
         /// By profile name (full, quiet, silent): what plays, "-" for nothing.
-        public var profiles: [String: String]
+        package var profiles: [String: String]
     }
 
     /// The rows for `feedbackd` over sysound's `theme`: every event the
     /// feedbackd theme knows, then feedbackd's default events it lacks, which
     /// sysound answers by its own names.
-    public static func rows(_ feedbackd: FeedbackdTheme, theme: Theme) -> [Row] {
+    package static func rows(_ feedbackd: FeedbackdTheme, theme: Theme) -> [Row] {
         var rows: [Row] = []
         for event in feedbackd.events {
             var profiles: [String: String] = [:]
@@ -74,7 +74,7 @@ public enum FeedbackdCheck {
     }
 
     /// Aligned columns for people.
-    public static func text(_ rows: [Row], theme feedbackd: FeedbackdTheme) -> String {
+    package static func text(_ rows: [Row], theme feedbackd: FeedbackdTheme) -> String {
         let levels = FeedbackProfile.allCases.sorted(by: >).map(\.rawValue)
         let header = ["EVENT"] + levels.map { $0.uppercased() }
         let table = [header] + rows.map { row in [row.event] + levels.map { row.profiles[$0] ?? "-" } }

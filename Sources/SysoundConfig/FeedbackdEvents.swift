@@ -1,8 +1,8 @@
 /// The events of feedbackd's default theme (data/default.json of feedbackd
 /// 0.8, all three profiles): what its D-Bus clients ask for. A theme for the
 /// D-Bus face should resolve each; `sysound check` reports those it cannot.
-public enum FeedbackdEvents {
-    public static let defaultTheme = [
+package enum FeedbackdEvents {
+    package static let defaultTheme = [
         "alarm-clock-elapsed", "battery-caution", "bell-terminal", "button-pressed", "button-released",
         "camera-focus", "camera-shutter", "message-missed-email", "message-missed-instant",
         "message-missed-notification", "message-missed-sms", "message-new-cellbroadcast", "message-new-email",
@@ -12,7 +12,7 @@ public enum FeedbackdEvents {
     ]
 
     /// One warning naming every event `theme` cannot resolve (XDG fallback included), or none.
-    public static func unresolved(in theme: Theme, file: String) -> [Diagnostic] {
+    package static func unresolved(in theme: Theme, file: String) -> [Diagnostic] {
         // Whether it resolves is the question; why not is `sysound check`'s per-sound diagnostic.
         let missing = defaultTheme.filter { (try? theme.resolve($0)) == nil }
         guard !missing.isEmpty else { return [] }

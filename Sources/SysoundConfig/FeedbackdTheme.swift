@@ -3,27 +3,27 @@ import SysoundCore
 
 /// A sound of a feedbackd theme: an XDG sound name, played through
 /// sysound's theme (its names, aliases and the XDG fallback).
-public struct FeedbackdSound: Sendable, Equatable {
-    public var effect: String
+package struct FeedbackdSound: Sendable, Equatable {
+    package var effect: String
     /// The stream's role for the sound server (`media-role`: `event`,
     /// `Notification`, `Alarm`…; an unknown one is `event`, with a warning).
-    public var mediaRole: MediaRole
+    package var mediaRole: MediaRole
 
-    public init(effect: String, mediaRole: MediaRole = .event) {
+    package init(effect: String, mediaRole: MediaRole = .event) {
         self.effect = effect
         self.mediaRole = mediaRole
     }
 }
 
 /// `VibraRumble`: `count` pulses of `duration` ms at `magnitude`, `pause` ms apart.
-public struct FeedbackdRumble: Sendable, Equatable {
+package struct FeedbackdRumble: Sendable, Equatable {
     // feedbackd's defaults are the initializer's, once.
-    public var durationMs: Int
-    public var count: Int
-    public var pauseMs: Int
-    public var magnitude: Double
+    package var durationMs: Int
+    package var count: Int
+    package var pauseMs: Int
+    package var magnitude: Double
 
-    public init(durationMs: Int = 1000, count: Int = 1, pauseMs: Int = 0, magnitude: Double = 1) {
+    package init(durationMs: Int = 1000, count: Int = 1, pauseMs: Int = 0, magnitude: Double = 1) {
         self.durationMs = durationMs
         self.count = count
         self.pauseMs = pauseMs
@@ -33,14 +33,14 @@ public struct FeedbackdRumble: Sendable, Equatable {
 
 /// `VibraPeriodic`: one long vibration whose strength rises from
 /// `fadeInLevel` to `magnitude` over `fadeInMs`.
-public struct FeedbackdPeriodic: Sendable, Equatable {
+package struct FeedbackdPeriodic: Sendable, Equatable {
     // feedbackd's defaults are the initializer's, once.
-    public var durationMs: Int
-    public var magnitude: Double
-    public var fadeInMs: Int
-    public var fadeInLevel: Double
+    package var durationMs: Int
+    package var magnitude: Double
+    package var fadeInMs: Int
+    package var fadeInLevel: Double
 
-    public init(durationMs: Int = 1000, magnitude: Double = 0.5, fadeInMs: Int = 500, fadeInLevel: Double = 0) {
+    package init(durationMs: Int = 1000, magnitude: Double = 0.5, fadeInMs: Int = 500, fadeInLevel: Double = 0) {
         self.durationMs = durationMs
         self.magnitude = magnitude
         self.fadeInMs = fadeInMs
@@ -49,18 +49,18 @@ public struct FeedbackdPeriodic: Sendable, Equatable {
 }
 
 /// `Led`: shown on the notification LED while its event runs (SysoundLeds).
-public struct FeedbackdLed: Sendable, Equatable {
+package struct FeedbackdLed: Sendable, Equatable {
     /// red, green, blue, white or #RRGGBB.
-    public var color: String
+    package var color: String
     /// Blinking frequency in mHz; 0 is steady.
-    public var frequency: Int
+    package var frequency: Int
     /// Among the running events' LEDs the highest shows.
-    public var priority: Int
+    package var priority: Int
     /// Percent of the LED's maximum brightness.
-    public var maxBrightness: Int
+    package var maxBrightness: Int
 
     // feedbackd's defaults are the initializer's, once.
-    public init(color: String, frequency: Int = 0, priority: Int = 0, maxBrightness: Int = 100) {
+    package init(color: String, frequency: Int = 0, priority: Int = 0, maxBrightness: Int = 100) {
         self.color = color
         self.frequency = frequency
         self.priority = priority
@@ -76,7 +76,7 @@ public struct FeedbackdLed: Sendable, Equatable {
 }
 
 /// One feedback of a theme section, typed.
-public enum FeedbackdFeedback: Sendable, Equatable {
+package enum FeedbackdFeedback: Sendable, Equatable {
     case sound(FeedbackdSound)
     case rumble(FeedbackdRumble)
     case periodic(FeedbackdPeriodic)
@@ -88,7 +88,7 @@ public enum FeedbackdFeedback: Sendable, Equatable {
     case dummy(durationMs: Int)
 
     /// What the vibration types feel like as one of sysound's patterns; nil for the others.
-    public var hapticPattern: HapticPattern? {
+    package var hapticPattern: HapticPattern? {
         switch self {
         case .rumble(let r):
             var steps: [HapticStep] = []
@@ -131,7 +131,7 @@ public enum FeedbackdFeedback: Sendable, Equatable {
     }
 
     /// One line for people: `sound bell (event)`, `rumble 150 ms`, `led blue 1000 mHz`.
-    public var summary: String {
+    package var summary: String {
         switch self {
         case .sound(let s): "sound \(s.effect) (\(s.mediaRole))"
         case .rumble(let r):
@@ -152,28 +152,28 @@ public enum FeedbackdFeedback: Sendable, Equatable {
 
 /// One theme file as written: its name, its parent, and per profile section
 /// (full, quiet, silent) the feedback of each event.
-public struct FeedbackdThemeFile: Sendable, Equatable {
-    public var file: String
-    public var name: String?
-    public var parentName: String?
-    public var sections: [FeedbackProfile: [String: FeedbackdFeedback]] = [:]
+package struct FeedbackdThemeFile: Sendable, Equatable {
+    package var file: String
+    package var name: String?
+    package var parentName: String?
+    package var sections: [FeedbackProfile: [String: FeedbackdFeedback]] = [:]
 
     /// Files larger than this are refused: feedbackd's own themes are a few KiB.
-    public static let maximumBytes = 1 << 20
+    package static let maximumBytes = 1 << 20
     /// Deeper JSON is refused before it is decoded (no recursion to exhaust).
     static let maximumDepth = 16
 
     /// Parses a theme leniently, as feedbackd would use it: a broken entry is
     /// a warning naming the file and its key, and the rest is still used;
     /// nil (with an error) only when nothing of the file is usable.
-    public static func parse(_ data: Data, file: String) -> (FeedbackdThemeFile?, [Diagnostic]) {
+    package static func parse(_ data: Data, file: String) -> (FeedbackdThemeFile?, [Diagnostic]) {
         var parser = FeedbackdThemeParser(file: file)
         let theme = parser.parse(data)
         return (theme, parser.diagnostics)
     }
 
     /// Reads and parses `path`.
-    public static func read(path: String) -> (FeedbackdThemeFile?, [Diagnostic]) {
+    package static func read(path: String) -> (FeedbackdThemeFile?, [Diagnostic]) {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             return (nil, [Diagnostic(.unreadable, file: path, message: "cannot read the feedbackd theme; expected a readable JSON file")])
         }

@@ -4,33 +4,33 @@ import SysoundCore
 /// A feedbackd theme as feedbackd uses it: the theme found by name (or
 /// `FEEDBACK_THEME`), merged over its `parent-name` chain, a child's entry
 /// replacing its parent's for the same event in the same section.
-public struct FeedbackdTheme: Sendable, Equatable {
+package struct FeedbackdTheme: Sendable, Equatable {
     /// The name of the theme that was asked for.
-    public var name: String
+    package var name: String
     /// The files of the chain, the theme's own first.
-    public var files: [String]
-    public var sections: [FeedbackProfile: [String: FeedbackdFeedback]]
+    package var files: [String]
+    package var sections: [FeedbackProfile: [String: FeedbackdFeedback]]
 
     /// The name that means "the theme of this device" (by device-tree compatible).
-    public static let deviceName = "$device"
+    package static let deviceName = "$device"
     /// Names feedbackd reserves: no file is looked up for them.
     static func isReserved(_ name: String) -> Bool { name.hasPrefix("__") || name.hasPrefix("$") }
 
-    public init(name: String, files: [String] = [], sections: [FeedbackProfile: [String: FeedbackdFeedback]] = [:]) {
+    package init(name: String, files: [String] = [], sections: [FeedbackProfile: [String: FeedbackdFeedback]] = [:]) {
         self.name = name
         self.files = files
         self.sections = sections
     }
 
     /// The sections a level uses: full uses full, quiet and silent; quiet uses quiet and silent; silent uses silent.
-    public static func sections(for level: FeedbackProfile) -> [FeedbackProfile] {
+    package static func sections(for level: FeedbackProfile) -> [FeedbackProfile] {
         FeedbackProfile.allCases.filter { $0 <= level }.sorted(by: >)
     }
 
     /// What `event` does at `level`, each with its section, most feedback
     /// first; nil when the theme does not know the event in any section (the
     /// D-Bus face then tries sysound's own names). Empty: known, but nothing at this level.
-    public func feedbacks(for event: String, level: FeedbackProfile) -> [(section: FeedbackProfile, feedback: FeedbackdFeedback)]? {
+    package func feedbacks(for event: String, level: FeedbackProfile) -> [(section: FeedbackProfile, feedback: FeedbackdFeedback)]? {
         guard knows(event) else { return nil }
         return Self.sections(for: level).compactMap { section in sections[section]?[event].map { (section, $0) } }
     }
@@ -38,18 +38,18 @@ public struct FeedbackdTheme: Sendable, Equatable {
     /// Whether the theme gives the event anything. An event with LEDs alone
     /// (feedbackd's `*-missed-*`) is the theme's too: it lights the LED (on a
     /// machine without one the manager answers it by sysound's own names).
-    public func knows(_ event: String) -> Bool {
+    package func knows(_ event: String) -> Bool {
         sections.values.contains { $0[event] != nil }
     }
 
     /// Every event the theme answers (see `knows`), sorted.
-    public var events: [String] { Set(sections.values.flatMap(\.keys)).filter(knows).sorted() }
+    package var events: [String] { Set(sections.values.flatMap(\.keys)).filter(knows).sorted() }
 
     /// What sysound adds beneath every theme: feedbackd 0.8.4's on-screen
     /// keyboard events, whose haptic is felt in every profile (the silent
     /// section) and which sysound's `key` sound answers in full. Themes older
     /// than 0.8.4 (Debian's default.json among them) lack them.
-    public static let builtIn = FeedbackdTheme(name: "sysound built-in", files: ["(built-in)"], sections: [
+    package static let builtIn = FeedbackdTheme(name: "sysound built-in", files: ["(built-in)"], sections: [
         .full: ["key-pressed": .sound(FeedbackdSound(effect: "key-pressed", mediaRole: .event))],
         .silent: [
             "key-pressed": .rumble(FeedbackdRumble(durationMs: 7, count: 1, pauseMs: 0, magnitude: 1)),
@@ -71,7 +71,7 @@ public struct FeedbackdTheme: Sendable, Equatable {
 extension FeedbackdTheme {
     /// The directories searched for NAME.json: `$XDG_CONFIG_HOME/feedbackd/themes`,
     /// then each `$XDG_DATA_DIRS/feedbackd/themes`, as feedbackd does.
-    public static func searchDirectories(environment: [String: String]) -> [String] {
+    package static func searchDirectories(environment: [String: String]) -> [String] {
         let home = environment["HOME"] ?? NSHomeDirectory()
         let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
         let data = (environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share")
@@ -104,7 +104,7 @@ extension FeedbackdTheme {
     /// its parents. Problems are warnings naming file and key; a theme that
     /// cannot be found leaves sysound's built-in events alone, with a
     /// `.missingFile` warning saying where it looked.
-    public static func load(name: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> (FeedbackdTheme, [Diagnostic]) {
+    package static func load(name: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> (FeedbackdTheme, [Diagnostic]) {
         var diagnostics: [Diagnostic] = []
         var chain: [FeedbackdThemeFile] = []
         var seen: Set<String> = []

@@ -2,32 +2,32 @@ import Foundation
 import SysoundCore
 
 /// The data of `sysound list`: sounds and haptic presets, for people and as JSON.
-public struct ThemeListing: Sendable, Equatable, Codable {
-    public struct Sound: Sendable, Equatable, Codable {
-        public var name: String
-        public var file: String
+package struct ThemeListing: Sendable, Equatable, Codable {
+    package struct Sound: Sendable, Equatable, Codable {
+        package var name: String
+        package var file: String
         /// From the file header; nil when the file cannot be read.
-        public var durationMs: Int?
-        public var category: String
-        public var gain: Double
-        public var priority: Int
-        public var haptic: String?
-        public var loopable: Bool
-        public var aliases: [String]
+        package var durationMs: Int?
+        package var category: String
+        package var gain: Double
+        package var priority: Int
+        package var haptic: String?
+        package var loopable: Bool
+        package var aliases: [String]
     }
 
-    public struct Preset: Sendable, Equatable, Codable {
-        public var name: String
-        public var pattern: String
-        public var durationMs: Int
+    package struct Preset: Sendable, Equatable, Codable {
+        package var name: String
+        package var pattern: String
+        package var durationMs: Int
     }
 
-    public var sounds: [Sound]
-    public var hapticPresets: [Preset]
+    package var sounds: [Sound]
+    package var hapticPresets: [Preset]
 
     /// Lists `theme` (reading each file's header for its duration) and the
     /// configuration's presets, sorted by name.
-    public init(theme: Theme, configuration: SysoundConfiguration) {
+    package init(theme: Theme, configuration: SysoundConfiguration) {
         sounds = theme.entries.map { e in
             Sound(
                 name: e.name, file: e.file,
@@ -43,7 +43,7 @@ public struct ThemeListing: Sendable, Equatable, Codable {
     }
 
     /// Pretty-printed JSON with sorted keys (`sysound list --json`).
-    public func json() -> String {
+    package func json() -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         // Encoding plain structs of strings and numbers cannot fail.
@@ -51,7 +51,7 @@ public struct ThemeListing: Sendable, Equatable, Codable {
     }
 
     /// Aligned columns for people (`sysound list`).
-    public func text() -> String {
+    package func text() -> String {
         var lines: [String] = []
         let width = max(5, sounds.map(\.name.count).max() ?? 0)
         func pad(_ s: String, _ n: Int) -> String { s + String(repeating: " ", count: max(0, n - s.count)) }

@@ -5,11 +5,11 @@ import SysoundCore
 /// The parser reads through it; tests check the shipped `config/sysound.toml`
 /// and `sysound.toml(5)` against the defaults through it, so a default is
 /// written once, in the settings type.
-public struct SettingKey: Sendable {
+package struct SettingKey: Sendable {
     /// The key's name in its table (`voices`).
-    public let name: String
+    package let name: String
     /// The value of `configuration` as the file writes it (`32`, `-12.0`, `"auto"`).
-    public let text: @Sendable (_ configuration: SysoundConfiguration) -> String
+    package let text: @Sendable (_ configuration: SysoundConfiguration) -> String
     /// Reads the key from `table` into `configuration`; a bad value is
     /// reported and leaves the value as it was (the default).
     let read: @Sendable (_ table: TableReader, _ configuration: inout SysoundConfiguration) -> Void
@@ -86,8 +86,8 @@ public struct SettingKey: Sendable {
 /// and what the shipped file and the man page are checked against. Keys that
 /// are lists, tables or names with their own rules (theme paths, presets,
 /// apps, lock sources) are parsed by `ConfigurationParser` itself.
-public enum ConfigurationKeys {
-    public static let audio: [SettingKey] = [
+package enum ConfigurationKeys {
+    package static let audio: [SettingKey] = [
         .choice("output", \.audio.backend, noun: "an audio output"),
         .int("voices", \.audio.voices, in: 1...256),
         .int("frequency", \.audio.sampleRate, in: 8_000...192_000, unit: " Hz"),
@@ -103,23 +103,23 @@ public enum ConfigurationKeys {
         .int("adhoc_cache_files", \.audio.maxCachedFiles, in: 0...1024),
     ]
 
-    public static let haptics: [SettingKey] = [
+    package static let haptics: [SettingKey] = [
         .double("strength_cap", \.haptics.strengthCap, in: 0...1),
     ]
 
-    public static let leds: [SettingKey] = [
+    package static let leds: [SettingKey] = [
         .bool("enabled", \.leds.enabled),
     ]
 
-    public static let xdg: [SettingKey] = [
+    package static let xdg: [SettingKey] = [
         .bool("fallback", \.xdg.fallback),
     ]
 
-    public static let server: [SettingKey] = [
+    package static let server: [SettingKey] = [
         .bool("others_may_play_any_file", \.othersMayPlayAnyFile),
     ]
 
-    public static let dbus: [SettingKey] = [
+    package static let dbus: [SettingKey] = [
         .bool("enabled", \.dbus.enabled),
         .bool("replace", \.dbus.replace),
         .string("feedback_theme", \.dbus.feedbackTheme, expected: "a feedbackd theme name in quotes, such as \"default\" or \"$device\"") { name in
@@ -128,7 +128,7 @@ public enum ConfigurationKeys {
     ]
 
     /// Every table's scalar keys, by table name.
-    public static let all: [(table: String, keys: [SettingKey])] = [
+    package static let all: [(table: String, keys: [SettingKey])] = [
         ("audio", audio), ("haptics", haptics), ("leds", leds), ("xdg", xdg), ("server", server), ("dbus", dbus),
     ]
 }

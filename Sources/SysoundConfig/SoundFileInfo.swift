@@ -3,12 +3,12 @@ import Glibc
 
 /// What a sound file's header says, read without decoding the samples:
 /// enough for `sysound list` (duration) and `sysound check` (does it open).
-public struct SoundFileInfo: Sendable, Equatable {
-    public var frames: Int
-    public var sampleRate: Int
-    public var channels: Int
+package struct SoundFileInfo: Sendable, Equatable {
+    package var frames: Int
+    package var sampleRate: Int
+    package var channels: Int
 
-    public var durationMs: Double { sampleRate > 0 ? Double(frames) * 1000 / Double(sampleRate) : 0 }
+    package var durationMs: Double { sampleRate > 0 ? Double(frames) * 1000 / Double(sampleRate) : 0 }
 
     /// Opens `path` with `open(2)` (O_NONBLOCK, so a FIFO cannot hang the
     /// theme's loading), refuses anything but a regular file after `fstat`,
@@ -16,7 +16,7 @@ public struct SoundFileInfo: Sendable, Equatable {
     ///
     /// - Throws: the reason libsndfile gives (`sf_strerror`), e.g. for a file
     ///   that is not audio or is truncated, or why the file is no sound file at all.
-    public static func read(path: String) throws(SoundFileInfoError) -> SoundFileInfo {
+    package static func read(path: String) throws(SoundFileInfoError) -> SoundFileInfo {
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
             throw SoundFileInfoError(path: path, reason: String(cString: strerror(errno)))
@@ -41,8 +41,8 @@ public struct SoundFileInfo: Sendable, Equatable {
 }
 
 /// A sound file libsndfile cannot open.
-public struct SoundFileInfoError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var path: String
-    public var reason: String
-    public var description: String { "cannot read the sound file \(path): \(reason)" }
+package struct SoundFileInfoError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var path: String
+    package var reason: String
+    package var description: String { "cannot read the sound file \(path): \(reason)" }
 }

@@ -2,7 +2,7 @@ import Foundation
 import SysoundCore
 
 /// How a requested name was found.
-public enum ResolutionSource: Sendable, Equatable {
+package enum ResolutionSource: Sendable, Equatable {
     /// A sound of the theme, by its name or (after dropping `-parts`) by a shorter one.
     case theme(matched: String)
     /// An alias (freedesktop name, `[aliases]` entry) of a theme sound.
@@ -12,24 +12,24 @@ public enum ResolutionSource: Sendable, Equatable {
 }
 
 /// A name resolved to something playable.
-public struct ResolvedSound: Sendable, Equatable {
+package struct ResolvedSound: Sendable, Equatable {
     /// The name that was asked for.
-    public var requestedName: String
+    package var requestedName: String
     /// The theme entry; for an XDG file, an ambient entry made for it.
-    public var entry: SoundEntry
-    public var source: ResolutionSource
+    package var entry: SoundEntry
+    package var source: ResolutionSource
     /// The sound file, absolute.
-    public var path: String { entry.file }
+    package var path: String { entry.file }
 }
 
 /// Why a name did not resolve to a sound.
-public enum ResolveError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum ResolveError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidName(name: String, problem: String)
     case unknown(name: String, suggestions: [String])
     /// An XDG theme disables this sound with a `.disabled` file: play nothing.
     case disabled(name: String, marker: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidName(let name, let problem):
             return "\"\(name)\" is not a sound name: it \(problem); names use \(ThemeIndex.nameRule)"
@@ -45,20 +45,20 @@ public enum ResolveError: Error, Sendable, Equatable, CustomStringConvertible {
 /// The sounds the service can play: the theme directories of the
 /// configuration merged (the first directory wins a name), every alias
 /// flattened to its sound, and the XDG fallback.
-public struct Theme: Sendable {
+package struct Theme: Sendable {
     /// Theme directories, first wins.
-    public var directories: [String]
+    package var directories: [String]
     /// Every sound, sorted by name; `file` is absolute, `aliases` lists every
     /// name that resolves to it (freedesktop names, `[aliases]` entries).
-    public private(set) var entries: [SoundEntry]
+    package private(set) var entries: [SoundEntry]
     /// Alias → sound name, flattened.
-    public private(set) var aliases: [String: String]
+    package private(set) var aliases: [String: String]
     /// The XDG fallback, nil when switched off.
-    public var xdg: XDGSoundThemes?
+    package var xdg: XDGSoundThemes?
     private var byName: [String: Int]
 
     /// Builds a theme from parts (tests, embedders); aliases must already be flat.
-    public init(directories: [String] = [], entries: [SoundEntry], aliases: [String: String] = [:], xdg: XDGSoundThemes? = nil) {
+    package init(directories: [String] = [], entries: [SoundEntry], aliases: [String: String] = [:], xdg: XDGSoundThemes? = nil) {
         self.directories = directories
         self.xdg = xdg
         self.entries = entries.sorted { $0.name < $1.name }
@@ -73,16 +73,16 @@ public struct Theme: Sendable {
     }
 
     /// The entry named exactly `name` (no aliases).
-    public func entry(named name: String) -> SoundEntry? { byName[name].map { entries[$0] } }
+    package func entry(named name: String) -> SoundEntry? { byName[name].map { entries[$0] } }
 
     /// Every name `play` accepts without the XDG fallback.
-    public var allNames: [String] { entries.map(\.name) + aliases.keys.sorted() }
+    package var allNames: [String] { entries.map(\.name) + aliases.keys.sorted() }
 
     /// Resolves a name: a theme sound, then an alias; then the same with the
     /// last `-part` dropped, again and again (`dialog-warning-auth` →
     /// `dialog-warning`); then the installed XDG themes (which do their own
     /// dropping). The theme comes first because XDG themes are its fallback.
-    public func resolve(_ name: String) throws(ResolveError) -> ResolvedSound {
+    package func resolve(_ name: String) throws(ResolveError) -> ResolvedSound {
         // The exact name first: the common case allocates nothing.
         if let i = byName[name] { return ResolvedSound(requestedName: name, entry: entries[i], source: .theme(matched: name)) }
         if let problem = ThemeIndex.nameProblem(name) { throw .invalidName(name: name, problem: problem) }

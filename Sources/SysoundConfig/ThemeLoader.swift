@@ -2,10 +2,10 @@ import Foundation
 import SysoundCore
 
 /// Why the theme could not be loaded.
-public struct ThemeError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var diagnostics: [Diagnostic]
+package struct ThemeError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var diagnostics: [Diagnostic]
 
-    public var description: String {
+    package var description: String {
         let errors = diagnostics.filter { $0.severity == .error }
         return "the sound theme has \(errors.count) problem\(errors.count == 1 ? "" : "s"); fix them (run `sysound check`):\n"
             + errors.map { "  \($0)" }.joined(separator: "\n")
@@ -14,7 +14,7 @@ public struct ThemeError: Error, Sendable, Equatable, CustomStringConvertible {
 
 extension Theme {
     /// Loads the theme the configuration names; refuses one with any error.
-    public static func load(configuration: SysoundConfiguration, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ThemeError) -> Theme {
+    package static func load(configuration: SysoundConfiguration, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ThemeError) -> Theme {
         let (theme, diagnostics) = read(configuration: configuration, environment: environment)
         if diagnostics.containsErrors { throw ThemeError(diagnostics: diagnostics) }
         return theme
@@ -26,7 +26,7 @@ extension Theme {
     /// exists, what it holds, how long it lasts): a one-shot play decodes
     /// the one sound it plays, which tells the same problems, and opening
     /// every file of the theme was a third of reading it.
-    public static func read(
+    package static func read(
         configuration config: SysoundConfiguration, environment: [String: String] = ProcessInfo.processInfo.environment,
         checkingFiles: Bool = true
     ) -> (Theme, [Diagnostic]) {

@@ -14,8 +14,8 @@ import Foundation
 ///   then all of that again in `freedesktop`; last, unthemed `<base>/<name>.<ext>`;
 /// - extensions `disabled`, `oga`, `ogg`, `wav`: a `.disabled` file stops the
 ///   lookup (the theme wants no sound for that name).
-public struct XDGSoundThemes: Sendable {
-    public enum Result: Sendable, Equatable {
+package struct XDGSoundThemes: Sendable {
+    package enum Result: Sendable, Equatable {
         /// A sound file, and the theme it came from (nil for unthemed).
         case file(path: String, theme: String?)
         /// A `.disabled` marker: play nothing.
@@ -23,15 +23,15 @@ public struct XDGSoundThemes: Sendable {
     }
 
     /// Directories holding themes, in lookup order (each ends in `/sounds`).
-    public var baseDirectories: [String]
-    public var theme: String
-    public var profile: String
+    package var baseDirectories: [String]
+    package var theme: String
+    package var profile: String
     /// Locale names to try, most specific first (from LC_ALL / LC_MESSAGES / LANG).
-    public var locales: [String]
+    package var locales: [String]
 
     static let extensions = ["disabled", "oga", "ogg", "wav"]
 
-    public init(baseDirectories: [String], theme: String = "freedesktop", profile: String = "stereo", locales: [String] = []) {
+    package init(baseDirectories: [String], theme: String = "freedesktop", profile: String = "stereo", locales: [String] = []) {
         self.baseDirectories = baseDirectories
         self.theme = theme
         self.profile = profile
@@ -39,7 +39,7 @@ public struct XDGSoundThemes: Sendable {
     }
 
     /// The lookup the environment describes.
-    public init(environment: [String: String], theme: String = "freedesktop", profile: String = "stereo") {
+    package init(environment: [String: String], theme: String = "freedesktop", profile: String = "stereo") {
         var bases: [String] = []
         if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
             bases.append(Paths.join(dataHome, "sounds"))
@@ -72,7 +72,7 @@ public struct XDGSoundThemes: Sendable {
     }
 
     /// `dialog-warning-auth` → `dialog-warning-auth`, `dialog-warning`, `dialog`.
-    public static func nameVariants(_ name: String) -> [String] {
+    package static func nameVariants(_ name: String) -> [String] {
         var variants = [name]
         var current = Substring(name)
         while let dash = current.lastIndex(of: "-"), dash > current.startIndex {
@@ -83,7 +83,7 @@ public struct XDGSoundThemes: Sendable {
     }
 
     /// Finds the file for `name`, or nil when no theme has it.
-    public func lookup(_ name: String) -> Result? {
+    package func lookup(_ name: String) -> Result? {
         var cache: [String: ThemeIndexFile?] = [:]
         for themeName in theme == "freedesktop" ? ["freedesktop"] : [theme, "freedesktop"] {
             if let found = lookup(name, inTheme: themeName, cache: &cache) { return found }

@@ -1,5 +1,5 @@
 /// Which output the audio engine plays through (`[audio] output`).
-public enum AudioBackend: String, CaseIterable, Sendable {
+package enum AudioBackend: String, CaseIterable, Sendable {
     /// sysound's own PulseAudio stream when a PulseAudio-protocol server
     /// (PulseAudio, pipewire-pulse) answers, else OpenAL Soft's own device.
     case auto
@@ -11,7 +11,7 @@ public enum AudioBackend: String, CaseIterable, Sendable {
     case openal
 
     /// The allowed values as a config file spells them, for messages.
-    public static var names: String {
+    package static var names: String {
         let quoted = allCases.map { "\"\($0.rawValue)\"" }
         return quoted.dropLast().joined(separator: ", ") + " or " + quoted.last!
     }

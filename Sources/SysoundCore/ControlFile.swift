@@ -1,7 +1,7 @@
 /// One of the plain-text files in the state directory that hold the user's
 /// settings. The desktop shell writes them (`echo 1 > $STATE/silent`); so does
 /// `sysound silent on`. A missing file means the default value.
-public enum ControlFile: String, CaseIterable, Sendable {
+package enum ControlFile: String, CaseIterable, Sendable {
     case silent
     case locked
     case volume
@@ -12,16 +12,16 @@ public enum ControlFile: String, CaseIterable, Sendable {
     case flash
 
     /// The file name inside the state directory.
-    public var fileName: String { rawValue }
+    package var fileName: String { rawValue }
 
     /// Longest content worth reading: anything longer is garbage, not a setting.
-    public static let maximumLength = 64
+    package static let maximumLength = 64
 
     /// Parses the file's content and stores it into `state`.
     ///
     /// - Throws: `ControlValueError` naming what was read and what is accepted;
     ///   `state` is left unchanged so the last good value stays.
-    public func apply(_ content: String, to state: inout SystemState) throws(ControlValueError) {
+    package func apply(_ content: String, to state: inout SystemState) throws(ControlValueError) {
         switch self {
         case .volume: state.volume = try ControlValue.volume(content)
         case .silent: state.silent = try ControlValue.bool(content)
@@ -34,7 +34,7 @@ public enum ControlFile: String, CaseIterable, Sendable {
     }
 
     /// Sets this file's value in `state` back to its default (the file is missing).
-    public func reset(in state: inout SystemState) {
+    package func reset(in state: inout SystemState) {
         let d = SystemState.defaults
         switch self {
         case .volume: state.volume = d.volume
@@ -48,7 +48,7 @@ public enum ControlFile: String, CaseIterable, Sendable {
     }
 
     /// The canonical text written for this file's value in `state`.
-    public func content(of state: SystemState) -> String {
+    package func content(of state: SystemState) -> String {
         switch self {
         case .volume: ControlValue.format(volume: state.volume)
         case .silent: state.silent ? "1" : "0"
@@ -62,21 +62,21 @@ public enum ControlFile: String, CaseIterable, Sendable {
 }
 
 /// A control file or argument whose text is not a value of its kind.
-public struct ControlValueError: Error, Equatable, Sendable, CustomStringConvertible {
+package struct ControlValueError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What was read, shortened and with control characters escaped for a log line.
-    public var found: String
+    package var found: String
     /// What would have been accepted.
-    public var expected: String
+    package var expected: String
 
-    public var description: String { "read \(found), expected \(expected)" }
+    package var description: String { "read \(found), expected \(expected)" }
 }
 
 /// Parsers for the values of control files and of the CLI's state arguments.
-public enum ControlValue {
-    public static let boolSpelling = "1/0, on/off, true/false or yes/no"
+package enum ControlValue {
+    package static let boolSpelling = "1/0, on/off, true/false or yes/no"
 
     /// Accepts `1/0`, `on/off`, `true/false`, `yes/no`, in any case, whitespace trimmed.
-    public static func bool(_ text: String) throws(ControlValueError) -> Bool {
+    package static func bool(_ text: String) throws(ControlValueError) -> Bool {
         switch trimmed(text).lowercased() {
         case "1", "on", "true", "yes": return true
         case "0", "off", "false", "no": return false
@@ -85,7 +85,7 @@ public enum ControlValue {
     }
 
     /// Accepts a decimal number from 0 to 1 (`0.5`), or a percentage (`50%`).
-    public static func volume(_ text: String) throws(ControlValueError) -> Double {
+    package static func volume(_ text: String) throws(ControlValueError) -> Double {
         var t = trimmed(text)
         var scale = 1.0
         if t.hasSuffix("%") { t.removeLast(); scale = 100 }
@@ -96,14 +96,14 @@ public enum ControlValue {
     }
 
     /// The shortest text that reads back as the same volume.
-    public static func format(volume: Double) -> String {
+    package static func format(volume: Double) -> String {
         if volume == 0 { return "0" }
         if volume == 1 { return "1" }
         return "\(volume)"
     }
 
     /// `text` without leading and trailing spaces, tabs and line breaks.
-    public static func trimmed(_ text: String) -> String {
+    package static func trimmed(_ text: String) -> String {
         let scalars = text.unicodeScalars
         let isSpace: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
         guard let first = scalars.firstIndex(where: { !isSpace($0) }),
@@ -112,7 +112,7 @@ public enum ControlValue {
     }
 
     /// A short, printable rendering of untrusted text for messages.
-    public static func quoted(_ text: String, limit: Int = 40) -> String {
+    package static func quoted(_ text: String, limit: Int = 40) -> String {
         var out = "\""
         var count = 0
         for scalar in text.unicodeScalars {

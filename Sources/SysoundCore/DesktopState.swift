@@ -7,28 +7,28 @@
 ///
 /// Every field's default is "the desktop says nothing": a machine without
 /// GNOME's schemas, Plasma or a session bus decides as before.
-public struct DesktopState: Sendable, Equatable, Hashable {
+package struct DesktopState: Sendable, Equatable, Hashable {
     /// Do not disturb (GNOME `show-banners` false, Plasma `Inhibited`):
     /// alert sounds are silent unless `important` from an allowed app.
-    public var doNotDisturb: Bool
+    package var doNotDisturb: Bool
     /// GNOME `event-sounds`: false silences every sound but `playback`.
-    public var eventSounds: Bool
+    package var eventSounds: Bool
     /// GNOME `input-feedback-sounds`: false silences the theme's input
     /// feedback sounds (those marked `input = true`: taps, keys).
-    public var inputFeedbackSounds: Bool
+    package var inputFeedbackSounds: Bool
     /// feedbackd's per-app `profile` (relocatable schema), by app id: like
     /// `[apps."id"] profile`, and the lower of the two holds.
-    public var appProfiles: [String: FeedbackProfile]
+    package var appProfiles: [String: FeedbackProfile]
     /// feedbackd's `allow-important`: apps whose `important` requests pierce
     /// silent mode and do not disturb, besides `[dbus] allow_important`.
-    public var allowImportant: Set<String>
+    package var allowImportant: Set<String>
     /// feedbackd's `max-haptic-strength`, 0–1: every vibration is scaled by it.
-    public var maxHapticStrength: Double
+    package var maxHapticStrength: Double
     /// feedbackd's `prefer-flash`: a theme's LED feedback shows on the
     /// camera's flash LED instead of the status LED.
-    public var preferFlash: Bool
+    package var preferFlash: Bool
 
-    public init(
+    package init(
         doNotDisturb: Bool = false, eventSounds: Bool = true, inputFeedbackSounds: Bool = true,
         appProfiles: [String: FeedbackProfile] = [:], allowImportant: Set<String> = [], maxHapticStrength: Double = 1,
         preferFlash: Bool = false
@@ -43,8 +43,8 @@ public struct DesktopState: Sendable, Equatable, Hashable {
     }
 
     /// No desktop source, or none that says anything.
-    public static let defaults = DesktopState()
+    package static let defaults = DesktopState()
 
     /// The vibration scale, clamped (NaN: none).
-    public var hapticScale: Double { maxHapticStrength.isFinite ? min(max(maxHapticStrength, 0), 1) : 0 }
+    package var hapticScale: Double { maxHapticStrength.isFinite ? min(max(maxHapticStrength, 0), 1) : 0 }
 }

@@ -8,21 +8,21 @@
 ///
 /// Ordered from the least to the most feedback: a request's hint or an app's
 /// level can only move down this order (`min`), never up.
-public enum FeedbackProfile: String, CaseIterable, Sendable, Comparable, CustomStringConvertible {
+package enum FeedbackProfile: String, CaseIterable, Sendable, Comparable, CustomStringConvertible {
     case silent
     case quiet
     case full
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
     /// The profile the user's settings amount to.
-    public init(state: SystemState) {
+    package init(state: SystemState) {
         if !state.silent { self = .full } else { self = state.haptics ? .quiet : .silent }
     }
 
     /// The settings with this profile's limits applied: a lower profile turns
     /// silent mode on (and, `silent`, haptics off); it never turns either back.
-    public func limiting(_ state: SystemState) -> SystemState {
+    package func limiting(_ state: SystemState) -> SystemState {
         var state = state
         if self <= .quiet { state.silent = true }
         if self == .silent { state.haptics = false }
@@ -30,7 +30,7 @@ public enum FeedbackProfile: String, CaseIterable, Sendable, Comparable, CustomS
     }
 
     /// The control-file values that select this profile (silent, haptics).
-    public var settings: (silent: Bool, haptics: Bool) {
+    package var settings: (silent: Bool, haptics: Bool) {
         switch self {
         case .full: (false, true)
         case .quiet: (true, true)
@@ -38,7 +38,7 @@ public enum FeedbackProfile: String, CaseIterable, Sendable, Comparable, CustomS
         }
     }
 
-    public static func < (a: FeedbackProfile, b: FeedbackProfile) -> Bool { a.rank < b.rank }
+    package static func < (a: FeedbackProfile, b: FeedbackProfile) -> Bool { a.rank < b.rank }
 
     private var rank: Int {
         switch self {
@@ -49,16 +49,16 @@ public enum FeedbackProfile: String, CaseIterable, Sendable, Comparable, CustomS
     }
 
     /// The names, for messages ("full, quiet, silent").
-    public static let names = [FeedbackProfile.full, .quiet, .silent].map(\.rawValue).joined(separator: ", ")
+    package static let names = [FeedbackProfile.full, .quiet, .silent].map(\.rawValue).joined(separator: ", ")
 }
 
 /// A level an app is given (`[apps."org.example.App"]`): a profile it cannot
 /// exceed and a gain ≤ 1, for every face (socket `app=`, D-Bus `app_id`).
-public struct AppLevel: Sendable, Equatable, Hashable {
-    public var profile: FeedbackProfile
-    public var gain: Double
+package struct AppLevel: Sendable, Equatable, Hashable {
+    package var profile: FeedbackProfile
+    package var gain: Double
 
-    public init(profile: FeedbackProfile = .full, gain: Double = 1) {
+    package init(profile: FeedbackProfile = .full, gain: Double = 1) {
         self.profile = profile
         self.gain = gain
     }

@@ -10,7 +10,7 @@ public enum FlashForAlerts: String, Sendable, Equatable, Hashable, CaseIterable 
     case silent
 
     /// Whether a sound of `category` flashes in `state`.
-    public func flashes(_ category: SoundCategory, state: SystemState) -> Bool {
+    package func flashes(_ category: SoundCategory, state: SystemState) -> Bool {
         guard category.flashesForAlerts, !state.interrupted else { return false }
         switch self {
         case .off: return false
@@ -22,7 +22,7 @@ public enum FlashForAlerts: String, Sendable, Equatable, Hashable, CaseIterable 
     public static let spelling = "on, off or silent (only while silent mode is on)"
 
     /// Accepts `on`/`off` and every spelling of a switch (`1`, `yes`…), and `silent`.
-    public init(parsing text: String) throws(ControlValueError) {
+    package init(parsing text: String) throws(ControlValueError) {
         let t = ControlValue.trimmed(text).lowercased()
         if t == "silent" {
             self = .silent

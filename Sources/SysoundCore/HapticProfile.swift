@@ -1,5 +1,5 @@
 /// A vibration motor's kind, which decides how short a pulse can be felt.
-public enum MotorKind: String, Sendable, Equatable {
+package enum MotorKind: String, Sendable, Equatable {
     /// Eccentric rotating mass: spins up and down slowly; 40–80 ms to be felt.
     case erm = "ERM"
     /// Linear resonant actuator: crisp; 7–15 ms pulses are felt.
@@ -9,25 +9,25 @@ public enum MotorKind: String, Sendable, Equatable {
 /// How one device's motor is tuned: the built-in presets were made for
 /// linear actuators (tap 15 ms, selection 10 ms), which an eccentric-mass
 /// motor does not even start to spin for.
-public struct HapticProfile: Sendable, Equatable {
+package struct HapticProfile: Sendable, Equatable {
     /// The name `[haptics] profile` and `sysound status` use.
-    public var name: String
+    package var name: String
     /// Device-tree compatible strings this profile is for (exact entries).
-    public var compatible: [String]
+    package var compatible: [String]
     /// DMI product names (/sys/class/dmi/id/product_name) it is for.
-    public var dmiProducts: [String]
-    public var motor: MotorKind
+    package var dmiProducts: [String]
+    package var motor: MotorKind
     /// Every vibrating step shorter than this is lengthened to it.
-    public var minimumPulseMs: Int
+    package var minimumPulseMs: Int
     /// Presets replaced on this device (those the configuration left at
     /// their built-in values).
-    public var presets: [String: HapticPattern]
+    package var presets: [String: HapticPattern]
     /// Where the values come from.
-    public var source: String
+    package var source: String
 
     /// The profiles sysound ships: only devices whose values public sources
     /// give. One table, so that each fact is written once.
-    public static let shipped: [HapticProfile] = [
+    package static let shipped: [HapticProfile] = [
         // PINE64 PinePhone (1.0–1.2): gpio-vibra drives an eccentric-mass
         // motor on/off. feedbackd's device theme for it
         // (data/themes/pine64,pinephone.json in feedbackd 0.8) raises
@@ -45,12 +45,12 @@ public struct HapticProfile: Sendable, Equatable {
     ]
 
     /// The shipped profile named `name`.
-    public static func named(_ name: String) -> HapticProfile? { shipped.first { $0.name == name } }
+    package static func named(_ name: String) -> HapticProfile? { shipped.first { $0.name == name } }
 
     /// `configured` (the configuration's presets) with this profile's
     /// presets in place of those still at their built-in values: a preset
     /// the user wrote stays theirs.
-    public func presets(over configured: [String: HapticPattern]) -> [String: HapticPattern] {
+    package func presets(over configured: [String: HapticPattern]) -> [String: HapticPattern] {
         var result = configured
         for (name, pattern) in presets where configured[name] == nil || configured[name] == HapticPresets.defaults[name] {
             result[name] = pattern
@@ -61,7 +61,7 @@ public struct HapticProfile: Sendable, Equatable {
     /// The profile for this machine: the first device-tree compatible entry
     /// (most specific first) a profile lists, else the DMI product name, else
     /// the configured name. Throws when the configured name is unknown.
-    public static func choose(
+    package static func choose(
         compatible: [String], dmiProduct: String?, configured: String?, among profiles: [HapticProfile] = shipped
     ) throws(ProfileError) -> ProfileChoice? {
         for entry in compatible {
@@ -81,27 +81,27 @@ public struct HapticProfile: Sendable, Equatable {
 }
 
 /// The profile in use and why it was chosen (`sysound status`).
-public struct ProfileChoice: Sendable, Equatable, CustomStringConvertible {
-    public var profile: HapticProfile
-    public var reason: String
-    public init(profile: HapticProfile, reason: String) {
+package struct ProfileChoice: Sendable, Equatable, CustomStringConvertible {
+    package var profile: HapticProfile
+    package var reason: String
+    package init(profile: HapticProfile, reason: String) {
         self.profile = profile
         self.reason = reason
     }
-    public var description: String {
+    package var description: String {
         "\(profile.name) (\(profile.motor.rawValue), pulses ≥ \(profile.minimumPulseMs) ms; chosen by \(reason))"
     }
 }
 
 /// A `[haptics] profile` that names no shipped profile.
-public struct ProfileError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var name: String
-    public var known: [String]
-    public init(name: String, known: [String]) {
+package struct ProfileError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var name: String
+    package var known: [String]
+    package init(name: String, known: [String]) {
         self.name = name
         self.known = known
     }
-    public var description: String {
+    package var description: String {
         "unknown haptic profile \"\(name)\"; known profiles: \(known.joined(separator: ", ")). "
             + "Set [haptics] profile to one of them, or remove it to use the built-in presets"
     }
@@ -109,9 +109,9 @@ public struct ProfileError: Error, Sendable, Equatable, CustomStringConvertible 
 
 /// What `[haptics] devices` may hold, checked in one place for the
 /// configuration parser and the engine.
-public enum HapticDeviceEntries {
+package enum HapticDeviceEntries {
     /// Why `entries` cannot be used, naming the entry and what to write instead; nil when fine.
-    public static func problem(_ entries: [String]) -> (entry: String, why: String)? {
+    package static func problem(_ entries: [String]) -> (entry: String, why: String)? {
         if entries.contains("all") && entries.count > 1 {
             return ("all", "\"all\" already takes every device; give it alone or list devices instead")
         }

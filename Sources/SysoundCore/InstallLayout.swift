@@ -8,16 +8,16 @@
 ///     PREFIX/libexec/sysound/{sysound-cli,sysound-engine}
 ///     PREFIX/share/sysound/{Sounds,config/sysound.toml}
 ///     PREFIX/etc/sysound/sysound.toml     (the administrator's; /etc for /usr)
-public enum InstallLayout {
+package enum InstallLayout {
     /// The subdirectory of the prefix that holds the companion executables.
-    public static let libexecSubdirectory = "libexec/sysound"
+    package static let libexecSubdirectory = "libexec/sysound"
     /// The subdirectory of the prefix that holds the theme and the shipped configuration.
-    public static let dataSubdirectory = "share/sysound"
+    package static let dataSubdirectory = "share/sysound"
 
     /// The prefix an executable at `executable` was installed under: `P` for
     /// `P/bin/NAME` or `P/libexec/sysound/NAME`; nil for any other place (a
     /// build directory, say).
-    public static func prefix(ofExecutable executable: String) -> String? {
+    package static func prefix(ofExecutable executable: String) -> String? {
         var parts = executable.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         guard parts.count >= 2 else { return nil }
         parts.removeLast()
@@ -32,13 +32,13 @@ public enum InstallLayout {
     }
 
     /// `PREFIX/sub`, without a doubled slash for the root prefix.
-    public static func path(_ prefix: String, _ sub: String) -> String {
+    package static func path(_ prefix: String, _ sub: String) -> String {
         prefix.hasSuffix("/") ? prefix + sub : prefix + "/" + sub
     }
 
     /// The system-wide configuration directory of a prefix: `/etc` for `/usr`
     /// (as the Filesystem Hierarchy Standard has it), else `PREFIX/etc`.
-    public static func sysconfDirectory(prefix: String) -> String {
+    package static func sysconfDirectory(prefix: String) -> String {
         prefix == "/usr" ? "/etc" : path(prefix, "etc")
     }
 }

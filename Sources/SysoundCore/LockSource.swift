@@ -1,6 +1,6 @@
 /// A desktop service the daemon follows for the screen lock (`[session]
 /// lock_sources` in the configuration).
-public enum LockSource: String, CaseIterable, Sendable {
+package enum LockSource: String, CaseIterable, Sendable {
     /// `LockedHint` of the user's login session, from logind on the system bus.
     case logind
     /// `org.freedesktop.ScreenSaver` and `org.gnome.ScreenSaver` on the session bus.
@@ -16,20 +16,20 @@ public enum LockSource: String, CaseIterable, Sendable {
 /// on until logind's `LockedHint` changes again, and a source that comes back
 /// (logind restarted, the screensaver reappeared) with the value it had
 /// before overrides nobody.
-public struct LockArbiter: Sendable, Equatable {
+package struct LockArbiter: Sendable, Equatable {
     private var last: [String: Bool] = [:]
 
-    public init() {}
+    package init() {}
 
     /// A reading of `source` (a stable key such as `logind` or a screensaver's
     /// bus name; a logind session switch is the same source). Returns the
     /// value to write to the `locked` file, or nil when nothing changed.
-    public mutating func reading(_ locked: Bool, from source: String) -> Bool? {
+    package mutating func reading(_ locked: Bool, from source: String) -> Bool? {
         guard last[source] != locked else { return nil }
         last[source] = locked
         return locked
     }
 
     /// The last value `source` reported, if any.
-    public func lastReading(of source: String) -> Bool? { last[source] }
+    package func lastReading(of source: String) -> Bool? { last[source] }
 }

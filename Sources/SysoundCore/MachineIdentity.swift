@@ -7,14 +7,14 @@ import Musl
 /// What the machine says it is: for choosing a haptic device profile
 /// (`HapticProfile.choose`) and feedbackd's `$device` theme. Read in this
 /// one place, so that tests can supply it.
-public enum MachineIdentity {
+package enum MachineIdentity {
     /// Overrides the device tree, for tests and machines whose firmware does not tell.
-    public static let compatibleVariable = "SYSOUND_DT_COMPATIBLE"
+    package static let compatibleVariable = "SYSOUND_DT_COMPATIBLE"
     /// The device-tree compatible list, most specific first: the kernel's
     /// NUL-separated /sys/firmware/devicetree/base/compatible, or
     /// `compatibleVariable` (entries separated by spaces, semicolons or
     /// newlines, which a compatible string never holds; it holds commas).
-    public static func deviceTreeCompatible(environment: [String: String] = currentEnvironment()) -> [String] {
+    package static func deviceTreeCompatible(environment: [String: String] = currentEnvironment()) -> [String] {
         if let given = environment[compatibleVariable] {
             return given.split(whereSeparator: { $0 == " " || $0 == ";" || $0 == "\n" }).map(String.init)
         }
@@ -23,7 +23,7 @@ public enum MachineIdentity {
     }
 
     /// The DMI product name (x86 and ARM servers, laptops, handhelds), nil without one.
-    public static func dmiProductName(environment: [String: String] = currentEnvironment()) -> String? {
+    package static func dmiProductName(environment: [String: String] = currentEnvironment()) -> String? {
         if let given = environment["SYSOUND_DMI_PRODUCT"] { return given }
         guard let text = SmallFile.read("/sys/class/dmi/id/product_name") else { return nil }
         let name = text.split(separator: "\n").first.map(String.init) ?? ""
@@ -31,11 +31,11 @@ public enum MachineIdentity {
     }
 
     /// The profile for this machine and the configured fallback (`[haptics] profile`).
-    public static func profile(configured: String?) throws(ProfileError) -> ProfileChoice? {
+    package static func profile(configured: String?) throws(ProfileError) -> ProfileChoice? {
         try HapticProfile.choose(compatible: deviceTreeCompatible(), dmiProduct: dmiProductName(), configured: configured)
     }
 
-    public static func currentEnvironment() -> [String: String] {
+    package static func currentEnvironment() -> [String: String] {
         var result: [String: String] = [:]
         var p = environ
         while let entry = p.pointee {
@@ -48,8 +48,8 @@ public enum MachineIdentity {
 }
 
 /// A small text file (sysfs, udev's database) read whole, at most 1 MiB; nil when it cannot be opened.
-public enum SmallFile {
-    public static func read(_ path: String) -> String? {
+package enum SmallFile {
+    package static func read(_ path: String) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

@@ -8,7 +8,7 @@
 /// and those feedbackd's themes and WirePlumber's role-based policy use.
 /// Parsing ignores case (`Alarm`, `alarm`); `streamName` is what the stream
 /// carries, one spelling per role, in this one place.
-public enum MediaRole: String, CaseIterable, Sendable, Hashable, CustomStringConvertible {
+package enum MediaRole: String, CaseIterable, Sendable, Hashable, CustomStringConvertible {
     // PulseAudio's roles (proplist.h), spelled as it documents them.
     case event, video, music, game, phone, animation, production, a11y, test
     // Phone roles: feedbackd's themes (0.8.9's default theme) and WirePlumber's
@@ -19,7 +19,7 @@ public enum MediaRole: String, CaseIterable, Sendable, Hashable, CustomStringCon
     /// lower case; the phone roles as feedbackd's theme and WirePlumber's
     /// `device.intended-roles` spell them, so server rules written for
     /// feedbackd's streams match sysound's unchanged (servers compare exactly).
-    public var streamName: String {
+    package var streamName: String {
         switch self {
         case .event, .video, .music, .game, .phone, .animation, .production, .a11y, .test: rawValue
         case .notification: "Notification"
@@ -34,15 +34,15 @@ public enum MediaRole: String, CaseIterable, Sendable, Hashable, CustomStringCon
     }
 
     /// The wire and configuration spelling (`role=alarm`).
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
     /// Parses a role as a theme, a request or feedbackd's JSON spells it, in any case.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         self.init(rawValue: text.lowercased())
     }
 
     /// The spellings `init(parsing:)` accepts, for messages.
-    public static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
+    package static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
 
     /// The role a sound of `category` gets when neither the request nor the
     /// theme names one. Only `playback` leaves the event stream: the sounds
@@ -50,7 +50,7 @@ public enum MediaRole: String, CaseIterable, Sendable, Hashable, CustomStringCon
     /// mute of event sounds (Plasma's), and must not wait behind a theme's
     /// UI sounds; alerts stay with the preloaded UI sounds (a theme entry may
     /// say `role = "notification"`).
-    public static func defaultRole(for category: SoundCategory) -> MediaRole {
+    package static func defaultRole(for category: SoundCategory) -> MediaRole {
         switch category {
         case .ambient, .soloAmbient, .alert: .event
         case .playback: .alarm
@@ -59,7 +59,7 @@ public enum MediaRole: String, CaseIterable, Sendable, Hashable, CustomStringCon
 
     /// The role a play gets: the request's, else the sound's in its theme,
     /// else the category's default.
-    public static func of(request: MediaRole?, entry: MediaRole?, category: SoundCategory) -> MediaRole {
+    package static func of(request: MediaRole?, entry: MediaRole?, category: SoundCategory) -> MediaRole {
         request ?? entry ?? defaultRole(for: category)
     }
 }

@@ -142,11 +142,11 @@ public struct PolicySettings: Sendable, Equatable {
     public var defaultAlertHaptic: String
 
     /// Per-app levels (`[apps."id"]`), by app id.
-    public var apps: [String: AppLevel]
+    package var apps: [String: AppLevel]
     /// Apps whose `important` requests pierce silent mode (`[dbus] allow_important`).
     public var allowImportant: Set<String>
 
-    public init(
+    package init(
         categoryGains: [SoundCategory: Double] = [:], defaultAlertHaptic: String = BuiltInHaptic.alert.rawValue,
         apps: [String: AppLevel] = [:], allowImportant: Set<String> = []
     ) {
@@ -165,7 +165,7 @@ public struct PolicySettings: Sendable, Equatable {
     /// holds), its `allow-important` a second allow-list. `pierces`: the
     /// request is an allowed `important` one, which do not disturb lets
     /// through too.
-    public func limits(
+    package func limits(
         for request: PlayRequest, state: SystemState, desktop: DesktopState
     ) -> (state: SystemState, gain: Double, pierces: Bool) {
         let app = request.app.flatMap { apps[$0] }

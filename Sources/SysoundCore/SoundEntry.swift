@@ -1,32 +1,32 @@
 /// One sound of a theme, as the theme index describes it.
-public struct SoundEntry: Sendable, Equatable, Hashable {
+package struct SoundEntry: Sendable, Equatable, Hashable {
     /// The canonical name (`tap`, `notification`).
-    public var name: String
+    package var name: String
     /// The sound file: absolute, or relative to the theme directory.
-    public var file: String
+    package var file: String
     /// Relative level within the theme's mix, 0–1.
-    public var gain: Double
+    package var gain: Double
     /// The category used when a request names none.
-    public var category: SoundCategory
+    package var category: SoundCategory
     /// Tie-breaker within a category when a voice must be stolen (higher survives).
-    public var priority: Int
+    package var priority: Int
     /// The haptic preset that starts together with the sound, if any.
-    public var haptic: String?
+    package var haptic: String?
     /// The haptic described as a score (the theme's `haptic = "NAME.ahap"`),
     /// which the haptics engine defines as the preset `haptic` names.
-    public var hapticScore: HapticScore?
+    package var hapticScore: HapticScore?
     /// Other names that resolve to this sound (e.g. freedesktop names).
-    public var aliases: [String]
+    package var aliases: [String]
     /// Whether the clip loops seamlessly when a request asks it to loop.
-    public var loopable: Bool
+    package var loopable: Bool
     /// Input feedback (a tap, a key press): the desktop's "input feedback
     /// sounds" switch governs it (the theme's `input = true`).
-    public var input: Bool
+    package var input: Bool
     /// The sound server's role for its stream (the theme's `role`); nil: the
     /// category's default (`MediaRole.defaultRole(for:)`).
-    public var role: MediaRole?
+    package var role: MediaRole?
 
-    public init(
+    package init(
         name: String, file: String, gain: Double = 1, category: SoundCategory = .ambient,
         priority: Int = 0, haptic: String? = nil, aliases: [String] = [], loopable: Bool = false,
         input: Bool = false, role: MediaRole? = nil

@@ -7,11 +7,11 @@ import Glibc
 /// `$SYSOUND_STATE_DIR`, `$XDG_RUNTIME_DIR/sysound` (if absolute),
 /// `/run/user/<uid>/sysound` if `/run/user/<uid>` is a directory (`stat(2)`),
 /// else `/tmp/sysound-<uid>`.
-public enum StateDirectoryLocation {
+package enum StateDirectoryLocation {
     /// - Parameter variable: reads an environment variable; `getenv(3)` by
     ///   default, which costs the `sysound` fast path less than building the
     ///   environment as a dictionary.
-    public static func path(explicit: String?, variable: (String) -> String? = environmentVariable) -> String {
+    package static func path(explicit: String?, variable: (String) -> String? = environmentVariable) -> String {
         if let explicit, !explicit.isEmpty { return explicit }
         if let chosen = variable("SYSOUND_STATE_DIR"), !chosen.isEmpty { return chosen }
         if let runtime = variable("XDG_RUNTIME_DIR"), runtime.hasPrefix("/") { return runtime + "/sysound" }
@@ -24,7 +24,7 @@ public enum StateDirectoryLocation {
     }
 
     /// `getenv(3)`.
-    public static func environmentVariable(_ name: String) -> String? {
+    package static func environmentVariable(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
     }
 }

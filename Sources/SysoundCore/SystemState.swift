@@ -2,23 +2,23 @@
 ///
 /// Read from the control files in the state directory (see `ControlFile`);
 /// the service never writes them except on the user's explicit request.
-public struct SystemState: Sendable, Equatable, Hashable {
+package struct SystemState: Sendable, Equatable, Hashable {
     /// The ring/silent switch: silences everything but `playback`.
-    public var silent: Bool
+    package var silent: Bool
     /// The screen lock: silences `ambient` and `solo-ambient`.
-    public var locked: Bool
+    package var locked: Bool
     /// The system volume, 0–1. Multiplies every sound; 0 mutes all, playback included.
-    public var volume: Double
+    package var volume: Double
     /// The haptics switch: when off, nothing vibrates.
-    public var haptics: Bool
+    package var haptics: Bool
     /// Alerts vibrate together with their sound even when not silent.
-    public var vibrateOnAlert: Bool
+    package var vibrateOnAlert: Bool
     /// An interruption (e.g. a phone call) is in progress.
-    public var interrupted: Bool
+    package var interrupted: Bool
     /// The flash for alerts.
-    public var flash: FlashForAlerts
+    package var flash: FlashForAlerts
 
-    public init(
+    package init(
         silent: Bool = false, locked: Bool = false, volume: Double = 1,
         haptics: Bool = true, vibrateOnAlert: Bool = false, interrupted: Bool = false, flash: FlashForAlerts = .off
     ) {
@@ -32,5 +32,5 @@ public struct SystemState: Sendable, Equatable, Hashable {
     }
 
     /// The state with no control files at all.
-    public static let defaults = SystemState()
+    package static let defaults = SystemState()
 }

@@ -6,37 +6,37 @@ import SysoundPlatform
 import SysoundState
 
 /// How the daemon's socket side behaves.
-public struct DaemonOptions: Sendable {
+package struct DaemonOptions: Sendable {
     /// The state directory; it must exist (SysoundState prepares it). The socket
     /// is `socket` in it, the instance lock `daemon.lock`.
-    public var stateDirectory: String
+    package var stateDirectory: String
     /// A group (name or gid) whose members may use the daemon besides its user and root.
-    public var allowedGroup: String?
+    package var allowedGroup: String?
     /// Connections served at once; more are refused with `error busy`.
-    public var maximumConnections = 256
+    package var maximumConnections = 256
     /// How often the socket and lock files are checked for deletion; nil:
     /// never by a timer, only when `checkFiles()` is called (the daemon's
     /// state-directory watch calls it on every change there, so an idle
     /// daemon wakes for nothing).
-    public var socketCheckIntervalMilliseconds: Int? = 1000
+    package var socketCheckIntervalMilliseconds: Int? = 1000
     /// How long `stop` waits for requests in flight.
-    public var shutdownGraceMilliseconds = 3000
+    package var shutdownGraceMilliseconds = 3000
     /// Use a socket passed by systemd (LISTEN_FDS) instead of binding one.
-    public var acceptSystemdSockets = true
+    package var acceptSystemdSockets = true
     /// Handle SIGTERM/SIGINT (stop) and SIGHUP (reload) while `run` runs,
     /// from a signalfd: the process must block them in every thread
     /// (`EventLoop.blockSignals` before any thread starts), as `serve` does.
-    public var handleSignals = true
+    package var handleSignals = true
     /// Where passed sockets start: 3 (SD_LISTEN_FDS_START); tests use a free one.
     var firstPassedFD: Int32 = 3
 
-    public init(stateDirectory: String, allowedGroup: String? = nil) {
+    package init(stateDirectory: String, allowedGroup: String? = nil) {
         self.stateDirectory = stateDirectory
         self.allowedGroup = allowedGroup
     }
 
-    public var socketPath: String { stateDirectory + "/socket" }
-    public var lockPath: String { stateDirectory + "/daemon.lock" }
+    package var socketPath: String { stateDirectory + "/socket" }
+    package var lockPath: String { stateDirectory + "/daemon.lock" }
 }
 
 /// The daemon's socket machinery: one instance per state directory, the
@@ -47,15 +47,15 @@ public struct DaemonOptions: Sendable {
 /// let daemon = try Daemon(options: .init(stateDirectory: dir.path), handler: manager, logger: logger)
 /// daemon.run()   // until SIGTERM, SIGINT or daemon.stop()
 /// ```
-public final class Daemon: @unchecked Sendable {
+package final class Daemon: @unchecked Sendable {
     // @unchecked: `ran` is guarded by `stateLock`; the rest is immutable or
     // used by the loop thread only; `stop` only posts to the loop.
-    public let options: DaemonOptions
+    package let options: DaemonOptions
     /// The loop `run` serves; other parts of the daemon (settings watch,
     /// haptics, D-Bus) add their sources to it.
-    public let loop: EventLoop
+    package let loop: EventLoop
     /// The fixed worker threads for blocking work.
-    public let workers: WorkerPool
+    package let workers: WorkerPool
     private let ownsWorkers: Bool
     private let handler: any RequestHandler
     private let logger: Logger
@@ -74,7 +74,7 @@ public final class Daemon: @unchecked Sendable {
     private static let handledSignals: [Int32] = [SIGTERM, SIGINT, SIGHUP]
 
     /// The number of worker threads a daemon makes when it is given none.
-    public static let defaultWorkerCount = 4
+    package static let defaultWorkerCount = 4
 
     /// Takes the instance lock and the listening socket; `run` then serves.
     ///
@@ -126,12 +126,12 @@ public final class Daemon: @unchecked Sendable {
     }
 
     /// The socket clients connect to.
-    public var socketPath: String { server.socketPath }
+    package var socketPath: String { server.socketPath }
 
     /// Serves until SIGTERM, SIGINT or `stop()`; then finishes the replies in
     /// flight, removes the socket and the lock, and returns. Call once, on
     /// the thread that is to run the loop.
-    public func run() {
+    package func run() {
         let first = stateLock.withLock { () -> Bool in
             defer { ran = true }
             return !ran
@@ -161,7 +161,7 @@ public final class Daemon: @unchecked Sendable {
     }
 
     /// Asks `run` to return; safe from any thread, returns at once.
-    public func stop() {
+    package func stop() {
         loop.post { [weak self] in self?.beginStopping() }
     }
 
@@ -218,7 +218,7 @@ public final class Daemon: @unchecked Sendable {
     /// Makes the lock and socket files whole again if someone removed or
     /// replaced them (stopping if another daemon took the lock meanwhile).
     /// On the loop thread: from the timer, or from a watch of the state directory.
-    public func checkFiles() {
+    package func checkFiles() {
         guard !stopping else { return }
         guard checkLockFile(&lockMissing) else { return beginStopping() }
         server.checkSocketFile()

@@ -2,7 +2,7 @@ import Glibc
 import SysoundCore
 
 /// Why the daemon could not start.
-public enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Another daemon serves this state directory (its PID, if it could be read).
     case alreadyRunning(pid: pid_t?, lockPath: String, socketPath: String)
     case lockFailed(path: String, errno: Int32)
@@ -14,7 +14,7 @@ public enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownGroup(String)
     case system(call: String, errno: Int32)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .alreadyRunning(let pid, let lockPath, let socketPath):
             let who = pid.map { "PID \($0)" } ?? "a daemon whose PID is unknown"

@@ -1,4 +1,3 @@
-import SysoundAudio
 import SysoundConfig
 import SysoundFeedback
 import SysoundCore
@@ -6,8 +5,8 @@ import SysoundPlatform
 
 /// The daemon's `RequestHandler`: the feedback manager, plus what a reload
 /// needs to know (where the configuration came from).
-public struct DaemonHandler: RequestHandler {
-    public let manager: FeedbackManager
+package struct DaemonHandler: RequestHandler {
+    package let manager: FeedbackManager
     let configPath: String?
     /// The daemon's running theme events (shared with the D-Bus face); nil: `event` is refused.
     let events: FeedbackEvents?
@@ -15,7 +14,7 @@ public struct DaemonHandler: RequestHandler {
     let callers: CallerApps
 
     /// - Parameter callers: shared with the D-Bus face; nil: the socket's own.
-    public init(manager: FeedbackManager, events: FeedbackEvents? = nil, configPath: String?, callers: CallerApps? = nil) {
+    package init(manager: FeedbackManager, events: FeedbackEvents? = nil, configPath: String?, callers: CallerApps? = nil) {
         self.manager = manager
         self.events = events
         self.configPath = configPath
@@ -123,7 +122,7 @@ public struct DaemonHandler: RequestHandler {
 
     /// Loads configuration and theme anew; a broken configuration is refused
     /// whole and the running one stays.
-    public func reload() throws(ReloadError) {
+    package func reload() throws(ReloadError) {
         do {
             let (configuration, theme, problems) = try ServiceSetup.load(configPath: configPath)
             if problems.containsErrors {

@@ -13,14 +13,14 @@ import SysoundFeedback
 /// `[server] others_may_play_any_file = true` lifts the directory rule. The
 /// daemon's own user and root may name any file; the decoder still opens only
 /// regular files.
-public struct FileAccessPolicy: Sendable, Equatable {
+package struct FileAccessPolicy: Sendable, Equatable {
     /// The daemon's user.
-    public var ownerUID: uid_t
+    package var ownerUID: uid_t
     /// Where other users' files must be: the theme's sound directories.
-    public var soundDirectories: [String]
-    public var othersMayPlayAnyFile: Bool
+    package var soundDirectories: [String]
+    package var othersMayPlayAnyFile: Bool
 
-    public init(ownerUID: uid_t = getuid(), soundDirectories: [String], othersMayPlayAnyFile: Bool = false) {
+    package init(ownerUID: uid_t = getuid(), soundDirectories: [String], othersMayPlayAnyFile: Bool = false) {
         self.ownerUID = ownerUID
         self.soundDirectories = soundDirectories
         self.othersMayPlayAnyFile = othersMayPlayAnyFile
@@ -31,7 +31,7 @@ public struct FileAccessPolicy: Sendable, Equatable {
     /// - Throws: `FeedbackError` `.denied` for a path outside the sound
     ///   directories, `.badFile` for a relative path, a missing file or one
     ///   that is not a regular file; each message names the path.
-    public func path(toOpen path: String, for peer: PeerCredentials) throws(FeedbackError) -> String {
+    package func path(toOpen path: String, for peer: PeerCredentials) throws(FeedbackError) -> String {
         if peer.uid == ownerUID || peer.uid == 0 { return path }
         guard path.hasPrefix("/") else {
             throw FeedbackError(.badFile, "\(path): a sound file must be given by its absolute path")

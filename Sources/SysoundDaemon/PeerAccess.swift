@@ -4,19 +4,19 @@ import Glibc
 /// Who may talk to the daemon: its own user, root, and optionally the members
 /// of one group. Checked on every connection, since the socket file's mode
 /// alone can be loosened by anyone who owns it.
-public struct PeerAccess: Sendable, Equatable {
+package struct PeerAccess: Sendable, Equatable {
     /// The daemon's user.
-    public var uid: uid_t
+    package var uid: uid_t
     /// Members of this group (primary or supplementary) are let in too.
-    public var allowedGroup: gid_t?
+    package var allowedGroup: gid_t?
 
-    public init(uid: uid_t = getuid(), allowedGroup: gid_t? = nil) {
+    package init(uid: uid_t = getuid(), allowedGroup: gid_t? = nil) {
         self.uid = uid
         self.allowedGroup = allowedGroup
     }
 
     /// Whether a peer with these credentials and supplementary groups may connect.
-    public func allows(_ peer: PeerCredentials, groups: [gid_t]) -> Bool {
+    package func allows(_ peer: PeerCredentials, groups: [gid_t]) -> Bool {
         if peer.uid == uid || peer.uid == 0 { return true }
         guard let allowedGroup else { return false }
         return peer.gid == allowedGroup || groups.contains(allowedGroup)
@@ -25,7 +25,7 @@ public struct PeerAccess: Sendable, Equatable {
     /// Resolves a group name (or a decimal gid) to its gid (`getgrnam_r(3)`).
     ///
     /// - Throws: `DaemonError.unknownGroup` if no such group exists.
-    public static func groupID(named name: String) throws(DaemonError) -> gid_t {
+    package static func groupID(named name: String) throws(DaemonError) -> gid_t {
         if let number = gid_t(name) { return number }
         var group = group()
         var result: UnsafeMutablePointer<group>?

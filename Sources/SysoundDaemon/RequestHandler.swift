@@ -6,23 +6,23 @@ import SysoundPlatform
 /// (SO_PEERCRED, taken when the client connected), and the sandbox its
 /// process proves (read when first needed; nil where no socket is behind
 /// the credentials). Equal by the credentials.
-public struct PeerCredentials: Sendable, Equatable, Hashable, CustomStringConvertible {
-    public var pid: pid_t
-    public var uid: uid_t
-    public var gid: gid_t
-    public var sandbox: PeerSandbox?
+package struct PeerCredentials: Sendable, Equatable, Hashable, CustomStringConvertible {
+    package var pid: pid_t
+    package var uid: uid_t
+    package var gid: gid_t
+    package var sandbox: PeerSandbox?
 
-    public init(pid: pid_t, uid: uid_t, gid: gid_t, sandbox: PeerSandbox? = nil) {
+    package init(pid: pid_t, uid: uid_t, gid: gid_t, sandbox: PeerSandbox? = nil) {
         self.pid = pid
         self.uid = uid
         self.gid = gid
         self.sandbox = sandbox
     }
 
-    public var description: String { "pid \(pid) uid \(uid) gid \(gid)" }
+    package var description: String { "pid \(pid) uid \(uid) gid \(gid)" }
 
-    public static func == (a: Self, b: Self) -> Bool { a.pid == b.pid && a.uid == b.uid && a.gid == b.gid }
-    public func hash(into hasher: inout Hasher) {
+    package static func == (a: Self, b: Self) -> Bool { a.pid == b.pid && a.uid == b.uid && a.gid == b.gid }
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(pid)
         hasher.combine(uid)
         hasher.combine(gid)
@@ -58,9 +58,9 @@ package struct Responder: Sendable {
 }
 
 /// Why a reload was refused; the old configuration stays in force.
-public struct ReloadError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct ReloadError: Error, Equatable, Sendable, CustomStringConvertible {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }
 

@@ -37,7 +37,7 @@ extension FeedbackManager {
 
     /// Facts another face of the daemon reports in `status` (e.g. the D-Bus
     /// name's state): set once when they change, read with every status.
-    public func setStatus(_ key: String, _ value: String?) {
+    package func setStatus(_ key: String, _ value: String?) {
         faceStatus.withLock { $0[key] = value }
     }
 }
@@ -46,7 +46,7 @@ extension FeedbackManager {
     /// Why the daemon does not run the configuration file as written (it
     /// serves the defaults, or kept the previous file at a reload), for
     /// `status`; nil once a file loaded cleanly.
-    public var configurationProblem: String? {
+    package var configurationProblem: String? {
         get { faceStatus.withLock { $0[Self.configurationProblemKey] } }
         // One line: a status field is one line on the wire and on screen.
         set {

@@ -7,17 +7,17 @@ import SysoundLeds
 
 /// What an event runs, as the manager decided it from the feedbackd theme
 /// at the request's level (feedbackd's lookup and `is_available`).
-public struct EventPlan: Sendable, Equatable {
+package struct EventPlan: Sendable, Equatable {
     /// The level the event was decided at (the user's, the app's and the hints' together).
-    public var level: FeedbackProfile
+    package var level: FeedbackProfile
     /// Its feedbacks, the most feedback's section first; none: not found.
-    public var feedbacks: [PlannedFeedback] = []
+    package var feedbacks: [PlannedFeedback] = []
 }
 
 /// One feedback of an event's plan; `FeedbackEvents` makes the feedback
 /// that carries it out. Each run is decided again under the policy of the
 /// moment (silent mode switched on mid-loop holds the next run).
-public enum PlannedFeedback: Sendable, Equatable {
+package enum PlannedFeedback: Sendable, Equatable {
     /// A play of this request (its paired haptic off for a theme's sound).
     case sound(PlayRequest)
     /// A vibration of the theme's `section`, for `request` (its app and hints).
@@ -40,18 +40,18 @@ extension FeedbackManager {
 
     /// An event's vibration outranks a `Vibrate` pattern (priority 1) and
     /// every sound's paired haptic: it ends the one and is never cut by the others.
-    public static let eventHapticPriority = 3
+    package static let eventHapticPriority = 3
     /// The priority of the D-Bus face's `Vibrate` patterns.
-    public static let patternHapticPriority = 1
+    package static let patternHapticPriority = 1
 
     /// The feedbackd theme in use, once the D-Bus face loaded it.
-    public var feedbackdTheme: FeedbackdTheme? { feedbackd.withLock { $0 } }
+    package var feedbackdTheme: FeedbackdTheme? { feedbackd.withLock { $0 } }
 
     /// Loads the feedbackd theme the configuration names (or `FEEDBACK_THEME`)
     /// and uses it from now on; its problems are logged, the rest is used.
     /// Called by the D-Bus face at start and by `reload` (SIGHUP) after that.
     @discardableResult
-    public func loadFeedbackdTheme(environment: [String: String] = ProcessInfo.processInfo.environment) -> [Diagnostic] {
+    package func loadFeedbackdTheme(environment: [String: String] = ProcessInfo.processInfo.environment) -> [Diagnostic] {
         let name = feedbackdThemeName.withLock { $0 } ?? configuration.dbus.feedbackTheme
         let (theme, problems) = FeedbackdTheme.load(name: name, environment: environment)
         for problem in problems {
@@ -72,7 +72,7 @@ extension FeedbackManager {
     /// Names the feedbackd theme instead of `[dbus] feedback_theme` (feedbackd's
     /// own `theme` setting, once the desktop's sources follow it); nil goes
     /// back to the configuration's. Loaded now if the D-Bus face uses one.
-    public func setFeedbackdThemeName(_ name: String?) {
+    package func setFeedbackdThemeName(_ name: String?) {
         feedbackdThemeName.withLock { $0 = name }
         if feedbackdTheme != nil { loadFeedbackdTheme() }
     }
@@ -80,7 +80,7 @@ extension FeedbackManager {
     /// The feedbackd level a request is decided at: the user's profile (the
     /// control files), lowered by the app's level and the request's hint; an
     /// allowed `important` request replaces only the user's.
-    public func level(for request: PlayRequest) -> FeedbackProfile {
+    package func level(for request: PlayRequest) -> FeedbackProfile {
         FeedbackProfile(state: configuration.policy.limits(for: request, state: state, desktop: desktop).state)
     }
 
@@ -99,7 +99,7 @@ extension FeedbackManager {
     /// haptic), its first vibration (the most feedback's section) when a
     /// vibrator is there, its dummies. Nil when the theme does not know the
     /// event: then sysound's own name of it is played instead.
-    public func eventPlan(_ event: String, _ request: PlayRequest) -> EventPlan? {
+    package func eventPlan(_ event: String, _ request: PlayRequest) -> EventPlan? {
         guard let theme = feedbackdTheme else { return nil }
         let level = level(for: request)
         guard let feedbacks = theme.feedbacks(for: event, level: level) else { return nil }
@@ -151,7 +151,7 @@ extension FeedbackManager {
     /// plays in every profile (the keyboard's key-pressed): the silent
     /// profile itself is haptics off here. Do not disturb holds the theme's
     /// vibrations as it holds an alert's, but not the silent section's.
-    public func startEventVibration(_ pattern: HapticPattern, section: FeedbackProfile, _ request: PlayRequest) -> String? {
+    package func startEventVibration(_ pattern: HapticPattern, section: FeedbackProfile, _ request: PlayRequest) -> String? {
         guard let haptics else { return HapticSkipReason.noDevice.rawValue }
         let (limited, _, pierces) = configuration.policy.limits(for: request, state: state, desktop: desktop)
         if limited.interrupted { return SkipReason.interrupted.rawValue }

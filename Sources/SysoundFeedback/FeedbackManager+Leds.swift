@@ -42,7 +42,7 @@ extension FeedbackManager {
     /// Shows a theme's `Led` entry of `event` until `endEventLed`; nil when
     /// there is no light (or its colour is not one feedbackd knows: the
     /// theme's check reported it).
-    public func showEventLed(_ led: FeedbackdLed, event: String) -> LedShowID? {
+    package func showEventLed(_ led: FeedbackdLed, event: String) -> LedShowID? {
         guard let leds, let color = LedColor(parsing: led.color) else { return nil }
         return leds.show(LedRequest(
             color: color, frequencyMilliHz: led.frequency, priority: led.priority, maxBrightnessPercent: led.maxBrightness,
@@ -50,7 +50,7 @@ extension FeedbackManager {
     }
 
     /// Ends what an event showed: the next request on the light shows, or it goes off.
-    public func endEventLed(_ id: LedShowID) {
+    package func endEventLed(_ id: LedShowID) {
         leds?.end(id)
     }
 

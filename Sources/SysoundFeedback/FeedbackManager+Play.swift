@@ -4,23 +4,23 @@ import SysoundCore
 import SysoundHaptics
 
 /// What a play request did, for the reply and the CLI's messages.
-public struct PlayResult: Sendable, Equatable {
-    public var decision: Decision
+package struct PlayResult: Sendable, Equatable {
+    package var decision: Decision
     /// The voice that plays, if one was started.
-    public var voice: VoiceID?
+    package var voice: VoiceID?
     /// The clip's length in seconds, if it was loaded.
-    public var duration: Double?
+    package var duration: Double?
     /// What became of the vibration the policy asked for.
-    public var haptic: HapticResult
+    package var haptic: HapticResult
     /// Whether the flash for alerts flashed for it.
-    public var flashed = false
+    package var flashed = false
     /// The voice repeats until it is stopped or its loop ended (a loop asked
     /// of a loopable sound); false for one that plays once.
-    public var loops = false
+    package var loops = false
 
     /// The vibration as carried out, which the policy's decision cannot know:
     /// a machine without a rumble device vibrates nothing, and says so.
-    public enum HapticResult: Sendable, Equatable {
+    package enum HapticResult: Sendable, Equatable {
         /// None was due.
         case notDue
         /// This preset started.
@@ -33,7 +33,7 @@ public struct PlayResult: Sendable, Equatable {
 
     /// Why nothing was heard or felt, for people: the sound's skip reason,
     /// else the vibration's; nil when something played.
-    public var skipReason: String? {
+    package var skipReason: String? {
         if voice != nil { return nil }
         if case .started = haptic { return nil }
         if let reason = decision.soundSkipReason { return reason.rawValue }
@@ -45,7 +45,7 @@ public struct PlayResult: Sendable, Equatable {
     }
 
     /// The four shapes of the behaviour model, as carried out.
-    public var outcome: FeedbackOutcome {
+    package var outcome: FeedbackOutcome {
         let vibrates = if case .started = haptic { true } else { false }
         switch decision.sound {
         case .deferred: return .deferred
@@ -57,10 +57,10 @@ public struct PlayResult: Sendable, Equatable {
 
 /// Why a request could not be carried out at all (as opposed to being
 /// correctly silenced, which is a successful `PlayResult`).
-public struct FeedbackError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct FeedbackError: Error, Sendable, Equatable, CustomStringConvertible {
     package var code: WireErrorCode
-    public var message: String
-    public var description: String { message }
+    package var message: String
+    package var description: String { message }
 
     package init(_ code: WireErrorCode, _ message: String) {
         self.code = code
@@ -79,7 +79,7 @@ public struct FeedbackError: Error, Sendable, Equatable, CustomStringConvertible
 extension FeedbackManager {
     /// Plays (or correctly silences) a sound: resolves its name, asks the
     /// policy, then starts the voice and its paired vibration.
-    public func play(_ request: PlayRequest) throws(FeedbackError) -> PlayResult {
+    package func play(_ request: PlayRequest) throws(FeedbackError) -> PlayResult {
         seen(app: request.app)
         let (entry, setup) = try resolve(request.source)
         let decision = Policy.decide(request, entry: entry, state: state, settings: setup.configuration.policy, desktop: desktop)

@@ -38,13 +38,13 @@ extension FeedbackManager {
     }
 
     /// Stops `voice` now (an event's sound ended early); a stale id is ignored.
-    public func stop(_ voice: VoiceID) {
+    package func stop(_ voice: VoiceID) {
         engine(of: voice)?.stop(voice)
     }
 
     /// Lets a looping `voice` play to the end of the round in progress and
     /// stop there (an event's timeout ran out); its end is told as any voice's.
-    public func endLoop(_ voice: VoiceID) {
+    package func endLoop(_ voice: VoiceID) {
         engine(of: voice)?.endLoop(voice)
     }
 
@@ -55,14 +55,14 @@ extension FeedbackManager {
     /// Calls `heard` once `voice` has ended (or was stopped) and has been
     /// heard: on the engine's loop, the output's tail a timer there
     /// (`AudioEngine.whenHeard`); at once for a voice no engine plays.
-    public func whenHeard(_ voice: VoiceID, _ heard: @escaping @Sendable () -> Void) {
+    package func whenHeard(_ voice: VoiceID, _ heard: @escaping @Sendable () -> Void) {
         guard let audio = engine(of: voice) else { return heard() }
         audio.whenHeard(voice, heard)
     }
 
     /// Blocks until `voice` has ended (or was stopped) and has been heard
     /// (`whenHeard`): the embedded engine's `play … wait=1` and `wait ID`.
-    public func waitForEnd(of voice: VoiceID) {
+    package func waitForEnd(of voice: VoiceID) {
         engine(of: voice)?.waitUntilHeard(voice)
     }
 
@@ -338,22 +338,5 @@ extension FeedbackManager {
         if sound.loopable { r["loopable"] = "1" }
         if !sound.aliases.isEmpty { r["aliases"] = sound.aliases.joined(separator: ",") }
         return r
-    }
-}
-
-extension VoiceID {
-    /// The text form on the wire: `slot.serial` for the event stream's voices
-    /// (as before roles), `slot.serial.role` for another role's (`3.17.alarm`).
-    public var wireID: String { role == .event ? "\(slot).\(serial)" : "\(slot).\(serial).\(role.rawValue)" }
-
-    /// Parses the wire form (in place: no array of parts for a play's id).
-    public init?(_ text: String) {
-        guard let dot = text.firstIndex(of: "."), let slot = Int(text[..<dot]), slot >= 0 else { return nil }
-        let rest = text[text.index(after: dot)...]
-        let serialEnd = rest.firstIndex(of: ".") ?? rest.endIndex
-        guard let serial = UInt32(rest[..<serialEnd]) else { return nil }
-        let role = serialEnd == rest.endIndex ? .event : MediaRole(rawValue: String(rest[rest.index(after: serialEnd)...]))
-        guard let role else { return nil }
-        self.init(slot: slot, serial: serial, role: role)
     }
 }

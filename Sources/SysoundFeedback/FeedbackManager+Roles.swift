@@ -6,13 +6,13 @@ import SysoundCore
 /// to, and the policy operations that reach every role's engine.
 extension FeedbackManager {
     /// The event engine (if open) and every other role's engine open now.
-    public var audioEngines: [AudioEngine] {
+    package var audioEngines: [AudioEngine] {
         guard let audio else { return [] }
         return [audio] + roles.engines
     }
 
     /// The roles with a stream of their own open now, event's first (`status`).
-    public var openMediaRoles: [MediaRole] { audio == nil ? [] : [.event] + roles.openRoles }
+    package var openMediaRoles: [MediaRole] { audio == nil ? [] : [.event] + roles.openRoles }
 
     /// The role a play gets: the request's (`role=`, a feedbackd theme's
     /// `media-role`), else its theme entry's, else its category's.
@@ -50,7 +50,7 @@ extension FeedbackManager {
     /// As `prepareStream(for:)`, for a D-Bus event: the role the feedbackd
     /// theme gives its sound (`media-role`), else that of sysound's sound of
     /// the request. Nil `event`: the request's sound only (a sound-file hint).
-    public func prepareStream(forEvent event: String?, _ request: PlayRequest, then: @escaping @Sendable () -> Void) -> Bool {
+    package func prepareStream(forEvent event: String?, _ request: PlayRequest, then: @escaping @Sendable () -> Void) -> Bool {
         if let event, let theme = feedbackdTheme, theme.feedbacks(for: event, level: level(for: request)) != nil {
             guard let role = eventSoundRole(event, request) else { return false }
             return prepare(role, then: then)
@@ -72,7 +72,7 @@ extension FeedbackManager {
     }
 
     /// Closes every engine, every role's (the daemon's shutdown).
-    public func shutdownAudio() {
+    package func shutdownAudio() {
         roles.shutdown()
         audio?.shutdown()
     }

@@ -12,17 +12,17 @@ import SysoundState
 /// request and tells the engines what to do. The daemon serves it over the
 /// socket; the embedded fallback (CLI, library) calls it in-process. Same
 /// policy, same replies.
-public final class FeedbackManager: Sendable {
+package final class FeedbackManager: Sendable {
     /// The audio engine once opened; see `audioEngine()`.
     private let audioSlot: Locked<AudioEngine?>
     private let openAudio: @Sendable () throws(AudioError) -> AudioEngine
     /// The engines of the other media roles in use (FeedbackManager+Roles).
     let roles: AudioRoles
-    public let haptics: HapticsEngine?
+    package let haptics: HapticsEngine?
     /// The notification LED and the flash (FeedbackManager+Leds); nil: none driven.
-    public let leds: LedEngine?
-    public let controls: ControlFiles
-    public let logger: Logger
+    package let leds: LedEngine?
+    package let controls: ControlFiles
+    package let logger: Logger
     let setup: Locked<Setup>
     let settings: SettingsSource
     private let readState: @Sendable () -> SystemState
@@ -76,7 +76,7 @@ public final class FeedbackManager: Sendable {
     ///     own stream); nil plays every role on the event engine.
     ///   - roleHost: where `openRole` runs: the daemon's workers; nil opens
     ///     in the play itself (the embedded engine).
-    public init(
+    package init(
         configuration: SysoundConfiguration, theme: Theme, audio: AudioEngine?,
         openAudio: @escaping @Sendable () throws(AudioError) -> AudioEngine = { () throws(AudioError) -> AudioEngine in
             throw AudioError.noOutputDevice(detail: "no audio engine was configured")
@@ -117,15 +117,15 @@ public final class FeedbackManager: Sendable {
         return names
     }
 
-    public var configuration: SysoundConfiguration { setup.withLock { $0.configuration } }
-    public var theme: Theme { setup.withLock { $0.theme } }
-    public var state: SystemState { readState() }
+    package var configuration: SysoundConfiguration { setup.withLock { $0.configuration } }
+    package var theme: Theme { setup.withLock { $0.theme } }
+    package var state: SystemState { readState() }
 
     /// The audio engine if it is open.
-    public var audio: AudioEngine? { audioSlot.withLock { $0 } }
+    package var audio: AudioEngine? { audioSlot.withLock { $0 } }
 
     /// The audio engine, opened now if need be (volume set from the settings).
-    public func audioEngine() throws(AudioError) -> AudioEngine {
+    package func audioEngine() throws(AudioError) -> AudioEngine {
         if let engine = audio { return engine }
         let engine = try openAudio()
         if attachAudio(engine) { return engine }
@@ -136,7 +136,7 @@ public final class FeedbackManager: Sendable {
     /// Takes an engine opened elsewhere (the daemon opens its device in the
     /// background when there was none at start), at the user's volume;
     /// false when one is open already (the caller shuts `engine` down).
-    public func attachAudio(_ engine: AudioEngine) -> Bool {
+    package func attachAudio(_ engine: AudioEngine) -> Bool {
         engine.setVolume(state.volume)
         return audioSlot.withLock { slot in
             guard slot == nil else { return false }
@@ -147,7 +147,7 @@ public final class FeedbackManager: Sendable {
 
     /// Decodes and uploads every sound of the theme (the daemon does this at start).
     @discardableResult
-    public func preloadTheme() -> PreloadReport? { preload(theme) }
+    package func preloadTheme() -> PreloadReport? { preload(theme) }
 
     /// Loads `theme`'s clips into the engine, replacing those it changes and
     /// dropping those it no longer has; voices playing meanwhile play on.
@@ -171,7 +171,7 @@ public final class FeedbackManager: Sendable {
     /// Replaces configuration and theme (SIGHUP). The engines keep running
     /// and so does every voice: the new theme's clips are loaded first (plays
     /// meanwhile are answered from the old theme), then the theme is swapped.
-    public func reload(configuration: SysoundConfiguration, theme: Theme) {
+    package func reload(configuration: SysoundConfiguration, theme: Theme) {
         let theme = Self.theme(theme, withXDGTheme: desktopXDGTheme.withLock { $0 })
         preload(theme)
         setup.withLock { $0 = Setup(configuration: configuration, theme: theme) }
@@ -191,7 +191,7 @@ public final class FeedbackManager: Sendable {
     /// Applies a change of the user's settings to what is playing now:
     /// silent mode on stops ambient voices (the theatre case), the volume
     /// applies to playing voices, an interruption pauses and ends.
-    public func stateChanged(from old: SystemState, to new: SystemState) {
+    package func stateChanged(from old: SystemState, to new: SystemState) {
         // Every role's engine: an alarm's stream obeys the settings as the taps' does.
         let engines = audioEngines
         guard let audio else { return }

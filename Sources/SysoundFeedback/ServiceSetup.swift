@@ -9,9 +9,9 @@ import SysoundState
 
 /// Builds a `FeedbackManager` the same way for the daemon and for the
 /// embedded fallback, so both follow one configuration and one policy.
-public enum ServiceSetup {
+package enum ServiceSetup {
     /// How the audio engine is provided.
-    public enum AudioMode: Sendable {
+    package enum AudioMode: Sendable {
         /// Open the default output device now (the daemon: preload everything).
         case deviceNow
         /// Open the default output device when a sound must really play (embedded).
@@ -28,7 +28,7 @@ public enum ServiceSetup {
     /// `/etc/sysound`, the shipped default) and the theme it names. Problems
     /// with single sounds are returned, not thrown: the other sounds still play.
     /// `checkingFiles`: whether each sound's file is opened to check it (`Theme.read`).
-    public static func load(configPath: String?, checkingFiles: Bool = true) throws(ConfigurationError) -> (SysoundConfiguration, Theme, [Diagnostic]) {
+    package static func load(configPath: String?, checkingFiles: Bool = true) throws(ConfigurationError) -> (SysoundConfiguration, Theme, [Diagnostic]) {
         let configuration = try SysoundConfiguration.load(path: configPath)
         let (theme, problems) = Theme.read(configuration: configuration, checkingFiles: checkingFiles)
         return (configuration, theme, problems)
@@ -41,7 +41,7 @@ public enum ServiceSetup {
     /// restarted by systemd until its start limit, taking the socket down;
     /// serving the defaults keeps every sound working meanwhile. Only a
     /// missing data directory (no theme at all) still throws.
-    public static func loadForServing(
+    package static func loadForServing(
         configPath: String?, search: ConfigurationSearch = ConfigurationSearch()
     ) throws(ConfigurationError) -> (SysoundConfiguration, Theme, [Diagnostic], problem: ConfigurationError?) {
         do {
@@ -61,7 +61,7 @@ public enum ServiceSetup {
     /// if even that cannot be set up, vibration is reported unavailable.
     /// The daemon passes its loop and workers; embedded users (nil) share
     /// the process's embedded loop with the audio engine (`LoopHost.embedded`).
-    public static func haptics(
+    package static func haptics(
         _ c: HapticSettings, logger: Logger, directory: String? = "/dev/input", host: LoopHost? = nil
     ) -> HapticsEngine? {
         do {
@@ -95,7 +95,7 @@ public enum ServiceSetup {
     /// enabled` is false. Without an LED it still runs and finds LEDs udev
     /// records later. The daemon passes its loop; embedded users share the
     /// process's embedded loop.
-    public static func leds(_ settings: LedSettings, logger: Logger, host: LoopHost? = nil) -> LedEngine? {
+    package static func leds(_ settings: LedSettings, logger: Logger, host: LoopHost? = nil) -> LedEngine? {
         guard settings.enabled else { return nil }
         do {
             let choice = LedChoice(devices: settings.devices, exclude: settings.exclude)
@@ -115,7 +115,7 @@ public enum ServiceSetup {
     /// device's audio threads real-time (the daemon's; nil leaves them be).
     /// `audioLogger` is where the audio engines log (nil: `sysound.audio`
     /// through the process's logging system, as the daemon has it).
-    public static func manager(
+    package static func manager(
         configuration: SysoundConfiguration, theme: Theme, stateDirectory: StateDirectory,
         audio mode: AudioMode, haptics: HapticsEngine?, leds: LedEngine? = nil, settings: SettingsSource, host: LoopHost? = nil,
         realtime: RealtimeThreads? = nil, logger: Logger, audioLogger: Logger? = nil

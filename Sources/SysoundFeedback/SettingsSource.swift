@@ -6,7 +6,7 @@ import SysoundState
 /// (another process's or the manager's own write) reaches the manager once,
 /// through the watcher; without one, nobody else is looking, so the manager
 /// applies what it writes itself.
-public enum SettingsSource: Sendable {
+package enum SettingsSource: Sendable {
     /// Followed with inotify (daemon, library): reading costs nothing, and
     /// the manager's writes are re-read at once with `StateWatcher.refresh`.
     case watched(StateWatcher)

@@ -4,7 +4,7 @@ import SysoundCore
 /// (config `[haptics] devices`). A phone's UI pulse belongs on its built-in
 /// motor: a game controller plugged in beside it must not buzz for a key
 /// press, however low its event node.
-public enum DeviceChoice: Sendable, Equatable, CustomStringConvertible {
+package enum DeviceChoice: Sendable, Equatable, CustomStringConvertible {
     /// The default: built-in vibrators only (`builtInVerdict`).
     case builtIn
     /// Every device with a usable effect (`devices = ["all"]`).
@@ -15,7 +15,7 @@ public enum DeviceChoice: Sendable, Equatable, CustomStringConvertible {
     /// From the configuration's entries: empty is `.builtIn`, `"all"` alone
     /// is `.all`, anything else pins (a path, or a shell pattern on the name).
     /// Throws a message naming the bad entry and what to write instead.
-    public init(entries: [String]) throws(DeviceChoiceError) {
+    package init(entries: [String]) throws(DeviceChoiceError) {
         if entries.isEmpty { self = .builtIn; return }
         if let (entry, why) = HapticDeviceEntries.problem(entries) { throw DeviceChoiceError(entry: entry, why: why) }
         if entries == ["all"] { self = .all; return }
@@ -24,7 +24,7 @@ public enum DeviceChoice: Sendable, Equatable, CustomStringConvertible {
         self = .chosen(pins)
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .builtIn: "built-in vibrators"
         case .all: "all"
@@ -33,7 +33,7 @@ public enum DeviceChoice: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Whether the device at `path` is used, and the reason `sysound status` shows.
-    public func verdict(path: String, _ c: ForceFeedbackCapabilities) -> DeviceVerdict {
+    package func verdict(path: String, _ c: ForceFeedbackCapabilities) -> DeviceVerdict {
         if let why = c.unusableReason { return DeviceVerdict(used: false, reason: why) }
         switch self {
         case .all:
@@ -68,24 +68,24 @@ public enum DeviceChoice: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A choice for one device.
-public struct DeviceVerdict: Sendable, Equatable {
-    public var used: Bool
-    public var reason: String
+package struct DeviceVerdict: Sendable, Equatable {
+    package var used: Bool
+    package var reason: String
 }
 
 /// A `[haptics] devices` entry that cannot be used, and what to write instead.
-public struct DeviceChoiceError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var entry: String
-    public var why: String
-    public var description: String { "[haptics] devices entry \"\(entry)\": \(why)" }
+package struct DeviceChoiceError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var entry: String
+    package var why: String
+    package var description: String { "[haptics] devices entry \"\(entry)\": \(why)" }
 }
 
 /// The evdev bits that tell a game controller from a vibrator, in one place.
-public enum InputBits {
-    public static let busUSB: UInt16 = 0x03
-    public static let busBluetooth: UInt16 = 0x05
-    public static let busVirtual: UInt16 = 0x06
-    public static let busHost: UInt16 = 0x19
+package enum InputBits {
+    package static let busUSB: UInt16 = 0x03
+    package static let busBluetooth: UInt16 = 0x05
+    package static let busVirtual: UInt16 = 0x06
+    package static let busHost: UInt16 = 0x19
 
     static func busName(_ bus: UInt16) -> String {
         switch bus {
@@ -111,7 +111,7 @@ public enum InputBits {
     ///   0x140–0x14f) and not an accelerometer (INPUT_PROP_ACCELEROMETER):
     ///   touchscreens and phone accelerometers have X/Y axes too, and a touch
     ///   panel with haptics is a built-in device.
-    public static func isGameController(
+    package static func isGameController(
         hasKey: (Int) -> Bool, hasAbs: (Int) -> Bool, isAccelerometer: Bool
     ) -> Bool {
         if (0x120...0x13e).contains(where: hasKey) || (0x2c0...0x2e7).contains(where: hasKey) { return true }

@@ -6,18 +6,18 @@ import Musl
 
 /// Restricts haptics to chosen devices (config `haptics.devices`). With no
 /// pins every qualifying device is used.
-public enum DevicePin: Sendable, Equatable, CustomStringConvertible {
+package enum DevicePin: Sendable, Equatable, CustomStringConvertible {
     /// A device node or a symlink to one, e.g. `/dev/input/by-path/…-event`.
     case path(String)
     /// A shell pattern on the device name (fnmatch), e.g. `*vibrator*`.
     case name(String)
 
     /// Text form: an absolute path pins a node, anything else is a name pattern.
-    public init(_ text: String) {
+    package init(_ text: String) {
         self = text.hasPrefix("/") ? .path(text) : .name(text)
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .path(let p): p
         case .name(let n): n
@@ -26,7 +26,7 @@ public enum DevicePin: Sendable, Equatable, CustomStringConvertible {
 
     /// Whether the device at `path` named `name` is pinned by this pin.
     /// Paths compare after realpath(3), so by-id and by-path symlinks work.
-    public func matches(path: String, name: String) -> Bool {
+    package func matches(path: String, name: String) -> Bool {
         switch self {
         case .path(let pinned):
             return pinned == path || Self.resolve(pinned) == Self.resolve(path)

@@ -11,9 +11,9 @@ import SysoundPlatform
 /// the directory itself does not exist yet (no input device at boot), it
 /// watches the parent until it appears. Loop thread only. The haptics
 /// engine finds its vibrators with it, the alert slider its switch.
-public final class DirectoryWatcher {
+package final class DirectoryWatcher {
     /// What the engine acts on.
-    public enum Change: Equatable, Sendable {
+    package enum Change: Equatable, Sendable {
         /// A node appeared or its attributes changed: try to open it.
         case candidate(String)
         /// A node went away.
@@ -24,7 +24,7 @@ public final class DirectoryWatcher {
         case watchFailed(HapticsError)
     }
 
-    public let directory: String
+    package let directory: String
     private let loop: EventLoop
     private let onChange: (Change) -> Void
     private var directorySource: EventSource?
@@ -33,7 +33,7 @@ public final class DirectoryWatcher {
     private static let directoryMask = UInt32(IN_CREATE | IN_ATTRIB | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF)
 
     /// Starts watching; `onChange` is called on the loop thread.
-    public init(directory: String, loop: EventLoop, onChange: @escaping (Change) -> Void) throws(HapticsError) {
+    package init(directory: String, loop: EventLoop, onChange: @escaping (Change) -> Void) throws(HapticsError) {
         self.directory = directory
         self.loop = loop
         self.onChange = onChange
@@ -42,7 +42,7 @@ public final class DirectoryWatcher {
 
     deinit { cancel() }
 
-    public func cancel() {
+    package func cancel() {
         directorySource?.cancel()
         parentSource?.cancel()
         directorySource = nil
@@ -109,7 +109,7 @@ public final class DirectoryWatcher {
     }
 
     /// The event nodes in the directory now (opendir/readdir), sorted.
-    public func scan() -> [String] {
+    package func scan() -> [String] {
         guard let dir = opendir(directory) else { return [] }
         defer { closedir(dir) }
         var paths: [String] = []

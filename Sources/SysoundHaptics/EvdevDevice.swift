@@ -12,9 +12,9 @@ import Musl
 ///
 /// Effects belong to the open file handle, so the engine keeps it open for as
 /// long as it uses the device.
-public final class EvdevDevice: ForceFeedbackDevice {
-    public let path: String
-    public let capabilities: ForceFeedbackCapabilities
+package final class EvdevDevice: ForceFeedbackDevice {
+    package let path: String
+    package let capabilities: ForceFeedbackCapabilities
     /// The open descriptor, or -1 once closed.
     private let fd: Locked<Int32>
 
@@ -28,12 +28,12 @@ public final class EvdevDevice: ForceFeedbackDevice {
 
     /// Where udev keeps each device's properties (`c13:<minor>` for an
     /// input node); a test passes a directory of its own.
-    public static let udevDataDirectory = "/run/udev/data"
+    package static let udevDataDirectory = "/run/udev/data"
 
     /// Opens `path` read-write (open(2)), reads its capabilities with
     /// libevdev_new_from_fd, its slot count with EVIOCGEFFECTS, and udev's
     /// FEEDBACKD_TYPE from `udevData`.
-    public static func open(path: String, udevData: String = udevDataDirectory) throws(DeviceError) -> EvdevDevice {
+    package static func open(path: String, udevData: String = udevDataDirectory) throws(DeviceError) -> EvdevDevice {
         let fd = Glibc.open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw classify(errno, path: path, call: "open") }
         var handle: OpaquePointer?
@@ -72,17 +72,17 @@ public final class EvdevDevice: ForceFeedbackDevice {
     }
 
     /// The opener the engine uses by default.
-    public static let opener: DeviceOpener = opener()
+    package static let opener: DeviceOpener = opener()
 
     /// An opener reading udev's properties from `udevData`.
-    public static func opener(udevData: String = udevDataDirectory) -> DeviceOpener {
+    package static func opener(udevData: String = udevDataDirectory) -> DeviceOpener {
         { (path: String) throws(DeviceError) -> any ForceFeedbackDevice in
             try EvdevDevice.open(path: path, udevData: udevData)
         }
     }
 
     /// Uploads with sysound_ff_upload (ioctl EVIOCSFF), as the effect's kind.
-    public func upload(_ effect: RumbleEffect, id: Int?) throws(DeviceError) -> Int {
+    package func upload(_ effect: RumbleEffect, id: Int?) throws(DeviceError) -> Int {
         var ff = ff_effect()
         ff.id = Int16(id ?? -1)
         ff.replay.length = effect.lengthMs
@@ -115,27 +115,27 @@ public final class EvdevDevice: ForceFeedbackDevice {
     }
 
     /// Erases with sysound_ff_erase (ioctl EVIOCRMFF).
-    public func erase(id: Int) throws(DeviceError) {
+    package func erase(id: Int) throws(DeviceError) {
         try call("ioctl(EVIOCRMFF)") { sysound_ff_erase($0, Int32(id)) }
     }
 
     /// Writes {EV_FF, id, count} with sysound_ff_write_event.
-    public func play(id: Int, count: Int) throws(DeviceError) {
+    package func play(id: Int, count: Int) throws(DeviceError) {
         try call("write(EV_FF play)") { sysound_ff_write_event($0, UInt16(EV_FF), UInt16(id), Int32(clamping: max(count, 1))) }
     }
 
     /// Writes {EV_FF, id, 0} with sysound_ff_write_event.
-    public func stop(id: Int) throws(DeviceError) {
+    package func stop(id: Int) throws(DeviceError) {
         try call("write(EV_FF stop)") { sysound_ff_write_event($0, UInt16(EV_FF), UInt16(id), 0) }
     }
 
     /// Writes {EV_FF, FF_GAIN, gain} with sysound_ff_write_event.
-    public func setGain(_ gain: UInt16) throws(DeviceError) {
+    package func setGain(_ gain: UInt16) throws(DeviceError) {
         try call("write(FF_GAIN)") { sysound_ff_write_event($0, UInt16(EV_FF), UInt16(FF_GAIN), Int32(gain)) }
     }
 
     /// close(2); the kernel erases this handle's effects.
-    public func close() {
+    package func close() {
         fd.withLock { fd in
             if fd >= 0 { _ = Glibc.close(fd) }
             fd = -1

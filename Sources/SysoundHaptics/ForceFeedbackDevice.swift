@@ -9,37 +9,37 @@ import Musl
 /// driver advertises: FF_RUMBLE where there is one (every ff-memless phone
 /// driver), else FF_CONSTANT (da7280, the linear-actuator driver of current
 /// phones, which refuses rumble), else an FF_PERIODIC sine.
-public enum EffectKind: String, Sendable, Hashable {
+package enum EffectKind: String, Sendable, Hashable {
     case rumble, constant, sine
 }
 
 /// What a force-feedback device can do, as the kernel reports it, and what
 /// udev and the bus say about what kind of device it is.
-public struct ForceFeedbackCapabilities: Sendable, Equatable {
+package struct ForceFeedbackCapabilities: Sendable, Equatable {
     /// The device's name (EVIOCGNAME), for pins and for people.
-    public var name: String
+    package var name: String
     /// FF_RUMBLE: strong/weak motor magnitudes.
-    public var rumble: Bool
+    package var rumble: Bool
     /// FF_PERIODIC: waveform effects.
-    public var periodic: Bool
+    package var periodic: Bool
     /// FF_GAIN: overall strength, which carries the strength cap.
-    public var gain: Bool
+    package var gain: Bool
     /// How many effects the device holds at once (EVIOCGEFFECTS).
-    public var effectSlots: Int
+    package var effectSlots: Int
     /// FF_CONSTANT: a level for a duration.
-    public var constant = false
+    package var constant = false
     /// FF_SINE among the periodic waveforms.
-    public var sine = false
+    package var sine = false
     /// FF_CUSTOM among the periodic waveforms (firmware or sample effects).
-    public var custom = false
+    package var custom = false
     /// The bus (EVIOCGID bustype: BUS_USB 0x03, BUS_BLUETOOTH 0x05, BUS_HOST 0x19, …).
-    public var bus: UInt16 = 0
+    package var bus: UInt16 = 0
     /// Buttons or sticks of a gamepad, joystick or wheel (`InputBits.isGameController`).
-    public var gameController = false
+    package var gameController = false
     /// udev's FEEDBACKD_TYPE property (feedbackd's rules set "vibra" on known built-in vibrators).
-    public var feedbackdType: String?
+    package var feedbackdType: String?
 
-    public init(name: String, rumble: Bool, periodic: Bool = false, gain: Bool = false, effectSlots: Int) {
+    package init(name: String, rumble: Bool, periodic: Bool = false, gain: Bool = false, effectSlots: Int) {
         self.name = name
         self.rumble = rumble
         self.periodic = periodic
@@ -49,7 +49,7 @@ public struct ForceFeedbackCapabilities: Sendable, Equatable {
 
     /// The effect kind sysound plays here, nil when it has none it can use
     /// (e.g. FF_PERIODIC with only FF_CUSTOM: firmware waveforms, cs40l50).
-    public var effectKind: EffectKind? {
+    package var effectKind: EffectKind? {
         if rumbleIsNative { return .rumble }
         if constant { return .constant }
         if periodic && sine { return .sine }
@@ -62,13 +62,13 @@ public struct ForceFeedbackCapabilities: Sendable, Equatable {
     /// without FF_SINE then refuses it. da7280 (FF_CONSTANT + FF_PERIODIC
     /// with FF_CUSTOM only) shows FF_RUMBLE that way, and must get
     /// FF_CONSTANT. ff-memless drivers, which really rumble, list FF_SINE.
-    public var rumbleIsNative: Bool { rumble && (!periodic || sine) }
+    package var rumbleIsNative: Bool { rumble && (!periodic || sine) }
 
     /// A device can be used for haptics when it has an effect kind and room for an effect.
-    public var qualifies: Bool { effectKind != nil && effectSlots > 0 }
+    package var qualifies: Bool { effectKind != nil && effectSlots > 0 }
 
     /// Why a force-feedback device cannot be used, whatever the choice; nil when it can.
-    public var unusableReason: String? {
+    package var unusableReason: String? {
         if effectKind == nil {
             if periodic && custom {
                 return "unsupported: only FF_CUSTOM waveforms (firmware effects), no FF_CONSTANT or FF_SINE (its FF_RUMBLE is the kernel's emulation through FF_SINE)"
@@ -83,21 +83,21 @@ public struct ForceFeedbackCapabilities: Sendable, Equatable {
 /// One vibration effect as uploaded: a magnitude held for a length, played
 /// as the device's effect kind. (Named for the rumble it began as; FF_CONSTANT
 /// and FF_PERIODIC sine carry the same magnitude and length.)
-public struct RumbleEffect: Sendable, Hashable, CustomStringConvertible {
-    public var strongMagnitude: UInt16
-    public var weakMagnitude: UInt16
+package struct RumbleEffect: Sendable, Hashable, CustomStringConvertible {
+    package var strongMagnitude: UInt16
+    package var weakMagnitude: UInt16
     /// `replay.length`: the device stops the effect after this many ms even if
     /// the engine's own stop never arrives.
-    public var lengthMs: UInt16
+    package var lengthMs: UInt16
     /// How the device plays it: FF_RUMBLE (both motors), FF_CONSTANT
     /// (level = strong × 0x7FFF / 0xFFFF, a flat envelope) or FF_PERIODIC sine
     /// (the same as its magnitude).
-    public var kind: EffectKind = .rumble
+    package var kind: EffectKind = .rumble
     /// `replay.delay` before each play: with a play count above 1 the kernel
     /// repeats the effect with this gap, no timer of ours per repeat.
-    public var delayMs: UInt16 = 0
+    package var delayMs: UInt16 = 0
 
-    public init(strongMagnitude: UInt16, weakMagnitude: UInt16, lengthMs: UInt16, kind: EffectKind = .rumble, delayMs: UInt16 = 0) {
+    package init(strongMagnitude: UInt16, weakMagnitude: UInt16, lengthMs: UInt16, kind: EffectKind = .rumble, delayMs: UInt16 = 0) {
         self.strongMagnitude = strongMagnitude
         self.weakMagnitude = weakMagnitude
         self.lengthMs = lengthMs
@@ -106,15 +106,15 @@ public struct RumbleEffect: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Both motors at `magnitude` (0–1) for `lengthMs`.
-    public init(magnitude: Double, lengthMs: Int, kind: EffectKind = .rumble, delayMs: Int = 0) {
+    package init(magnitude: Double, lengthMs: Int, kind: EffectKind = .rumble, delayMs: Int = 0) {
         let m = UInt16((min(max(magnitude, 0), 1) * Double(UInt16.max)).rounded())
         self.init(strongMagnitude: m, weakMagnitude: m, lengthMs: UInt16(clamping: lengthMs), kind: kind, delayMs: UInt16(clamping: delayMs))
     }
 
     /// The signed level of FF_CONSTANT and the magnitude of FF_PERIODIC: 0–0x7FFF.
-    public var level: Int16 { Int16(clamping: (Int(strongMagnitude) * Int(Int16.max) + 0x7FFF) / Int(UInt16.max)) }
+    package var level: Int16 { Int16(clamping: (Int(strongMagnitude) * Int(Int16.max) + 0x7FFF) / Int(UInt16.max)) }
 
-    public var description: String {
+    package var description: String {
         let delay = delayMs > 0 ? ", after \(delayMs) ms" : ""
         switch kind {
         case .rumble: return "rumble(strong: \(strongMagnitude), weak: \(weakMagnitude), \(lengthMs) ms\(delay))"
@@ -125,7 +125,7 @@ public struct RumbleEffect: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Why a device operation failed.
-public enum DeviceError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum DeviceError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The device went away (ENODEV and friends): close it quietly.
     case gone(path: String)
     /// The node exists but may not be opened yet (EACCES/EPERM): udev may
@@ -139,12 +139,12 @@ public enum DeviceError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Whether the driver refused the effect itself (EINVAL and the like), as
     /// opposed to a moment's trouble: da7280 answers EBUSY to an upload while
     /// an effect plays, a signal interrupts, memory runs short.
-    public var refusesEffect: Bool {
+    package var refusesEffect: Bool {
         guard case .failed(_, let call, let e) = self, call.contains("EVIOCSFF") else { return false }
         return ![EBUSY, EAGAIN, EINTR, ENOMEM, ETIMEDOUT].contains(e)
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .gone(let p): "\(p): the device is gone"
         case .permissionDenied(let p): "\(p): permission denied; add the user to the 'input' group or install a udev rule"
@@ -161,7 +161,7 @@ public enum DeviceError: Error, Equatable, Sendable, CustomStringConvertible {
 ///
 /// The engine calls a device from one thread at a time; implementations must
 /// still be safe to share because the engine hands them between threads.
-public protocol ForceFeedbackDevice: AnyObject, Sendable {
+package protocol ForceFeedbackDevice: AnyObject, Sendable {
     /// The device node, e.g. `/dev/input/event3`.
     var path: String { get }
     var capabilities: ForceFeedbackCapabilities { get }
@@ -182,9 +182,9 @@ public protocol ForceFeedbackDevice: AnyObject, Sendable {
 }
 
 /// Opens a device node. The engine qualifies the result by its capabilities.
-public typealias DeviceOpener = @Sendable (_ path: String) throws(DeviceError) -> any ForceFeedbackDevice
+package typealias DeviceOpener = @Sendable (_ path: String) throws(DeviceError) -> any ForceFeedbackDevice
 
 extension ForceFeedbackDevice {
     /// Starts the effect in slot `id` once.
-    public func play(id: Int) throws(DeviceError) { try play(id: id, count: 1) }
+    package func play(id: Int) throws(DeviceError) { try play(id: id, count: 1) }
 }

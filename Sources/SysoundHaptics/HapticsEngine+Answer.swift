@@ -6,7 +6,7 @@ extension HapticsEngine {
     /// Runs `work` on the engine's loop `milliseconds` from now: the clock by
     /// which a score's sounds keep time with its vibration, whose steps this
     /// loop times too. A shut-down engine drops what is still to come.
-    public func cue(afterMs milliseconds: Int, _ work: @escaping @Sendable () -> Void) {
+    package func cue(afterMs milliseconds: Int, _ work: @escaping @Sendable () -> Void) {
         host.loop.post { [self] in
             let o = owned
             guard o.running else { return }
@@ -30,7 +30,7 @@ extension HapticsEngine {
     /// device, an upload too late. Never blocks; `answer` runs on the loop
     /// thread (or at once, on this thread, for a request refused before it
     /// gets there).
-    public func vibrate(
+    package func vibrate(
         _ source: HapticSource, intensity: Double = 1, priority: Int = 0, delayNanoseconds: UInt64 = 0,
         answer: @escaping @Sendable (Result<Void, HapticsError>) -> Void
     ) {

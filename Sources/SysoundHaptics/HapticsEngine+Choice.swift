@@ -7,16 +7,16 @@ import Musl
 
 /// A force-feedback device the engine found, used or not, and why: what
 /// `sysound status` lists.
-public struct HapticDeviceStatus: Sendable, Equatable {
-    public var path: String
-    public var name: String
-    public var used: Bool
+package struct HapticDeviceStatus: Sendable, Equatable {
+    package var path: String
+    package var name: String
+    package var used: Bool
     /// "udev FEEDBACKD_TYPE=vibra", "game controller …", "uploads refused: …".
-    public var reason: String
+    package var reason: String
     /// The effect kind played on it (or that would be), nil when it has none.
-    public var effect: EffectKind?
+    package var effect: EffectKind?
     /// What its motor can play: how a `HapticScore` is rendered for it.
-    public var motor: MotorAbility
+    package var motor: MotorAbility
 }
 
 /// Which devices are used and why, recorded for `sysound status`.

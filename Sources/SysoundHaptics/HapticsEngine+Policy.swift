@@ -5,7 +5,7 @@ extension HapticsEngine {
     /// core policy decides (`Policy.decideVibration`: the haptics switch;
     /// silent mode does not stop haptics). Returns why it was skipped, or nil.
     @discardableResult
-    public func vibrate(
+    package func vibrate(
         preset name: String, intensity: Double = 1, priority: Int = 0, state: SystemState
     ) throws(HapticsError) -> SkipReason? {
         if let reason = Policy.decideVibration(state: state) { return reason }
@@ -16,7 +16,7 @@ extension HapticsEngine {
     /// Vibrates with a pattern unless the user's settings forbid it; see
     /// `vibrate(preset:intensity:priority:state:)`.
     @discardableResult
-    public func vibrate(
+    package func vibrate(
         pattern: HapticPattern, intensity: Double = 1, priority: Int = 0, state: SystemState
     ) throws(HapticsError) -> SkipReason? {
         if let reason = Policy.decideVibration(state: state) { return reason }

@@ -8,7 +8,7 @@ import SysoundCore
 extension HapticsEngine {
     /// Vibrates with the preset `name`, magnitudes × `intensity` (0–1).
     /// Replaces a running vibration of lower or equal `priority`.
-    public func vibrate(
+    package func vibrate(
         preset name: String, intensity: Double = 1, priority: Int = 0, whenNotUploaded: WhenNotUploaded = .startWhenUploaded,
         delayNanoseconds: UInt64 = 0
     ) throws(HapticsError) {
@@ -21,7 +21,7 @@ extension HapticsEngine {
     /// composition of Android's primitives), each device playing it as well
     /// as its motor can (`HapticScore.rendered(for:)`); otherwise as
     /// `vibrate(pattern:)`. Its sounds are the caller's (`cue(afterMs:_:)`).
-    public func vibrate(
+    package func vibrate(
         score: HapticScore, intensity: Double = 1, priority: Int = 0, whenNotUploaded: WhenNotUploaded = .startWhenUploaded,
         delayNanoseconds: UInt64 = 0
     ) throws(HapticsError) {
@@ -39,7 +39,7 @@ extension HapticsEngine {
     /// the loop, not a write now. It replaces what plays at that instant.
     /// One that waits for its upload starts at that time if it landed by
     /// then, else as soon as it lands.
-    public func vibrate(
+    package func vibrate(
         pattern: HapticPattern, intensity: Double = 1, priority: Int = 0, whenNotUploaded: WhenNotUploaded = .startWhenUploaded,
         delayNanoseconds: UInt64 = 0
     ) throws(HapticsError) {
@@ -49,7 +49,7 @@ extension HapticsEngine {
     }
 
     /// Vibrates with `source`, rendered on the loop for the devices there.
-    public func vibrate(
+    package func vibrate(
         _ source: HapticSource, intensity: Double = 1, priority: Int = 0, whenNotUploaded: WhenNotUploaded = .startWhenUploaded,
         delayNanoseconds: UInt64 = 0
     ) throws(HapticsError) {
@@ -99,7 +99,7 @@ extension HapticsEngine {
     }
 
     /// The preset `name`: a step pattern, or a score each device renders.
-    public func source(ofPreset name: String) throws(HapticsError) -> HapticSource {
+    package func source(ofPreset name: String) throws(HapticsError) -> HapticSource {
         guard let source = presets.withLock({ $0[name] }) else { throw .unknownPreset(name, known: presetNames) }
         return source
     }
@@ -107,7 +107,7 @@ extension HapticsEngine {
     /// `deviceReport` once the devices found are open and their first
     /// uploads answered (a refusal shows), waiting up to `limitMs` when the
     /// caller is not the loop thread (an engine that has just started).
-    public func settledDeviceReport(limitMs: Int = 1000) -> [HapticDeviceStatus] {
+    package func settledDeviceReport(limitMs: Int = 1000) -> [HapticDeviceStatus] {
         if !host.loop.isLoopThread && host.loop.isRunning {
             let deadline = MonotonicClock.now() + UInt64(limitMs) * 1_000_000
             while snapshot.withLock({ $0.opening || $0.uploading }) && MonotonicClock.now() < deadline { usleep(1000) }

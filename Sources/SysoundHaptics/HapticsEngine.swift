@@ -8,13 +8,13 @@ import Musl
 #endif
 
 /// A device the engine uses, as callers see it.
-public struct HapticDeviceInfo: Sendable, Equatable {
-    public var path: String
-    public var name: String
-    public var effectSlots: Int
-    public var gain: Bool
+package struct HapticDeviceInfo: Sendable, Equatable {
+    package var path: String
+    package var name: String
+    package var effectSlots: Int
+    package var gain: Bool
     /// The effect kind played on it.
-    public var effect: EffectKind = .rumble
+    package var effect: EffectKind = .rumble
 }
 
 /// Decides and schedules vibrations on the force-feedback devices it finds:
@@ -35,10 +35,10 @@ public struct HapticDeviceInfo: Sendable, Equatable {
 /// The effects of the presets in use (`setPresets(_:preload:)`) are uploaded
 /// as soon as a device appears, so a paired haptic never waits for a driver.
 /// The haptics switch is the caller's business (`Policy.decideVibration(state:)`).
-public final class HapticsEngine: Sendable {
+package final class HapticsEngine: Sendable {
     /// What a request does when its effects are not on any device yet
     /// (the device just appeared, or its driver answers uploads late).
-    public enum WhenNotUploaded: Sendable {
+    package enum WhenNotUploaded: Sendable {
         /// Throw `.notUploaded` at once and upload for the next request: a
         /// haptic paired with a sound must start with it or not at all.
         case skip
@@ -49,7 +49,7 @@ public final class HapticsEngine: Sendable {
 
     /// How long a vibration waits for its upload before it is dropped: past
     /// this it no longer reads as the answer to what the user did.
-    public static let uploadWaitLimitMs = 500
+    package static let uploadWaitLimitMs = 500
 
     /// What callers read without a trip to the loop, published after each change.
     struct Snapshot {
@@ -147,7 +147,7 @@ public final class HapticsEngine: Sendable {
     let directory: String?
     let choice: DeviceChoice
     /// The device profile tuning presets and pulses to the motor, if one applies.
-    public let profile: ProfileChoice?
+    package let profile: ProfileChoice?
     let opener: DeviceOpener
     let logger: Logger
 
@@ -162,7 +162,7 @@ public final class HapticsEngine: Sendable {
     ///     steps, its presets replace those left at their built-in values.
     ///   - opener: opens a node; tests pass one that makes fake devices.
     ///   - host: the loop and workers the engine runs on.
-    public init(
+    package init(
         presets: [String: HapticPattern] = HapticPresets.defaults, strengthCap: Double = 1,
         deviceDirectory: String? = "/dev/input", pins: [DevicePin] = [], choice: DeviceChoice = .builtIn,
         profile: ProfileChoice? = nil, opener: @escaping DeviceOpener = EvdevDevice.opener, host: LoopHost,
@@ -192,12 +192,12 @@ public final class HapticsEngine: Sendable {
 
     /// Starts watching for devices and opens those present (on the workers:
     /// `devices` lists them once they are open). Calling it again does nothing.
-    public func start() throws(HapticsError) {
+    package func start() throws(HapticsError) {
         try onLoop { [self] () throws(HapticsError) in try startOnLoop() }
     }
 
     /// Stops vibrating, closes every device and ends the watch.
-    public func shutdown() {
+    package func shutdown() {
         host.loop.perform { [self] in
             let o = owned
             o.running = false
@@ -212,7 +212,7 @@ public final class HapticsEngine: Sendable {
     }
 
     /// Ends the running vibration, if any, and forgets one waiting for its upload.
-    public func stop() {
+    package func stop() {
         host.loop.perform { [self] in
             owned.waiting?.outcome?.finish(.failure(.notUploaded))
             owned.waiting = nil
@@ -223,24 +223,24 @@ public final class HapticsEngine: Sendable {
     }
 
     /// Whether a pattern is running now (or waits for its upload).
-    public var isVibrating: Bool {
+    package var isVibrating: Bool {
         snapshot.withLock { s in s.playing.map { $0.until > MonotonicClock.now() } ?? false }
     }
 
     /// Whether effects are on their way to a device (or wait to be).
-    public var isUploading: Bool { snapshot.withLock { $0.uploading } }
+    package var isUploading: Bool { snapshot.withLock { $0.uploading } }
 
     /// The devices in use, by path.
-    public var devices: [HapticDeviceInfo] { snapshot.withLock { $0.devices } }
+    package var devices: [HapticDeviceInfo] { snapshot.withLock { $0.devices } }
 
     /// Every force-feedback device found, used or not and why, by path.
-    public var deviceReport: [HapticDeviceStatus] { snapshot.withLock { $0.report } }
+    package var deviceReport: [HapticDeviceStatus] { snapshot.withLock { $0.report } }
 
     /// Which devices vibrate (`[haptics] devices`).
-    public var deviceChoice: DeviceChoice { choice }
+    package var deviceChoice: DeviceChoice { choice }
 
     /// The preset names, sorted.
-    public var presetNames: [String] { presets.withLock { $0.keys.sorted() } }
+    package var presetNames: [String] { presets.withLock { $0.keys.sorted() } }
 
     /// `presets` for this machine: the profile's presets where the
     /// configuration kept the built-in ones, and Android's moments still at
@@ -253,13 +253,13 @@ public final class HapticsEngine: Sendable {
 
     /// Adds presets described as scores (a theme's AHAP haptics, by the name
     /// the theme gives them), rendered for each device as it plays them.
-    public func define(scores: [String: HapticScore]) {
+    package func define(scores: [String: HapticScore]) {
         guard !scores.isEmpty else { return }
         presets.withLock { $0.merge(scores.mapValues(HapticSource.score)) { _, new in new } }
     }
 
     /// Replaces the presets (config reload).
-    public func setPresets(_ presets: [String: HapticPattern]) throws(HapticsError) {
+    package func setPresets(_ presets: [String: HapticPattern]) throws(HapticsError) {
         for (_, pattern) in presets { try HapticsError.validate(pattern) }
         let presets = Self.tuned(presets, for: profile)
         self.presets.withLock { $0 = presets }
@@ -272,7 +272,7 @@ public final class HapticsEngine: Sendable {
     /// Names the presets in use (the theme's and the policy's): their effects
     /// are uploaded to every device now and as soon as one appears, so that
     /// their first play is a write, not an upload.
-    public func preload(presets names: [String]) {
+    package func preload(presets names: [String]) {
         host.loop.perform { [self] in
             owned.preload = names
             preloadEverywhere()
@@ -282,7 +282,7 @@ public final class HapticsEngine: Sendable {
 
     /// Changes the global strength cap (0–1); devices with FF_GAIN get it now,
     /// the others get the preset effects at the new strength uploaded.
-    public func setStrengthCap(_ cap: Double) throws(HapticsError) {
+    package func setStrengthCap(_ cap: Double) throws(HapticsError) {
         try HapticsError.checkLevel(cap, name: "strength cap")
         host.loop.perform { [self] in
             owned.core.setStrengthCap(cap)
@@ -291,12 +291,12 @@ public final class HapticsEngine: Sendable {
         }
     }
 
-    public var strengthCap: Double { snapshot.withLock { $0.strengthCap } }
+    package var strengthCap: Double { snapshot.withLock { $0.strengthCap } }
 
     /// Takes a device into use directly (no discovery), if it qualifies and
     /// is chosen (`DeviceChoice`). Returns whether it was taken.
     @discardableResult
-    public func attach(_ device: any ForceFeedbackDevice) -> Bool {
+    package func attach(_ device: any ForceFeedbackDevice) -> Bool {
         let verdict = verdict(for: device)
         host.loop.perform { [self] in
             record(device, verdict)
@@ -312,7 +312,7 @@ public final class HapticsEngine: Sendable {
     }
 
     /// Closes and forgets the device at `path`.
-    public func detach(path: String) {
+    package func detach(path: String) {
         host.loop.perform { [self] in
             forget(path)
             settle()

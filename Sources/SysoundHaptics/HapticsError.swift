@@ -2,7 +2,7 @@ import SysoundCore
 
 /// Why a vibration request was not carried out. Device trouble never reaches
 /// callers beyond `.noDevice`: removal, ENODEV and friends are handled inside.
-public enum HapticsError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum HapticsError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No qualifying force-feedback device is open.
     case noDevice
     /// No preset by this name; `known` lists the ones there are.
@@ -25,7 +25,7 @@ public enum HapticsError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The device directory cannot be watched.
     case watchFailed(path: String, call: String, errno: Int32)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .noDevice:
             return "no haptic device: no built-in force-feedback vibrator with a usable effect (FF_RUMBLE, FF_CONSTANT or FF_PERIODIC sine) is available; see `sysound status`, or choose devices with [haptics] devices"

@@ -3,7 +3,7 @@ import SysoundCore
 /// What a haptic is before a device plays it: steps the caller wrote, played
 /// alike everywhere, or a designer's description (an AHAP pattern, a
 /// composition of Android's primitives), played as well as each motor can.
-public enum HapticSource: Sendable, Equatable {
+package enum HapticSource: Sendable, Equatable {
     case pattern(HapticPattern)
     case score(HapticScore)
 }

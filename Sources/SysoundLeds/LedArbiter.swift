@@ -1,7 +1,7 @@
 /// What a light shows among the requests that hold it: the highest
 /// priority, and among equals the latest; when that one ends the next shows;
 /// nothing (off) when none holds it. Pure, so that every case is tested.
-public struct LedArbiter<Request: Sendable>: Sendable {
+package struct LedArbiter<Request: Sendable>: Sendable {
     struct Held: Sendable {
         var id: UInt64
         var priority: Int
@@ -10,27 +10,27 @@ public struct LedArbiter<Request: Sendable>: Sendable {
 
     private var held: [Held] = []
 
-    public init() {}
+    package init() {}
 
-    public var isEmpty: Bool { held.isEmpty }
-    public var count: Int { held.count }
+    package var isEmpty: Bool { held.isEmpty }
+    package var count: Int { held.count }
 
-    public mutating func add(id: UInt64, priority: Int, _ request: Request) {
+    package mutating func add(id: UInt64, priority: Int, _ request: Request) {
         held.append(Held(id: id, priority: priority, request: request))
     }
 
     /// Removes a request; false when it was not held.
     @discardableResult
-    public mutating func remove(id: UInt64) -> Bool {
+    package mutating func remove(id: UInt64) -> Bool {
         guard let index = held.firstIndex(where: { $0.id == id }) else { return false }
         held.remove(at: index)
         return true
     }
 
-    public func contains(id: UInt64) -> Bool { held.contains { $0.id == id } }
+    package func contains(id: UInt64) -> Bool { held.contains { $0.id == id } }
 
     /// The request shown now, and its id.
-    public var shown: (id: UInt64, request: Request)? {
+    package var shown: (id: UInt64, request: Request)? {
         // Later entries win ties: `max` keeps the last of equal ones when compared with <=.
         var best: Held?
         for entry in held where best == nil || entry.priority >= best!.priority { best = entry }

@@ -1,27 +1,27 @@
 /// A colour as feedbackd's themes name it (`red`, `green`, `blue`, `white`
 /// or `#RRGGBB`), 8 bits a channel.
-public struct LedColor: Sendable, Equatable, Hashable, CustomStringConvertible {
-    public var red: UInt8
-    public var green: UInt8
-    public var blue: UInt8
+package struct LedColor: Sendable, Equatable, Hashable, CustomStringConvertible {
+    package var red: UInt8
+    package var green: UInt8
+    package var blue: UInt8
 
-    public init(red: UInt8, green: UInt8, blue: UInt8) {
+    package init(red: UInt8, green: UInt8, blue: UInt8) {
         self.red = red
         self.green = green
         self.blue = blue
     }
 
-    public static let red = LedColor(red: 255, green: 0, blue: 0)
-    public static let green = LedColor(red: 0, green: 255, blue: 0)
-    public static let blue = LedColor(red: 0, green: 0, blue: 255)
-    public static let white = LedColor(red: 255, green: 255, blue: 255)
+    package static let red = LedColor(red: 255, green: 0, blue: 0)
+    package static let green = LedColor(red: 0, green: 255, blue: 0)
+    package static let blue = LedColor(red: 0, green: 0, blue: 255)
+    package static let white = LedColor(red: 255, green: 255, blue: 255)
 
     /// The names feedbackd knows, and an LED's own colour names (udev's
     /// `FEEDBACKD_LED_COLOR`, the colour part of `device:color:function`).
     static let named: [String: LedColor] = ["red": .red, "green": .green, "blue": .blue, "white": .white]
 
     /// Parses a theme's or udev's spelling; nil for anything else.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         let t = text.lowercased()
         if let color = Self.named[t] {
             self = color
@@ -46,7 +46,7 @@ public struct LedColor: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// How bright the colour is on a light of one colour: its strongest channel.
     var strength: Double { Double(max(red, green, blue)) / 255 }
 
-    public var description: String {
+    package var description: String {
         if let (name, _) = Self.named.first(where: { $0.value == self }) { return name }
         let hex = (Int(red) << 16 | Int(green) << 8 | Int(blue))
         let digits = String(hex, radix: 16)

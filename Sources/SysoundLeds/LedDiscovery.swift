@@ -6,24 +6,24 @@
 /// attribute is skipped (feedbackd 0.8.2 does the same): the kernel would
 /// blink nothing. Three single-colour LEDs of one device (red, green and
 /// blue) are one RGB light.
-public struct LedDiscovery: Sendable {
-    public var files: any LedFiles
-    public var paths: LedPaths
-    public var choice: LedChoice
+package struct LedDiscovery: Sendable {
+    package var files: any LedFiles
+    package var paths: LedPaths
+    package var choice: LedChoice
 
-    public init(files: any LedFiles = SystemLedFiles(), paths: LedPaths = LedPaths(), choice: LedChoice = LedChoice()) {
+    package init(files: any LedFiles = SystemLedFiles(), paths: LedPaths = LedPaths(), choice: LedChoice = LedChoice()) {
         self.files = files
         self.paths = paths
         self.choice = choice
     }
 
     /// What was found: the lights, most capable first, and the LEDs not used.
-    public struct Result: Sendable, Equatable {
-        public var lights: [LedLight] = []
-        public var skipped: [SkippedLed] = []
+    package struct Result: Sendable, Equatable {
+        package var lights: [LedLight] = []
+        package var skipped: [SkippedLed] = []
         /// LEDs that would be used but lack the pattern trigger (no
         /// ledtrig-pattern module, or no udev rule selected it).
-        public var missingTrigger: [String] { skipped.filter { $0.why.hasPrefix(LedDiscovery.noPatternPrefix) }.map(\.name) }
+        package var missingTrigger: [String] { skipped.filter { $0.why.hasPrefix(LedDiscovery.noPatternPrefix) }.map(\.name) }
     }
 
     static let noPatternPrefix = "no pattern trigger"
@@ -31,7 +31,7 @@ public struct LedDiscovery: Sendable {
     static let statusFunctions: Set<String> = ["status", "indicator"]
     static let flashFunctions: Set<String> = ["flash", "torch"]
 
-    public func scan() -> Result {
+    package func scan() -> Result {
         var result = Result()
         var singles: [LedLight.Channel] = []
         var singleWhy: [String: String] = [:]
@@ -136,11 +136,11 @@ public struct LedDiscovery: Sendable {
 
 /// `[leds] devices` and `exclude`: LED names or shell patterns (fnmatch).
 /// Devices listed are the only ones used; none listed: feedbackd's choice.
-public struct LedChoice: Sendable, Equatable {
-    public var devices: [String]
-    public var exclude: [String]
+package struct LedChoice: Sendable, Equatable {
+    package var devices: [String]
+    package var exclude: [String]
 
-    public init(devices: [String] = [], exclude: [String] = []) {
+    package init(devices: [String] = [], exclude: [String] = []) {
         self.devices = devices
         self.exclude = exclude
     }

@@ -17,7 +17,7 @@ import Musl
 ///
 /// Runs on a `LoopHost`'s loop, as the haptics engine does: its state belongs
 /// to the loop, and a call from another thread is carried out there.
-public final class LedEngine: Sendable {
+package final class LedEngine: Sendable {
     private let host: LoopHost
     private let discovery: LedDiscovery
     private let logger: Logger
@@ -26,14 +26,14 @@ public final class LedEngine: Sendable {
     private let snapshot = Locked<[LightReport]>([])
 
     /// One light as `status` shows it.
-    public struct LightReport: Sendable, Equatable {
-        public var light: LedLight?
+    package struct LightReport: Sendable, Equatable {
+        package var light: LedLight?
         /// Set for an LED that is not used.
-        public var skipped: SkippedLed?
+        package var skipped: SkippedLed?
         /// What it shows now ("off" when nothing holds it).
-        public var shows: String
+        package var shows: String
         /// The last write the kernel refused, if any.
-        public var problem: String?
+        package var problem: String?
     }
 
     struct Applied: Equatable {
@@ -65,7 +65,7 @@ public final class LedEngine: Sendable {
         }
     }
 
-    public init(discovery: LedDiscovery = LedDiscovery(), host: LoopHost, logger: Logger = Logger(label: "sysound.leds")) {
+    package init(discovery: LedDiscovery = LedDiscovery(), host: LoopHost, logger: Logger = Logger(label: "sysound.leds")) {
         self.discovery = discovery
         self.host = host
         self.logger = logger
@@ -82,7 +82,7 @@ public final class LedEngine: Sendable {
 
     /// Finds the lights and starts following udev's database for LEDs that
     /// appear or go (hotplug, a module loaded later).
-    public func start() {
+    package func start() {
         host.loop.perform { [self] in
             rescan()
             watchDatabase()
@@ -91,7 +91,7 @@ public final class LedEngine: Sendable {
 
     /// Ends every request; lights that show one until ended go off (a burst
     /// in progress finishes by itself, in the kernel).
-    public func shutdown() {
+    package func shutdown() {
         host.loop.perform { [self] in
             let o = owned
             o.cancelSources()
@@ -109,7 +109,7 @@ public final class LedEngine: Sendable {
 
     /// Shows `request` on its light while the arbiter lets it; nil when
     /// there is no light for it.
-    public func show(_ request: LedRequest) -> LedShowID? {
+    package func show(_ request: LedRequest) -> LedShowID? {
         host.loop.perform { [self] () -> LedShowID? in
             let o = owned
             guard light(for: request.purpose) != nil else { return nil }
@@ -133,12 +133,12 @@ public final class LedEngine: Sendable {
     }
 
     /// Ends a request: the next one on its light shows, or the light goes off.
-    public func end(_ id: LedShowID) {
+    package func end(_ id: LedShowID) {
         host.loop.perform { [self] in endOnLoop(id.value) }
     }
 
     /// feedbackd's `prefer-flash`: notifications on the flash LED.
-    public func setPreferFlash(_ on: Bool) {
+    package func setPreferFlash(_ on: Bool) {
         host.loop.perform { [self] in
             guard owned.preferFlash != on else { return }
             owned.preferFlash = on
@@ -147,13 +147,13 @@ public final class LedEngine: Sendable {
     }
 
     /// Every LED found, used or why not, and what each light shows.
-    public var report: [LightReport] { snapshot.withLock { $0 } }
+    package var report: [LightReport] { snapshot.withLock { $0 } }
 
     /// The lights in use.
-    public var lights: [LedLight] { report.compactMap(\.light) }
+    package var lights: [LedLight] { report.compactMap(\.light) }
 
     /// Whether a light for `purpose` exists.
-    public func hasLight(for purpose: LedRequest.Purpose) -> Bool {
+    package func hasLight(for purpose: LedRequest.Purpose) -> Bool {
         host.loop.perform { [self] in light(for: purpose) != nil }
     }
 

@@ -7,7 +7,7 @@ import Musl
 /// The few file calls the LED layer makes, behind a protocol so that tests
 /// run it on a directory tree shaped like sysfs and udev's database.
 /// Everything the layer reads or writes is a small text attribute.
-public protocol LedFiles: Sendable {
+package protocol LedFiles: Sendable {
     /// The entries of a directory (no `.`, `..`), sorted; nil when it cannot be read.
     func names(in directory: String) -> [String]?
     /// A small file's text, nil when it cannot be read.
@@ -20,16 +20,16 @@ public protocol LedFiles: Sendable {
 }
 
 /// A write the kernel (or the file system) refused.
-public struct LedWriteError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var path: String
-    public var errno: Int32
+package struct LedWriteError: Error, Equatable, Sendable, CustomStringConvertible {
+    package var path: String
+    package var errno: Int32
 
-    public init(path: String, errno: Int32) {
+    package init(path: String, errno: Int32) {
         self.path = path
         self.errno = errno
     }
 
-    public var description: String {
+    package var description: String {
         let why = String(cString: strerror(errno))
         if errno == EACCES || errno == EPERM {
             return "cannot write \(path): \(why); the udev rules of sysound (sysound-ledctrl) give the group \"feedbackd\" access, and the user must be in it"
@@ -40,25 +40,25 @@ public struct LedWriteError: Error, Equatable, Sendable, CustomStringConvertible
 
 /// Where sysfs's LED class and udev's database are; `root` is "" on a real
 /// system and a temporary directory in tests.
-public struct LedPaths: Sendable, Equatable {
-    public var root: String
+package struct LedPaths: Sendable, Equatable {
+    package var root: String
 
-    public init(root: String = "") { self.root = root }
+    package init(root: String = "") { self.root = root }
 
-    public var classDirectory: String { root + "/sys/class/leds" }
-    public var udevDatabase: String { root + "/run/udev/data" }
+    package var classDirectory: String { root + "/sys/class/leds" }
+    package var udevDatabase: String { root + "/run/udev/data" }
 
-    public func led(_ name: String) -> String { classDirectory + "/" + name }
-    public func attribute(_ name: String, _ attribute: String) -> String { led(name) + "/" + attribute }
+    package func led(_ name: String) -> String { classDirectory + "/" + name }
+    package func attribute(_ name: String, _ attribute: String) -> String { led(name) + "/" + attribute }
     /// udev's record of an LED class device: `+leds:NAME`.
-    public func udevRecord(_ name: String) -> String { udevDatabase + "/+leds:" + name }
+    package func udevRecord(_ name: String) -> String { udevDatabase + "/+leds:" + name }
 }
 
 /// The real file system.
-public struct SystemLedFiles: LedFiles {
-    public init() {}
+package struct SystemLedFiles: LedFiles {
+    package init() {}
 
-    public func names(in directory: String) -> [String]? {
+    package func names(in directory: String) -> [String]? {
         guard let dir = opendir(directory) else { return nil }
         defer { closedir(dir) }
         var names: [String] = []
@@ -71,7 +71,7 @@ public struct SystemLedFiles: LedFiles {
         return names.sorted()
     }
 
-    public func read(_ path: String) -> String? {
+    package func read(_ path: String) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -82,7 +82,7 @@ public struct SystemLedFiles: LedFiles {
         return String(decoding: buffer[..<count], as: UTF8.self)
     }
 
-    public func write(_ path: String, _ text: String) throws(LedWriteError) {
+    package func write(_ path: String, _ text: String) throws(LedWriteError) {
         let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw LedWriteError(path: path, errno: errno) }
         defer { close(fd) }
@@ -91,7 +91,7 @@ public struct SystemLedFiles: LedFiles {
         guard written == bytes.count else { throw LedWriteError(path: path, errno: written < 0 ? errno : EIO) }
     }
 
-    public func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+    package func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
-    public func isWritable(_ path: String) -> Bool { access(path, W_OK) == 0 }
+    package func isWritable(_ path: String) -> Bool { access(path, W_OK) == 0 }
 }

@@ -1,43 +1,43 @@
 /// One light the daemon can show something on: a multicolor LED, three
 /// single-colour LEDs of one device used together as one RGB light, or a
 /// single LED. Found by `LedDiscovery`; driven by `LedEngine`.
-public struct LedLight: Sendable, Equatable {
+package struct LedLight: Sendable, Equatable {
     /// What the light can show, most capable first (feedbackd's order).
-    public enum Kind: String, Sendable, Comparable {
+    package enum Kind: String, Sendable, Comparable {
         case multicolor, rgb, single
 
         var rank: Int { self == .multicolor ? 0 : self == .rgb ? 1 : 2 }
-        public static func < (a: Kind, b: Kind) -> Bool { a.rank < b.rank }
+        package static func < (a: Kind, b: Kind) -> Bool { a.rank < b.rank }
     }
 
     /// What the LED is for, from its name (`*:status`, `*:indicator`; `*:flash`,
     /// `*:torch`): a notification light, or the camera's flash.
-    public enum Role: String, Sendable {
+    package enum Role: String, Sendable {
         case status, flash
     }
 
     /// One LED class device the light writes to.
-    public struct Channel: Sendable, Equatable {
+    package struct Channel: Sendable, Equatable {
         /// Its name under /sys/class/leds.
-        public var name: String
+        package var name: String
         /// Its colour (a single LED): from udev or its name; nil when unknown.
-        public var color: String?
-        public var maxBrightness: Int
+        package var color: String?
+        package var maxBrightness: Int
         /// A multicolor LED's channels (`multi_index`), in order.
-        public var multiIndex: [String]
+        package var multiIndex: [String]
     }
 
     /// The light's name for people: the LED's name, or the RGB group's device part.
-    public var name: String
-    public var kind: Kind
-    public var role: Role
+    package var name: String
+    package var kind: Kind
+    package var role: Role
     /// single: one; rgb: red, green, blue; multicolor: one, with its `multiIndex`.
-    public var channels: [Channel]
+    package var channels: [Channel]
     /// Why it is used: udev's word, its name, the configuration.
-    public var why: String
+    package var why: String
 
     /// The colours it can show, for `status`.
-    public var colors: [String] {
+    package var colors: [String] {
         switch kind {
         case .multicolor: channels.first?.multiIndex ?? []
         case .rgb: channels.compactMap(\.color)
@@ -46,16 +46,16 @@ public struct LedLight: Sendable, Equatable {
     }
 
     /// The LED class names it writes to.
-    public var ledNames: [String] { channels.map(\.name) }
+    package var ledNames: [String] { channels.map(\.name) }
 }
 
 /// An LED class device that is not used, and why: shown by `status` so that
 /// a person can see what the daemon found.
-public struct SkippedLed: Sendable, Equatable {
-    public var name: String
-    public var why: String
+package struct SkippedLed: Sendable, Equatable {
+    package var name: String
+    package var why: String
 
-    public init(name: String, why: String) {
+    package init(name: String, why: String) {
         self.name = name
         self.why = why
     }

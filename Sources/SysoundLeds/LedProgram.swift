@@ -7,7 +7,7 @@
 /// "B T B 0 0 T 0 0". `repeat` counts whole runs; after a finite run the
 /// LED keeps the last brightness set, so a steady light and "off" are one
 /// run of a constant pattern (one kernel timer, then none).
-public enum LedProgram: Sendable, Equatable, CustomStringConvertible {
+package enum LedProgram: Sendable, Equatable, CustomStringConvertible {
     case off
     /// On at `level` (0…max_brightness) until changed.
     case steady(level: Int)
@@ -15,7 +15,7 @@ public enum LedProgram: Sendable, Equatable, CustomStringConvertible {
     case blink(level: Int, halfPeriodMs: Int, cycles: Int?)
 
     /// A theme's `Led`: `frequency` in mHz (0 = steady), at `level`.
-    public static func theme(level: Int, frequencyMilliHz: Int, cycles: Int? = nil) -> LedProgram {
+    package static func theme(level: Int, frequencyMilliHz: Int, cycles: Int? = nil) -> LedProgram {
         guard level > 0 else { return .off }
         guard frequencyMilliHz > 0 else { return .steady(level: level) }
         // Half a period in ms: 10^6 / mHz / 2, at least 1 ms.
@@ -23,7 +23,7 @@ public enum LedProgram: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The `pattern` attribute's text.
-    public var pattern: String {
+    package var pattern: String {
         switch self {
         case .off: "0 1 0 0\n"
         case .steady(let level): "\(level) 1 \(level) 0\n"
@@ -32,7 +32,7 @@ public enum LedProgram: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The `repeat` attribute's value: -1 repeats for ever.
-    public var repeatCount: Int {
+    package var repeatCount: Int {
         switch self {
         case .off, .steady: 1
         case .blink(_, _, let cycles): cycles ?? -1
@@ -40,7 +40,7 @@ public enum LedProgram: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// How long a bounded program runs, in ms; nil when it runs until changed.
-    public var durationMs: Int? {
+    package var durationMs: Int? {
         if case .blink(_, let t, let cycles?) = self { return 2 * t * cycles }
         return nil
     }
@@ -54,7 +54,7 @@ public enum LedProgram: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .off: "off"
         case .steady(let level): "steady at \(level)"

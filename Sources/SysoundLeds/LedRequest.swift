@@ -1,8 +1,8 @@
 /// Something to show on a light, as the manager decided it: a theme's `Led`
 /// entry while its event runs, or the flash for an alert.
-public struct LedRequest: Sendable, Equatable {
+package struct LedRequest: Sendable, Equatable {
     /// Which light it wants.
-    public enum Purpose: String, Sendable {
+    package enum Purpose: String, Sendable {
         /// A notification light: the status LED (the flash LED instead when
         /// feedbackd's `prefer-flash` is on, or where there is no status LED).
         case notification
@@ -10,20 +10,20 @@ public struct LedRequest: Sendable, Equatable {
         case alertFlash = "flash-for-alerts"
     }
 
-    public var color: LedColor
+    package var color: LedColor
     /// Blinking frequency in mHz; 0 is steady.
-    public var frequencyMilliHz: Int
+    package var frequencyMilliHz: Int
     /// Among the requests on one light the highest shows.
-    public var priority: Int
+    package var priority: Int
     /// feedbackd's `max-brightness`, percent of the LED's maximum.
-    public var maxBrightnessPercent: Int
-    public var purpose: Purpose
+    package var maxBrightnessPercent: Int
+    package var purpose: Purpose
     /// Blinks this many times, then ends by itself; nil: until ended.
-    public var cycles: Int?
+    package var cycles: Int?
     /// Who asked, for `status`: "event message-missed-sms", "flash for alerts".
-    public var owner: String
+    package var owner: String
 
-    public init(
+    package init(
         color: LedColor, frequencyMilliHz: Int = 0, priority: Int = 0, maxBrightnessPercent: Int = 100,
         purpose: Purpose = .notification, cycles: Int? = nil, owner: String
     ) {
@@ -37,14 +37,14 @@ public struct LedRequest: Sendable, Equatable {
     }
 
     /// For `status`: "blue, 1000 mHz, priority 10 (event message-missed-sms)".
-    public var summary: String {
+    package var summary: String {
         (frequencyMilliHz == 0 ? "\(color) steady" : "\(color) blinking \(frequencyMilliHz) mHz")
             + (cycles.map { ", \($0) times" } ?? "") + ", priority \(priority) (\(owner))"
     }
 }
 
 /// One shown request, to end it.
-public struct LedShowID: Sendable, Hashable, CustomStringConvertible {
-    public let value: UInt64
-    public var description: String { "led-\(value)" }
+package struct LedShowID: Sendable, Hashable, CustomStringConvertible {
+    package let value: UInt64
+    package var description: String { "led-\(value)" }
 }

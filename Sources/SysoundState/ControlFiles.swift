@@ -10,15 +10,15 @@ import SystemPackage
 /// bound, and garbage is reported, not applied. Writing is atomic (a temp file
 /// in the same directory, fsync, rename), so a reader sees the old content or
 /// the new one, never half of either.
-public struct ControlFiles: Sendable {
-    public let directory: StateDirectory
+package struct ControlFiles: Sendable {
+    package let directory: StateDirectory
 
-    public init(directory: StateDirectory) {
+    package init(directory: StateDirectory) {
         self.directory = directory
     }
 
     /// What reading one control file gave.
-    public enum ReadResult: Equatable, Sendable {
+    package enum ReadResult: Equatable, Sendable {
         /// The file does not exist: its default applies.
         case missing
         /// The file's content (not yet parsed).
@@ -27,13 +27,13 @@ public struct ControlFiles: Sendable {
 
     /// Reads a small text file of the state directory (trimmed), such as the
     /// daemon's lock file holding its PID; nil if it does not exist.
-    public static func readSmallFile(_ path: String) throws(ControlFileError) -> String? {
+    package static func readSmallFile(_ path: String) throws(ControlFileError) -> String? {
         guard case .content(let text) = try readBounded(path) else { return nil }
         return ControlValue.trimmed(text)
     }
 
     /// Reads one control file's raw content.
-    public func read(_ control: ControlFile) throws(ControlFileError) -> ReadResult {
+    package func read(_ control: ControlFile) throws(ControlFileError) -> ReadResult {
         try Self.readBounded(directory.file(control))
     }
 
@@ -79,7 +79,7 @@ public struct ControlFiles: Sendable {
 
     /// Reads one control file and applies it to `state`. On any problem the
     /// previous value in `state` stays and the error says why.
-    public func load(_ control: ControlFile, into state: inout SystemState) throws(ControlFileError) {
+    package func load(_ control: ControlFile, into state: inout SystemState) throws(ControlFileError) {
         switch try read(control) {
         case .missing:
             control.reset(in: &state)
@@ -94,7 +94,7 @@ public struct ControlFiles: Sendable {
 
     /// Reads every control file. Problems are returned beside the state, which
     /// keeps `previous`'s value for each file that could not be read.
-    public func loadAll(previous: SystemState = .defaults) -> (state: SystemState, problems: [ControlFileError]) {
+    package func loadAll(previous: SystemState = .defaults) -> (state: SystemState, problems: [ControlFileError]) {
         var state = previous
         var problems: [ControlFileError] = []
         for control in ControlFile.allCases {
@@ -106,7 +106,7 @@ public struct ControlFiles: Sendable {
     /// Writes one value atomically: temp file in the same directory, fsync,
     /// rename over the old file. On failure (disk full, permissions) the old
     /// file stays whole and the temp file is removed.
-    public func write(_ control: ControlFile, _ content: String) throws(ControlFileError) {
+    package func write(_ control: ControlFile, _ content: String) throws(ControlFileError) {
         try write(named: control.fileName, content)
     }
 
@@ -142,14 +142,14 @@ public struct ControlFiles: Sendable {
     }
 
     /// Writes the canonical content of `control`'s value in `state`.
-    public func write(_ control: ControlFile, from state: SystemState) throws(ControlFileError) {
+    package func write(_ control: ControlFile, from state: SystemState) throws(ControlFileError) {
         try write(control, control.content(of: state))
     }
 }
 
 /// A control file that could not be read, parsed or written.
-public struct ControlFileError: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Problem: Equatable, Sendable {
+package struct ControlFileError: Error, Equatable, Sendable, CustomStringConvertible {
+    package enum Problem: Equatable, Sendable {
         case unreadable(Errno)
         case notARegularFile
         case tooLarge(bytes: Int)
@@ -159,10 +159,10 @@ public struct ControlFileError: Error, Equatable, Sendable, CustomStringConverti
         case directory(StateDirectoryError)
     }
 
-    public var path: String
-    public var problem: Problem
+    package var path: String
+    package var problem: Problem
 
-    public var description: String {
+    package var description: String {
         switch problem {
         case .unreadable(let e): "\(path): cannot read (\(e)); the last good value stays"
         case .notARegularFile: "\(path): not a regular file; replace it with a file holding the value"

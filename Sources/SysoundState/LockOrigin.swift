@@ -12,14 +12,14 @@ import SysoundCore
 /// CLI's atomic rename, a person's `echo 1 >` — the identity no longer
 /// matches and the value is the control file's own: no writer has to clear
 /// the record, and the CLI and the shell stay as they are.
-public struct LockOrigin: Sendable {
-    public static let fileName = "locked-by"
+package struct LockOrigin: Sendable {
+    package static let fileName = "locked-by"
     /// A label and an identity line fit easily; more is not a record.
     static let maximumLength = 256
 
-    public let files: ControlFiles
+    package let files: ControlFiles
 
-    public init(files: ControlFiles) {
+    package init(files: ControlFiles) {
         self.files = files
     }
 
@@ -27,14 +27,14 @@ public struct LockOrigin: Sendable {
     /// of the source that wrote the `locked` file as it is now (`logind
     /// session 3`), else `control file` (a person, the CLI, a script), or
     /// `default` when there is no `locked` file.
-    public func describe() -> String {
+    package func describe() -> String {
         guard let identity = Self.identity(of: files.directory.file(.locked)) else { return "default" }
         return label(matching: identity) ?? "control file"
     }
 
     /// Records `label` as the writer of the `locked` file as it is now; call
     /// right after writing it. Atomic, like the control files.
-    public func record(_ label: String) throws(ControlFileError) {
+    package func record(_ label: String) throws(ControlFileError) {
         let path = files.directory.file(.locked)
         guard let identity = Self.identity(of: path) else {
             throw ControlFileError(path: path, problem: .unreadable(.noSuchFileOrDirectory))

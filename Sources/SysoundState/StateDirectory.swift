@@ -11,29 +11,29 @@ import SystemPackage
 /// exists, else `/tmp/sysound-<uid>`. It is created mode 0700; one owned by
 /// another user, or writable by others, is refused: whoever controls it
 /// controls what this user hears.
-public struct StateDirectory: Sendable, Equatable, CustomStringConvertible {
-    public let path: String
+package struct StateDirectory: Sendable, Equatable, CustomStringConvertible {
+    package let path: String
 
-    public init(path: String) {
+    package init(path: String) {
         self.path = path
     }
 
-    public var description: String { path }
+    package var description: String { path }
 
     /// The path of a control file or of the socket in this directory.
-    public func file(_ name: String) -> String { path + "/" + name }
-    public func file(_ control: ControlFile) -> String { file(control.fileName) }
-    public var socketPath: String { file("socket") }
+    package func file(_ name: String) -> String { path + "/" + name }
+    package func file(_ control: ControlFile) -> String { file(control.fileName) }
+    package var socketPath: String { file("socket") }
 
     /// Picks the directory as docs/configuration.md ("The state directory") says, without touching the file system
     /// beyond checking whether `/run/user/<uid>` exists.
-    public static func resolve(explicit: String? = nil, environment: [String: String] = Environment.current) -> StateDirectory {
+    package static func resolve(explicit: String? = nil, environment: [String: String] = Environment.current) -> StateDirectory {
         StateDirectory(path: StateDirectoryLocation.path(explicit: explicit) { environment[$0] })
     }
 
     /// Creates the directory (mode 0700, parents as needed) if it is missing and
     /// checks that it is safe to use.
-    public func prepare() throws(StateDirectoryError) {
+    package func prepare() throws(StateDirectoryError) {
         var st = stat()
         if lstat(path, &st) != 0 {
             guard errno == ENOENT else { throw .inaccessible(path: path, Errno(rawValue: errno)) }
@@ -50,7 +50,7 @@ public struct StateDirectory: Sendable, Equatable, CustomStringConvertible {
     /// mode 0710 with that group (they may open names in it, but not list it
     /// or create anything); nil makes it 0700 again. `validate` accepts both,
     /// since neither lets others write (`chown(2)`, `chmod(2)`).
-    public func share(withGroup group: gid_t?) throws(StateDirectoryError) {
+    package func share(withGroup group: gid_t?) throws(StateDirectoryError) {
         if let group {
             guard chown(path, uid_t.max, group) == 0 else { throw .cannotShare(path: path, Errno(rawValue: errno)) }
         }
@@ -58,7 +58,7 @@ public struct StateDirectory: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Checks an existing directory without creating anything (for readers).
-    public func validateExisting() throws(StateDirectoryError) {
+    package func validateExisting() throws(StateDirectoryError) {
         var st = stat()
         guard lstat(path, &st) == 0 else { throw .inaccessible(path: path, Errno(rawValue: errno)) }
         try Self.validate(path: path, st)
@@ -83,7 +83,7 @@ public struct StateDirectory: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Why the state directory cannot be used.
-public enum StateDirectoryError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum StateDirectoryError: Error, Equatable, Sendable, CustomStringConvertible {
     case inaccessible(path: String, Errno)
     case cannotCreate(path: String, Errno)
     case notADirectory(path: String)
@@ -91,7 +91,7 @@ public enum StateDirectoryError: Error, Equatable, Sendable, CustomStringConvert
     case writableByOthers(path: String)
     case cannotShare(path: String, Errno)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .inaccessible(let p, let e):
             "state directory \(p) cannot be read (\(e)); check its permissions or pass --state-dir"
@@ -110,8 +110,8 @@ public enum StateDirectoryError: Error, Equatable, Sendable, CustomStringConvert
 }
 
 /// The process environment as a dictionary, read without Foundation.
-public enum Environment {
-    public static var current: [String: String] {
+package enum Environment {
+    package static var current: [String: String] {
         var result: [String: String] = [:]
         var p = environ
         while let entry = p.pointee {

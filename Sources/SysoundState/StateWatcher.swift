@@ -20,12 +20,12 @@ import SystemPackage
 /// Garbage in a file is logged with the file's path and what was read; the
 /// last good value stays. While the directory is gone the state stays as it
 /// was and the parent is watched for its return.
-public final class StateWatcher: @unchecked Sendable {
+package final class StateWatcher: @unchecked Sendable {
     // @unchecked: `current` and `handlers` are locked; `watches` is touched
     // by the loop thread only (or before the loop runs).
-    public typealias ChangeHandler = @Sendable (_ old: SystemState, _ new: SystemState) -> Void
+    package typealias ChangeHandler = @Sendable (_ old: SystemState, _ new: SystemState) -> Void
 
-    public let files: ControlFiles
+    package let files: ControlFiles
     private let logger: Logger
     private let current: Locked<SystemState>
     private let handlers = Locked<[ChangeHandler]>([])
@@ -55,7 +55,7 @@ public final class StateWatcher: @unchecked Sendable {
     /// Reads the control files now and watches them from `loop` (the
     /// daemon's), or from a loop of its own that `start()` runs on a thread.
     /// With a given loop, call this on its thread or before it runs.
-    public init(directory: StateDirectory, loop: EventLoop? = nil, logger: Logger = Logger(label: "sysound.state")) throws(StateWatcherError) {
+    package init(directory: StateDirectory, loop: EventLoop? = nil, logger: Logger = Logger(label: "sysound.state")) throws(StateWatcherError) {
         files = ControlFiles(directory: directory)
         self.logger = logger
         do throws(EventLoopError) {
@@ -83,10 +83,10 @@ public final class StateWatcher: @unchecked Sendable {
     }
 
     /// The settings as of the last change seen.
-    public var state: SystemState { current.withLock { $0 } }
+    package var state: SystemState { current.withLock { $0 } }
 
     /// Calls `handler` on the loop thread after each change of the state.
-    public func onChange(_ handler: @escaping ChangeHandler) {
+    package func onChange(_ handler: @escaping ChangeHandler) {
         handlers.withLock { $0.append(handler) }
     }
 
@@ -94,7 +94,7 @@ public final class StateWatcher: @unchecked Sendable {
     /// directory (a file created, written, renamed or removed; the directory
     /// removed or back): the daemon keeps its socket and lock files whole
     /// from here instead of a timer.
-    public func onDirectoryChange(_ handler: @escaping @Sendable () -> Void) {
+    package func onDirectoryChange(_ handler: @escaping @Sendable () -> Void) {
         directoryHandlers.withLock { $0.append(handler) }
     }
 
@@ -105,7 +105,7 @@ public final class StateWatcher: @unchecked Sendable {
     /// Starts following changes: runs the watcher's own loop on a thread of
     /// its own (embedded). A watcher on the daemon's loop follows them as soon
     /// as that loop runs.
-    public func start() {
+    package func start() {
         guard ownsLoop, !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
         do {
             try loop.runOnThread(name: "sysound-state")
@@ -115,7 +115,7 @@ public final class StateWatcher: @unchecked Sendable {
     }
 
     /// Stops following changes; returns at once.
-    public func stop() {
+    package func stop() {
         let (watches, loop, ownsLoop) = (watches, loop, ownsLoop)
         loop.post {
             watches.cancelAll()
@@ -219,7 +219,7 @@ public final class StateWatcher: @unchecked Sendable {
 
     /// Re-reads control files now, without waiting for inotify: a writer in
     /// this process (the daemon answering `state set`) sees its own change at once.
-    public func refresh(_ control: ControlFile) {
+    package func refresh(_ control: ControlFile) {
         reload([control])
     }
 
@@ -239,10 +239,10 @@ public final class StateWatcher: @unchecked Sendable {
 }
 
 /// The watcher could not be set up.
-public enum StateWatcherError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum StateWatcherError: Error, Equatable, Sendable, CustomStringConvertible {
     case inotify(Errno)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .inotify(let e): "cannot watch control files: inotify failed (\(e)); raise fs.inotify.max_user_instances"
         }

@@ -56,12 +56,7 @@ final class DBusFaceTests: XCTestCase {
         return fields
     }
 
-    /// `fbcli -E EVENT`: it ends the feedback when its standard input closes,
-    /// so the input stays open 3 s (a user who does not press RETURN; on a
-    /// loaded machine fbcli itself can take a second to start).
-    func fbcli(_ event: String) throws -> Spawned.Result {
-        try run("sh", ["-c", "sleep 3 | fbcli -E \"$0\"", event])
-    }
+    func fbcli(_ event: String) throws -> Spawned.Result { try Fbcli.trigger(event) }
 
     func busctl(_ arguments: [String]) throws -> Spawned.Result {
         try run("busctl", ["--user"] + arguments)

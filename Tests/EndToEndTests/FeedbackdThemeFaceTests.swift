@@ -49,10 +49,7 @@ final class FeedbackdThemeFaceTests: XCTestCase {
         (try? Spawned.run("/usr/bin/env", ["busctl", "--user", "status", "--no-pager", "org.sigxcpu.Feedback"]).status) == 0
     }
 
-    /// `fbcli -E EVENT`, its input held open as a user would (see DBusFaceTests).
-    func fbcli(_ event: String) throws -> Spawned.Result {
-        try Spawned.run("/usr/bin/env", ["sh", "-c", "sleep 3 | fbcli -E \"$0\"", event], timeout: 20)
-    }
+    func fbcli(_ event: String) throws -> Spawned.Result { try Fbcli.trigger(event) }
 
     /// libfeedback through GI (Tests/fixture/feedback-client.py `lfb`): its key=value line.
     func lfb(_ event: String, timeout: Int32 = -1, endAfter seconds: Double? = nil) throws -> [String: String] {

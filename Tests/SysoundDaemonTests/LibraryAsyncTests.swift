@@ -164,7 +164,7 @@ final class LibraryAsyncTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let embedded = SoundService(stateDirectory: directory, mode: .embedded)
         await embedded.prepare()
-        let manager = try XCTUnwrap(embedded.embedded.withLock { $0 }, "the engine was built")
+        let manager = try XCTUnwrap(embedded.embedded.withLock { $0 }?.manager, "the engine was built")
         let audio = try XCTUnwrap(manager.audio, "the device was opened")
         // Closed here, not by the engine's deinit: an engine whose last
         // reference the audio loop drops crashes in deinit (it queues a

@@ -19,12 +19,12 @@ import Foundation
 /// (`tlength` 384 frames, `minreq` 96: on PipeWire with the shipped drop-in
 /// granted 320 and 128, on PulseAudio 288 and 96) and carries the same
 /// client mark, so it gets the same floor, quantum and buffer.
-public final class ControlTone {
+package final class ControlTone {
     private let process: Spawned
 
     /// Starts the stream (sox generates the tone as pacat plays it, for as
     /// long as it runs) and waits until the server lists it.
-    public init() throws {
+    package init() throws {
         let tone = "/usr/bin/sox -n -t raw -r 48000 -c 2 -e floating-point -b 32 - synth 3600 sine 440 vol 0.5 remix 0 1"
         let pacat = "PULSE_PROP=sysound.engine=openal-soft /usr/bin/pacat --raw --format=float32le --rate=48000 --channels=2"
             + " --latency=\(384 * 8) --process-time=\(96 * 8) --stream-name=sysound-control"
@@ -39,14 +39,14 @@ public final class ControlTone {
         }
     }
 
-    public func stop() {
+    package func stop() {
         kill(-process.pid, SIGTERM)
         process.wait(timeout: 5, then: SIGKILL)
     }
 
     /// Where a steady tone of amplitude 0.5 dipped: the first frames of the
     /// `window`-frame windows from `start` on whose peak is below −26 dBFS.
-    public static func dips(_ x: [Float], from start: Int, window: Int = 96) -> [Int] {
+    package static func dips(_ x: [Float], from start: Int, window: Int = 96) -> [Int] {
         stride(from: start, to: x.count - window, by: window).filter { Signal.peak(x[$0..<$0 + window]) < 0.0501 }
     }
 
@@ -58,7 +58,7 @@ public final class ControlTone {
     /// a late server lets run dry fall silent as far apart as their fill
     /// levels were, and each fill is anywhere within its buffer (seen on
     /// PipeWire: sysound's tone 288 frames before the control's).
-    public static func own(_ dips: [Int], window: Int = 96, control: [Float], buffer: Int = 384) -> [Int] {
+    package static func own(_ dips: [Int], window: Int = 96, control: [Float], buffer: Int = 384) -> [Int] {
         dips.filter { d in
             let lo = max(0, d - buffer), hi = min(control.count, d + window + buffer)
             var run = 0

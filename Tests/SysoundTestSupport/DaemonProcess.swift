@@ -5,37 +5,37 @@ import SysoundCore
 /// A real `sysound serve` in a subprocess with its own private directory
 /// (`<tmp>/sysound-rel-*`: the state directory `state`, the log `daemon.log`,
 /// optionally the configuration `sysound.toml`).
-public final class DaemonProcess {
-    public let root: String
-    public let stateDir: String
-    public let logPath: String
-    public let configPath: String?
+package final class DaemonProcess {
+    package let root: String
+    package let stateDir: String
+    package let logPath: String
+    package let configPath: String?
     /// More options for `serve`, after the fixture's own.
-    public let arguments: [String]
+    package let arguments: [String]
     /// Run the daemon (root here) without CAP_DAC_OVERRIDE and
     /// CAP_DAC_READ_SEARCH (setpriv's bounding set), so that a mode-000 file
     /// is unreadable to it as to any user.
-    public let withoutFileOverride: Bool
+    package let withoutFileOverride: Bool
     /// Run the daemon (root here) as user `nobody` (setpriv), with its own
     /// directory as HOME and XDG_RUNTIME_DIR: a desktop's plain user, who may
     /// not set real-time scheduling itself.
-    public let asPlainUser: Bool
+    package let asPlainUser: Bool
     /// A cgroup directory (v1 or v2) the daemon is started in (its shell
     /// writes itself into `cgroup.procs`, then execs the daemon).
-    public let cgroup: String?
+    package let cgroup: String?
     /// Follow the desktop's settings in the fixture's private dconf
     /// (DesktopSettingsTests). Otherwise the daemon's GSettings are in
     /// memory: a test that turns silent mode on (which the daemon writes to
     /// feedbackd's profile) leaves nothing behind for the next one.
-    public let desktopSettings: Bool
+    package let desktopSettings: Bool
     /// More environment for the daemon (e.g. FEEDBACK_THEME).
-    public let environment: [String: String]
-    public private(set) var process: Spawned?
+    package let environment: [String: String]
+    package private(set) var process: Spawned?
 
     /// - Parameter config: TOML text for `--config`; `@ROOT@` is replaced by
     ///   this fixture's private directory and `@SOUNDS@` by the package's Sounds/.
     /// - Parameter start: start now and wait until it answers (else call `start()`).
-    public init(
+    package init(
         config: String? = nil, arguments: [String] = [], start: Bool = true, withoutFileOverride: Bool = false, asPlainUser: Bool = false,
         cgroup: String? = nil, desktopSettings: Bool = false, environment: [String: String] = [:]
     ) throws {
@@ -68,7 +68,7 @@ public final class DaemonProcess {
 
     /// Starts `sysound serve` (output appended to the log) and waits up to 15 s
     /// for it to answer a ping; throws with the log's tail if it exits or does not.
-    public func start() throws {
+    package func start() throws {
         var command = [try TestPaths.sysound, "serve", "--state-dir", stateDir, "--input-dir", root + "/no-input"]
         if let configPath { command += ["--config", configPath] }
         command += arguments
@@ -103,21 +103,21 @@ public final class DaemonProcess {
 
     package var client: DaemonClient { DaemonClient(stateDirectory: stateDir, timeoutMilliseconds: 5000) }
     /// The CLI on this daemon's state directory.
-    public var cli: CLI { CLI(stateDir: stateDir) }
-    public var socketPath: String { stateDir + "/socket" }
-    public var pid: pid_t { process?.pid ?? 0 }
-    public var isRunning: Bool { process?.isRunning ?? false }
+    package var cli: CLI { CLI(stateDir: stateDir) }
+    package var socketPath: String { stateDir + "/socket" }
+    package var pid: pid_t { process?.pid ?? 0 }
+    package var isRunning: Bool { process?.isRunning ?? false }
 
-    public func signal(_ sig: Int32) { process?.signal(sig) }
+    package func signal(_ sig: Int32) { process?.signal(sig) }
 
     /// The log's last `lines` lines.
-    public func log(tail lines: Int = 1000) -> String {
+    package func log(tail lines: Int = 1000) -> String {
         let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").suffix(lines).joined(separator: "\n")
     }
 
     /// The daemon's resident set size in KiB (/proc/PID/status VmRSS).
-    public func rssKiB() -> Int? {
+    package func rssKiB() -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
         for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
@@ -128,7 +128,7 @@ public final class DaemonProcess {
     /// SIGTERM and wait (SIGKILL after 10 s); the private directory stays.
     /// Returns the exit status (0 if never started).
     @discardableResult
-    public func terminate() -> Int32 {
+    package func terminate() -> Int32 {
         guard let process else { return 0 }
         process.signal(SIGTERM)
         return process.wait(timeout: 10, then: SIGKILL)
@@ -137,7 +137,7 @@ public final class DaemonProcess {
     /// `terminate()`, then remove the private directory unless SYSOUND_KEEP_LOGS
     /// is set; returns the exit status.
     @discardableResult
-    public func stop() -> Int32 {
+    package func stop() -> Int32 {
         let status = terminate()
         // A sanitizer build exits non-zero after a report; keep what it said.
         if status != 0 {
@@ -151,7 +151,7 @@ public final class DaemonProcess {
 
     /// Sends one raw datagram on a fresh SOCK_SEQPACKET connection (socket,
     /// connect, send) and closes it at once without reading the reply.
-    public func sendAndHangUp(_ text: String) throws {
+    package func sendAndHangUp(_ text: String) throws {
         let fd = socket(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0)
         guard fd >= 0 else { throw FixtureError("socket failed: errno \(errno)") }
         defer { close(fd) }

@@ -5,7 +5,7 @@ import XCTest
 /// fixture (skipped or failed without it, as `Pulse.require()` says), that
 /// must exit 0 on SIGTERM after the test.
 open class DaemonTestCase: XCTestCase {
-    public var daemon: DaemonProcess!
+    package var daemon: DaemonProcess!
 
     open override func setUpWithError() throws {
         try super.setUpWithError()

@@ -2,7 +2,7 @@ import Foundation
 
 /// Polls `condition` every 10 ms until it holds or `timeout` seconds pass;
 /// returns whether it held.
-public func eventually(_ timeout: Double, _ condition: () -> Bool) -> Bool {
+package func eventually(_ timeout: Double, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     repeat {
         if condition() { return true }

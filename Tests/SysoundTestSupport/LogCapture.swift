@@ -3,15 +3,15 @@ import SysoundCore
 
 /// A swift-log handler that keeps what is logged, for tests that check a
 /// message: `Logger(label: "x", factory: capture.factory)`.
-public final class LogCapture: Sendable {
+package final class LogCapture: Sendable {
     private let lines = Locked<[String]>([])
 
-    public init() {}
+    package init() {}
 
     /// Every message so far, as "LEVEL message".
-    public var messages: [String] { lines.withLock { $0 } }
+    package var messages: [String] { lines.withLock { $0 } }
 
-    public var logger: Logger { Logger(label: "test") { _ in Handler(capture: self) } }
+    package var logger: Logger { Logger(label: "test") { _ in Handler(capture: self) } }
 
     struct Handler: LogHandler {
         let capture: LogCapture

@@ -8,19 +8,19 @@ import XCTest
 /// The private PulseAudio server of Tests/fixture/with-pulse.sh: a 48 kHz
 /// null sink whose monitor is recorded to `SYSOUND_MONITOR_FILE`, and
 /// `SYSOUND_PULSE_CTL` to stop and restart the server.
-public enum Pulse {
+package enum Pulse {
     static var environment: [String: String] { ProcessInfo.processInfo.environment }
 
     /// Which server speaks the PulseAudio protocol at PULSE_SERVER:
     /// `SYSOUND_SOUND_SERVER` of with-pulse.sh / with-pipewire.sh.
-    public enum Server: String { case pulseaudio, pipewire }
-    public static var server: Server { environment["SYSOUND_SOUND_SERVER"].flatMap(Server.init) ?? .pulseaudio }
+    package enum Server: String { case pulseaudio, pipewire }
+    package static var server: Server { environment["SYSOUND_SOUND_SERVER"].flatMap(Server.init) ?? .pulseaudio }
 
     /// The smallest request and quantum the server grants sysound's client,
     /// in frames: on PipeWire what the shipped drop-in sets
     /// (config/pipewire-pulse.conf.d/50-sysound.conf, which with-pipewire.sh
     /// installs), on PulseAudio no floor.
-    public static var requestFloorFrames: Int { server == .pipewire ? 128 : 0 }
+    package static var requestFloorFrames: Int { server == .pipewire ? 128 : 0 }
 
     /// How much later than a warm play (`warmOnset`, ms) the first sound
     /// after an idle pause may reach the sink: a resume that waits for the
@@ -31,7 +31,7 @@ public enum Pulse {
     /// server starts it, which is about what the warm onset measures: seen
     /// 52 → 74 ms in CI and 44 → 81 ms on a quiet machine. The figure
     /// itself is the bench's (figure 2).
-    public static func resumeAllowanceMilliseconds(warmOnset: Double) -> Double {
+    package static func resumeAllowanceMilliseconds(warmOnset: Double) -> Double {
         server == .pipewire ? max(45, warmOnset) : 20
     }
 
@@ -42,14 +42,14 @@ public enum Pulse {
     /// (which may not move) is ended, so the engine reopens once more;
     /// sysound's own stream (`playsOnOwnStream`) is moved there and plays on
     /// (IdlePauseTests.testASinkAppearingAfterTheServerReturnedIsWhereItPlays).
-    public static func reopensAfterReturn(ownStream: Bool) -> ClosedRange<Int> {
+    package static func reopensAfterReturn(ownStream: Bool) -> ClosedRange<Int> {
         server == .pipewire && !ownStream ? 1...2 : 1...1
     }
 
     /// Skips the test when there is no fixture, unless SYSOUND_REQUIRE_PULSE=1
     /// (CI), where that is a failure. Returns the monitor recording's path.
     @discardableResult
-    public static func require() throws -> String {
+    package static func require() throws -> String {
         let env = environment
         guard let monitor = env["SYSOUND_MONITOR_FILE"], env["PULSE_SERVER"] != nil else {
             if env["SYSOUND_REQUIRE_PULSE"] == "1" {
@@ -65,24 +65,32 @@ public enum Pulse {
     }
 
     /// `$SYSOUND_PULSE_CTL stop|start`: the server goes away / comes back at
-    /// the same address. Its output goes to /dev/null: the server and the
-    /// recorder it starts in the background outlive it.
-    public static func control(_ verb: String) throws {
-        guard let ctl = environment["SYSOUND_PULSE_CTL"] else { throw FixtureError("SYSOUND_PULSE_CTL is not set") }
-        let status = try Spawned(ctl, [verb], output: .discard).wait()
-        guard status == 0 else { throw FixtureError("pulse-ctl \(verb) failed (exit status \(status))") }
+    /// the same address. Its output is appended to the fixture's ctl.log, not
+    /// captured: the server and the recorder it starts in the background
+    /// outlive it. A failure carries what the script said this time (the
+    /// servers' logs among it), so a CI log shows why.
+    package static func control(_ verb: String) throws {
+        guard let ctl = environment["SYSOUND_PULSE_CTL"], let dir = environment["SYSOUND_FIXTURE_DIR"] else {
+            throw FixtureError("SYSOUND_PULSE_CTL or SYSOUND_FIXTURE_DIR is not set")
+        }
+        let log = dir + "/ctl.log"
+        let start = (try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? 0  // no log yet: from 0
+        let status = try Spawned(ctl, [verb], output: .append(to: log)).wait()
+        let said = String(decoding: (FileManager.default.contents(atPath: log) ?? Data()).dropFirst(start).suffix(4000), as: UTF8.self)
+        guard status == 0 else { throw FixtureError("pulse-ctl \(verb) failed (exit status \(status)); it said:\n\(said)") }
+        if !said.isEmpty { print("pulse-ctl \(verb) said: \(said)") }
     }
 
     /// A playback stream as PipeWire's `pw-dump` shows its node.
-    public struct PipeWireStream {
+    package struct PipeWireStream {
         /// "running", "idle" (corked: out of the graph), "suspended"…
-        public var state: String
-        public var props: [String: Any]
+        package var state: String
+        package var props: [String: Any]
     }
 
     /// On PipeWire: the playback stream of process `pid` (its client's
     /// application.process.id), or nil when it has none.
-    public static func pipewireStream(of pid: pid_t = getpid()) throws -> PipeWireStream? {
+    package static func pipewireStream(of pid: pid_t = getpid()) throws -> PipeWireStream? {
         let result = try Spawned.run("/usr/bin/pw-dump", [])
         guard result.status == 0 else { throw FixtureError("pw-dump failed (\(result.status)): \(result.stderr)") }
         let objects = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]] ?? []
@@ -97,7 +105,7 @@ public enum Pulse {
 
     /// The loudest left-channel sample the sink's monitor recorded while
     /// `action` ran and `seconds` after it returned.
-    public static func peak(_ seconds: Double, during action: () throws -> Void = {}) throws -> Float {
+    package static func peak(_ seconds: Double, during action: () throws -> Void = {}) throws -> Float {
         let recording = try MonitorRecording()
         try action()
         return Signal.peak(try recording.samples(secondsFromNow: seconds))
@@ -107,17 +115,17 @@ public enum Pulse {
 /// A mark in the monitor recording (raw float32 stereo at 48 kHz, appended
 /// continuously): make a sound after `init()`, then `samples(atLeast:)`
 /// returns the left channel recorded since the mark.
-public struct MonitorRecording {
-    public static let sampleRate = 48_000.0
-    public static let channels = 2
+package struct MonitorRecording {
+    package static let sampleRate = 48_000.0
+    package static let channels = 2
 
-    public let url: URL
-    public let startOffset: UInt64
+    package let url: URL
+    package let startOffset: UInt64
     /// When the mark was made (CLOCK_MONOTONIC ns).
     let markedAt: UInt64
 
     /// Marks the current end of the recording; skips or fails as `Pulse.require()`.
-    public init() throws {
+    package init() throws {
         url = URL(fileURLWithPath: try Pulse.require())
         startOffset = try Self.size(of: url)
         markedAt = DispatchTime.now().uptimeNanoseconds
@@ -125,7 +133,7 @@ public struct MonitorRecording {
 
     /// How many frames the recorder has delivered since the mark: where in
     /// the recording "now" is, as far as the recorder (which may lag) knows.
-    public func framesSoFar() throws -> Int {
+    package func framesSoFar() throws -> Int {
         Int((try Self.size(of: url) - startOffset) / UInt64(MemoryLayout<Float>.size * Self.channels))
     }
 
@@ -137,13 +145,13 @@ public struct MonitorRecording {
     /// for a sound that something slow started (a CLI launched on a loaded
     /// machine, a daemon activated by the request), whose wait must not eat
     /// the window the sound has to arrive in.
-    public func samples(secondsFromNow seconds: Double) throws -> [Float] {
+    package func samples(secondsFromNow seconds: Double) throws -> [Float] {
         try stereo(secondsFromNow: seconds).left
     }
 
     /// Both channels recorded since the mark until `seconds` from now, frame
     /// for frame (a control stream plays on the right: `ControlTone`).
-    public func stereo(secondsFromNow seconds: Double) throws -> (left: [Float], right: [Float]) {
+    package func stereo(secondsFromNow seconds: Double) throws -> (left: [Float], right: [Float]) {
         let since = Double(DispatchTime.now().uptimeNanoseconds - markedAt) / 1e9
         return try stereo(atLeast: since + seconds, timeout: since + seconds + 10)
     }
@@ -156,7 +164,7 @@ public struct MonitorRecording {
     /// normal priority) lags the sink by as much as it was starved when the
     /// mark was taken (a tap recorded whole 309 ms after the mark, `play`
     /// took 44 ms). How soon a sound plays is the bench's figure.
-    public func samples(holdingSoundOf frames: Int, threshold: Float, within timeout: Double) throws -> [Float] {
+    package func samples(holdingSoundOf frames: Int, threshold: Float, within timeout: Double) throws -> [Float] {
         var seconds = 0.3
         while true {
             let x = try samples(atLeast: seconds, timeout: timeout + 10)
@@ -168,12 +176,12 @@ public struct MonitorRecording {
 
     /// The left channel recorded since the mark, waiting until at least
     /// `seconds` of audio have arrived (the recorder delivers in small blocks).
-    public func samples(atLeast seconds: Double, timeout: Double = 10) throws -> [Float] {
+    package func samples(atLeast seconds: Double, timeout: Double = 10) throws -> [Float] {
         try stereo(atLeast: seconds, timeout: timeout).left
     }
 
     /// Both channels recorded since the mark, once at least `seconds` of audio have arrived.
-    public func stereo(atLeast seconds: Double, timeout: Double = 10) throws -> (left: [Float], right: [Float]) {
+    package func stereo(atLeast seconds: Double, timeout: Double = 10) throws -> (left: [Float], right: [Float]) {
         let frameBytes = UInt64(MemoryLayout<Float>.size * Self.channels)
         let wanted = UInt64(seconds * Self.sampleRate) * frameBytes
         let deadline = Date().addingTimeInterval(timeout)

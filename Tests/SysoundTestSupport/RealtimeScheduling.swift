@@ -10,10 +10,10 @@ import XCTest
 /// cpu controller was set up without it; then neither the direct way nor
 /// rtkit (whose grant is the same system call) can work, and a test of
 /// real-time threads on the real kernel has nothing to observe.
-public enum RealtimeScheduling {
+package enum RealtimeScheduling {
     /// Why sched_setscheduler(SCHED_FIFO) is refused here, or nil when it is
     /// allowed: tried on a thread started for the purpose, which then ends.
-    public static func refusal() -> String? {
+    package static func refusal() -> String? {
         let done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var refused: Int32 = 0 // an errno; written before `done` is signalled
         let thread = Thread {
@@ -28,7 +28,7 @@ public enum RealtimeScheduling {
     }
 
     /// Skips the test where real-time scheduling is refused to everyone here (see `refusal()`).
-    public static func require() throws {
+    package static func require() throws {
         guard let reason = refusal() else { return }
         #if canImport(XCTest)
         throw XCTSkip("no real-time scheduling here (\(reason))")

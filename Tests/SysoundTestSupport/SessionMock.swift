@@ -6,8 +6,8 @@ import XCTest
 /// The desktop session's services as python-dbusmock stand-ins on the
 /// private buses of Tests/fixture/with-dbus.sh: `mock-ctl.sh` starts and
 /// stops them by PID, `session-mock.py` shapes and drives them.
-public enum SessionMock {
-    public enum Service: String {
+package enum SessionMock {
+    package enum Service: String {
         case logind
         case gnomeScreensaver = "gnome-screensaver"
         case freedesktopScreensaver = "freedesktop-screensaver"
@@ -20,7 +20,7 @@ public enum SessionMock {
 
     /// Skips the test without the bus fixture, unless SYSOUND_REQUIRE_DBUS=1
     /// (CI), where that is a failure.
-    public static func require() throws {
+    package static func require() throws {
         guard environment["SYSOUND_DBUS_DIR"] != nil, environment["DBUS_SYSTEM_BUS_ADDRESS"] != nil else {
             let message = "no private buses; run under Tests/fixture/with-dbus.sh"
             if environment["SYSOUND_REQUIRE_DBUS"] == "1" { throw FixtureError("SYSOUND_REQUIRE_DBUS=1 but \(message)") }
@@ -32,21 +32,21 @@ public enum SessionMock {
         }
     }
 
-    public static func start(_ service: Service) throws { try run(fixture + "/mock-ctl.sh", ["start", service.rawValue]) }
-    public static func stop(_ service: Service) throws { try run(fixture + "/mock-ctl.sh", ["stop", service.rawValue]) }
+    package static func start(_ service: Service) throws { try run(fixture + "/mock-ctl.sh", ["start", service.rawValue]) }
+    package static func stop(_ service: Service) throws { try run(fixture + "/mock-ctl.sh", ["stop", service.rawValue]) }
 
     /// Stops every mock (tearDown): whatever a test started must not outlive it.
-    public static func stopAll() {
+    package static func stopAll() {
         for service in [Service.logind, .gnomeScreensaver, .freedesktopScreensaver, .rtkit] { try? stop(service) }
     }
 
     /// `session-mock.py ARGS`: add-session, display, locked, screensaver, …
-    public static func perform(_ arguments: String...) throws {
+    package static func perform(_ arguments: String...) throws {
         try run("/usr/bin/python3", [fixture + "/session-mock.py"] + arguments)
     }
 
     /// `$SYSOUND_DBUS_CTL start|stop system|session` (starting one that runs does nothing).
-    public static func bus(_ verb: String, _ bus: String) throws {
+    package static func bus(_ verb: String, _ bus: String) throws {
         guard let ctl = environment["SYSOUND_DBUS_CTL"] else { throw FixtureError("SYSOUND_DBUS_CTL is not set") }
         try run(ctl, [verb, bus])
     }

@@ -1,13 +1,13 @@
 import Foundation
 
 /// Measurements on recorded or rendered samples.
-public enum Signal {
-    public static func peak(_ x: ArraySlice<Float>) -> Float { x.reduce(0) { max($0, abs($1)) } }
-    public static func peak(_ x: [Float]) -> Float { peak(x[...]) }
+package enum Signal {
+    package static func peak(_ x: ArraySlice<Float>) -> Float { x.reduce(0) { max($0, abs($1)) } }
+    package static func peak(_ x: [Float]) -> Float { peak(x[...]) }
 
     /// The power of one frequency (Goertzel), normalised so that a full-scale
     /// sine of that frequency gives its amplitude.
-    public static func amplitude(of frequency: Double, in x: ArraySlice<Float>, sampleRate: Double = 48_000) -> Double {
+    package static func amplitude(of frequency: Double, in x: ArraySlice<Float>, sampleRate: Double = 48_000) -> Double {
         let w = 2 * Double.pi * frequency / sampleRate
         let coeff = 2 * cos(w)
         var s1 = 0.0, s2 = 0.0
@@ -21,12 +21,12 @@ public enum Signal {
     }
 
     /// The index of the first sample whose magnitude exceeds `threshold`.
-    public static func onset(_ x: [Float], threshold: Float) -> Int? {
+    package static func onset(_ x: [Float], threshold: Float) -> Int? {
         x.firstIndex { abs($0) > threshold }
     }
 
     /// Pearson correlation of two sequences, over the shorter one's length.
-    public static func correlation(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>) -> Double {
+    package static func correlation(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>) -> Double {
         let n = min(a.count, b.count)
         let x = a.prefix(n).map(Double.init), y = b.prefix(n).map(Double.init)
         let mx = x.reduce(0, +) / Double(n), my = y.reduce(0, +) / Double(n)

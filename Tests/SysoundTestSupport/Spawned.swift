@@ -7,9 +7,9 @@ import Foundation
 /// `sysound-cli`, `serve` and `check` exec `sysound-engine`, and pulse-ctl
 /// leaves a server and a recorder behind, so that close comes early or the
 /// wait never ends.
-public final class Spawned: @unchecked Sendable {
+package final class Spawned: @unchecked Sendable {
     /// Where the child's standard output and error go.
-    public enum Output: Sendable {
+    package enum Output: Sendable {
         /// Into pipes read by two threads: `stdout`, `stderr`.
         case capture
         /// Both to /dev/null (for children that leave daemons holding them).
@@ -19,16 +19,16 @@ public final class Spawned: @unchecked Sendable {
     }
 
     /// What a finished child said.
-    public struct Result: Sendable {
-        public var status: Int32
-        public var stdout: String
-        public var stderr: String
+    package struct Result: Sendable {
+        package var status: Int32
+        package var stdout: String
+        package var stderr: String
         /// Whether the child was killed for outliving its timeout.
-        public var timedOut: Bool
-        public var output: String { stdout + stderr }
+        package var timedOut: Bool
+        package var output: String { stdout + stderr }
     }
 
-    public let pid: pid_t
+    package let pid: pid_t
     /// Guards `status` and `timedOut`: the child is reaped only under it, so
     /// a timeout's kill cannot reach a reused PID.
     private let lock = NSLock()
@@ -41,7 +41,7 @@ public final class Spawned: @unchecked Sendable {
     /// Starts `path` with `arguments` (posix_spawn), environment inherited.
     /// - Parameter input: written to the child's standard input, which is then
     ///   closed; without it standard input is /dev/null.
-    public init(_ path: String, _ arguments: [String], input: Data? = nil, output mode: Output = .capture) throws {
+    package init(_ path: String, _ arguments: [String], input: Data? = nil, output mode: Output = .capture) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -114,7 +114,7 @@ public final class Spawned: @unchecked Sendable {
 
     /// Starts `path`, waits for it and returns what it said. After `timeout`
     /// seconds it gets SIGTERM (and the result says it timed out).
-    public static func run(_ path: String, _ arguments: [String], input: Data? = nil, timeout: Double = 30) throws -> Result {
+    package static func run(_ path: String, _ arguments: [String], input: Data? = nil, timeout: Double = 30) throws -> Result {
         let child = try Spawned(path, arguments, input: input)
         let status = child.wait(timeout: timeout)
         return Result(status: status, stdout: child.stdout, stderr: child.stderr, timedOut: child.didTimeOut)
@@ -130,7 +130,7 @@ public final class Spawned: @unchecked Sendable {
         return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
     }()
 
-    public var isRunning: Bool {
+    package var isRunning: Bool {
         lock.withLock {
             if status != nil { return false }
             var s: Int32 = 0
@@ -142,7 +142,7 @@ public final class Spawned: @unchecked Sendable {
     /// Waits for the child and returns its exit status (128 + signal if killed).
     /// With a timeout, sends it `signal` once that many seconds have passed.
     @discardableResult
-    public func wait(timeout: Double? = nil, then signal: Int32 = SIGTERM) -> Int32 {
+    package func wait(timeout: Double? = nil, then signal: Int32 = SIGTERM) -> Int32 {
         let timer = timeout.map { seconds in
             let item = DispatchWorkItem { [weak self] in
                 guard let self else { return }
@@ -173,16 +173,16 @@ public final class Spawned: @unchecked Sendable {
     }
 
     /// Whether a `wait(timeout:)` had to signal the child.
-    public var didTimeOut: Bool { lock.withLock { timedOut } }
+    package var didTimeOut: Bool { lock.withLock { timedOut } }
 
     /// kill(2) with `sig`, unless the child has been reaped already.
-    public func signal(_ sig: Int32) {
+    package func signal(_ sig: Int32) {
         lock.withLock { if status == nil { kill(pid, sig) } }
     }
 
     /// What the child wrote so far (`.capture` only).
-    public var stdout: String { output.text }
-    public var stderr: String { errorOutput.text }
+    package var stdout: String { output.text }
+    package var stderr: String { errorOutput.text }
 
     /// Bytes a reader thread collects.
     final class Buffer: @unchecked Sendable {

@@ -1,20 +1,20 @@
 import Foundation
 
 /// Where the package and its built executables are, seen from a test run.
-public enum TestPaths {
+package enum TestPaths {
     /// The package's root directory (this file is Tests/SysoundTestSupport/TestPaths.swift).
-    public static var packageRoot: String {
+    package static var packageRoot: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     }
 
     /// The directory of the running test binary.
-    public static var testBinaryDirectory: URL {
+    package static var testBinaryDirectory: URL {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     }
 
     /// An executable product built next to the tests (in the test binary's
     /// directory or the one above it, as SwiftPM lays them out).
-    public static func executable(_ name: String) throws -> String {
+    package static func executable(_ name: String) throws -> String {
         let binDir = testBinaryDirectory
         for dir in [binDir, binDir.deletingLastPathComponent()] {
             let path = dir.appendingPathComponent(name).path
@@ -24,7 +24,7 @@ public enum TestPaths {
     }
 
     /// The `sysound` executable.
-    public static var sysound: String {
+    package static var sysound: String {
         get throws { try executable("sysound") }
     }
 }

@@ -9,9 +9,9 @@ import SysoundHaptics
 /// of the engine, the daemon and benchmarks; it stands behind the public
 /// `ForceFeedbackDevice` protocol only, like `EvdevDevice`, so the product
 /// needs nothing opened up for it.
-public final class FakeForceFeedbackDevice: ForceFeedbackDevice {
+package final class FakeForceFeedbackDevice: ForceFeedbackDevice {
     /// One recorded operation.
-    public enum Operation: Sendable, Equatable {
+    package enum Operation: Sendable, Equatable {
         case upload(id: Int, effect: RumbleEffect, new: Bool)
         case erase(id: Int)
         case play(id: Int)
@@ -23,9 +23,9 @@ public final class FakeForceFeedbackDevice: ForceFeedbackDevice {
     }
 
     /// An operation and when it happened (`MonotonicClock.now()`).
-    public struct Record: Sendable, Equatable {
-        public var time: UInt64
-        public var operation: Operation
+    package struct Record: Sendable, Equatable {
+        package var time: UInt64
+        package var operation: Operation
     }
 
     private struct State {
@@ -42,52 +42,52 @@ public final class FakeForceFeedbackDevice: ForceFeedbackDevice {
         var refused: (kinds: Set<EffectKind>, errno: Int32)?
     }
 
-    public let path: String
-    public let capabilities: ForceFeedbackCapabilities
+    package let path: String
+    package let capabilities: ForceFeedbackCapabilities
     private let state = Locked(State())
 
-    public init(path: String, capabilities: ForceFeedbackCapabilities) {
+    package init(path: String, capabilities: ForceFeedbackCapabilities) {
         self.path = path
         self.capabilities = capabilities
     }
 
     /// A rumble device named `name` with `slots` effect slots and FF_GAIN.
-    public convenience init(path: String, name: String = "fake rumble", slots: Int = 16, gain: Bool = true) {
+    package convenience init(path: String, name: String = "fake rumble", slots: Int = 16, gain: Bool = true) {
         self.init(path: path, capabilities: ForceFeedbackCapabilities(
             name: name, rumble: true, periodic: false, gain: gain, effectSlots: slots))
     }
 
     /// Everything recorded so far.
-    public var records: [Record] { state.withLock { $0.records } }
+    package var records: [Record] { state.withLock { $0.records } }
     /// The effects uploaded now, by id.
-    public var effects: [Int: RumbleEffect] { state.withLock { $0.effects } }
-    public var isClosed: Bool { state.withLock { $0.closed } }
-    public var gain: UInt16 { state.withLock { $0.gain } }
+    package var effects: [Int: RumbleEffect] { state.withLock { $0.effects } }
+    package var isClosed: Bool { state.withLock { $0.closed } }
+    package var gain: UInt16 { state.withLock { $0.gain } }
 
     /// Simulates unplugging: every later operation fails with `.gone`, as
     /// the kernel answers ENODEV.
-    public func unplug() { state.withLock { $0.removed = true } }
+    package func unplug() { state.withLock { $0.removed = true } }
 
     /// Makes every later upload block for `seconds` before it is done (the
     /// kernel's EVIOCSFF on a uinput device waits up to 30 s for its process).
     /// A new value applies to uploads under way too: 0 lets them finish now.
-    public func blockUploads(seconds: Double) {
+    package func blockUploads(seconds: Double) {
         state.withLock { $0.uploadDelay = UInt64(seconds * 1e9) }
     }
 
     /// Makes the next `count` uploads fail with `.gone` (ENODEV) although the
     /// device stays: a node that appeared a moment before its driver is ready.
-    public func answerUploadsNotReady(_ count: Int) {
+    package func answerUploadsNotReady(_ count: Int) {
         state.withLock { $0.uploadsNotReady = count }
     }
 
     /// Makes every later upload of an effect of `kinds` fail with `errno`
     /// (EINVAL: da7280 refuses rumble and sine that way).
-    public func refuseUploads(of kinds: Set<EffectKind> = [.rumble, .constant, .sine], errno: Int32 = EINVAL) {
+    package func refuseUploads(of kinds: Set<EffectKind> = [.rumble, .constant, .sine], errno: Int32 = EINVAL) {
         state.withLock { $0.refused = (kinds, errno) }
     }
 
-    public func upload(_ effect: RumbleEffect, id: Int?) throws(DeviceError) -> Int {
+    package func upload(_ effect: RumbleEffect, id: Int?) throws(DeviceError) -> Int {
         let began = MonotonicClock.now()
         while MonotonicClock.now() - began < state.withLock({ $0.uploadDelay }) { usleep(1000) }
         let result: Result<Int, DeviceError> = state.withLock { s in
@@ -118,20 +118,20 @@ public final class FakeForceFeedbackDevice: ForceFeedbackDevice {
         return try result.get()
     }
 
-    public func erase(id: Int) throws(DeviceError) {
+    package func erase(id: Int) throws(DeviceError) {
         try perform(.erase(id: id), needs: id) { $0.effects[id] = nil }
     }
 
-    public func play(id: Int, count: Int) throws(DeviceError) {
+    package func play(id: Int, count: Int) throws(DeviceError) {
         try perform(count == 1 ? .play(id: id) : .playRepeated(id: id, count: count), needs: id) { _ in }
     }
-    public func stop(id: Int) throws(DeviceError) { try perform(.stop(id: id), needs: id) { _ in } }
+    package func stop(id: Int) throws(DeviceError) { try perform(.stop(id: id), needs: id) { _ in } }
 
-    public func setGain(_ gain: UInt16) throws(DeviceError) {
+    package func setGain(_ gain: UInt16) throws(DeviceError) {
         try perform(.gain(gain), needs: nil) { $0.gain = gain }
     }
 
-    public func close() {
+    package func close() {
         state.withLock { s in
             guard !s.closed else { return }
             s.closed = true

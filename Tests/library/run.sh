@@ -7,7 +7,11 @@
 #     daemon plays with nothing on its stderr;
 #  3. every Swift example of the catalog compiles in that app;
 #  4. the app cannot name the wire protocol's types (a check that must fail
-#     to compile, with the errors expected).
+#     to compile, with the errors expected);
+#  5. built without the embedded engine (trait EmbeddedEngine off), the app
+#     links no audio, haptics or TOML library and no Foundation, and
+#     without a daemon says
+#     what to do.
 # Ends with "N passed, N failed" for Tests/run-all.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -99,5 +103,19 @@ done
 grep -q "no such module" <<<"$errors" && { echo "a module was missing: the check proves nothing"; wanted=1; }
 check "WireFields, Request and Reply cannot be named by an app (compile errors as expected)" $wanted
 
+echo "-- the app without the embedded engine"
+client_scratch="$log/client-only"
+SYSOUND_EXAMPLE_CLIENT_ONLY=1 swift build --package-path "$example" --scratch-path "$client_scratch" --product HelloSysound >"$log/client.log" 2>&1
+status=$?
+grep -E "error:" "$log/client.log" | head -20
+client_bin=$(SYSOUND_EXAMPLE_CLIENT_ONLY=1 swift build --package-path "$example" --scratch-path "$client_scratch" --show-bin-path)/HelloSysound
+if [ "$status" = 0 ]; then
+    linked=$(ldd "$client_bin" | grep -oE 'lib(openal|pulse|sndfile|evdev|Foundation)[^ ]*' | sort -u)
+    [ -z "$linked" ] || { echo "links: $linked"; status=1; }
+    SYSOUND_STATE_DIR=$state "$client_bin" >"$log/client.out" 2>&1
+    grep -q "could not play: no daemon answers at .*built without sysound's embedded engine" "$log/client.out" \
+        || { echo "HelloSysound without the engine and a daemon said:"; cat "$log/client.out"; status=1; }
+fi
+check "without the trait EmbeddedEngine the app links none of the engine's libraries nor Foundation, and asks for a daemon" $status
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -12,17 +12,17 @@ import Logging
 /// MESSAGE, SYSLOG_IDENTIFIER, CODE_FILE/LINE/FUNC and the logger's metadata
 /// as fields), or, when that fails, to standard error as a line with an
 /// sd-daemon(3) `<N>` priority prefix and no timestamp, which journald parses.
-public struct JournalLogHandler: LogHandler {
-    public var metadata: Logger.Metadata = [:]
-    public var logLevel: Logger.Level = .info
-    public let label: String
+package struct JournalLogHandler: LogHandler {
+    package var metadata: Logger.Metadata = [:]
+    package var logLevel: Logger.Level = .info
+    package let label: String
     /// Sends one entry's fields to the journal; false if it did not take them.
     let sendNative: @Sendable ([JournalField]) -> Bool
     /// Writes one prefixed line (with its newline) where the journal reads the stream.
     let writeLine: @Sendable (String) -> Void
 
     /// A handler writing to the journal, or to standard error with `<N>` prefixes.
-    public init(label: String) {
+    package init(label: String) {
         self.init(label: label, sendNative: JournalField.send, writeLine: { writeAll(2, Array($0.utf8)) })
     }
 
@@ -32,12 +32,12 @@ public struct JournalLogHandler: LogHandler {
         self.writeLine = writeLine
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var merged = metadata
         if let explicit = event.metadata { merged.merge(explicit) { _, new in new } }
         if let error = event.error { merged["error"] = "\(error)" }
@@ -50,14 +50,14 @@ public struct JournalLogHandler: LogHandler {
 }
 
 /// One `NAME=value` field of a journal entry.
-public struct JournalField: Sendable, Equatable, CustomStringConvertible {
-    public var name: String
-    public var value: String
-    public init(_ name: String, _ value: String) {
+package struct JournalField: Sendable, Equatable, CustomStringConvertible {
+    package var name: String
+    package var value: String
+    package init(_ name: String, _ value: String) {
         self.name = name
         self.value = value
     }
-    public var description: String { "\(name)=\(value)" }
+    package var description: String { "\(name)=\(value)" }
 
     /// journald's native socket, where `sd_journal_sendv` writes.
     static let socketPath = "/run/systemd/journal/socket"
@@ -88,9 +88,9 @@ public struct JournalField: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// The mapping from swift-log's entries to the journal's: pure, so tested alone.
-public enum JournalFormat {
+package enum JournalFormat {
     /// The syslog priority (sd-daemon(3), syslog(3)) of a swift-log level.
-    public static func priority(_ level: Logger.Level) -> Int {
+    package static func priority(_ level: Logger.Level) -> Int {
         switch level {
         case .trace, .debug: 7
         case .info: 6
@@ -103,7 +103,7 @@ public enum JournalFormat {
 
     /// What the journal lists the entries under (`journalctl -t sysound`):
     /// the name systemd gives the service's own output.
-    public static let identifier = "sysound"
+    package static let identifier = "sysound"
 
     /// Fields the handler sets itself; metadata keys that map to one of them
     /// get a `SYSOUND_` prefix instead of replacing it.
@@ -114,7 +114,7 @@ public enum JournalFormat {
     /// The journal field name for a metadata key: journald accepts upper-case
     /// letters, digits and `_`, starting with a letter, at most 64 bytes
     /// (a leading `_` marks the fields journald itself vouches for).
-    public static func fieldName(_ key: String) -> String {
+    package static func fieldName(_ key: String) -> String {
         func isLetter(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") }
         func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
         let bytes = key.uppercased().utf8.map { isLetter($0) || isDigit($0) ? $0 : UInt8(ascii: "_") }
@@ -127,7 +127,7 @@ public enum JournalFormat {
 
     /// The fields of one entry: message, priority, identifier, where in the
     /// code, the logger's label, then the metadata sorted by key.
-    public static func fields(
+    package static func fields(
         level: Logger.Level, message: String, label: String, metadata: Logger.Metadata,
         file: String, line: UInt, function: String
     ) -> [JournalField] {
@@ -149,7 +149,7 @@ public enum JournalFormat {
     /// The stream form: `<N>label: message key=value …` and a newline,
     /// without a timestamp (journald adds its own). Each line of a
     /// multi-line message carries the prefix, as journald splits at newlines.
-    public static func line(level: Logger.Level, message: String, label: String, metadata: Logger.Metadata) -> String {
+    package static func line(level: Logger.Level, message: String, label: String, metadata: Logger.Metadata) -> String {
         let prefix = "<\(priority(level))>"
         var text = label.isEmpty ? message : "\(label): \(message)"
         for (key, value) in metadata.sorted(by: { $0.key < $1.key }) { text += " \(key)=\(value)" }
@@ -161,11 +161,11 @@ public enum JournalFormat {
 /// `JOURNAL_STREAM=DEVICE:INODE` (decimal) of the stream it connected, and a
 /// match with fd 2's own tells it apart from a variable merely inherited
 /// by a process whose output was redirected (systemd.exec(5)).
-public enum JournalStream {
+package enum JournalStream {
     /// Whether journald reads this process's standard error, decided once.
-    public static let isStandardError = isConnected(getenv("JOURNAL_STREAM").map { String(cString: $0) })
+    package static let isStandardError = isConnected(getenv("JOURNAL_STREAM").map { String(cString: $0) })
 
-    public static func isConnected(_ value: String?, fd: Int32 = 2) -> Bool {
+    package static func isConnected(_ value: String?, fd: Int32 = 2) -> Bool {
         guard let value else { return false }
         let parts = value.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }

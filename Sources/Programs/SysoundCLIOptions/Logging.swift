@@ -7,7 +7,7 @@ import Logging
 /// --verbose and for the daemon; SYSOUND_LOG_LEVEL (trace…critical) overrides.
 /// Under journald (JOURNAL_STREAM names standard error) they go to the
 /// journal with their priority and fields instead (JournalLogHandler).
-public func bootstrapLogging(verbose: Bool) {
+package func bootstrapLogging(verbose: Bool) {
     var level: Logger.Level = verbose ? .info : .warning
     if let text = getenv("SYSOUND_LOG_LEVEL").map({ String(cString: $0) }), let wanted = Logger.Level(rawValue: text) {
         level = wanted

@@ -4,7 +4,7 @@ import Glibc
 
 /// Writes all of `bytes` to `fd` with write(2): no stdio buffering, so a
 /// reply reaches the reading process before this one waits or exits.
-public func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+package func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
     var offset = 0
     while offset < bytes.count {
         let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
@@ -21,7 +21,7 @@ public func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
 /// Prints one line to standard error; under journald with the error
 /// priority (`<3>`, sd-daemon(3)), which the journal would otherwise not
 /// tell from the stream's informational lines.
-public func printError(_ text: String) {
+package func printError(_ text: String) {
     let line = JournalStream.isStandardError
         ? text.split(separator: "\n", omittingEmptySubsequences: false).map { "<3>" + $0 }.joined(separator: "\n")
         : text

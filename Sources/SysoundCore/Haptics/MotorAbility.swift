@@ -1,16 +1,16 @@
 /// What a vibration motor can play, which decides how a `HapticScore` is
 /// rendered for it (Android's `hasAmplitudeControl`, iOS's
 /// `capabilitiesForHardware`).
-public struct MotorAbility: Sendable, Equatable, Hashable, CustomStringConvertible {
+package struct MotorAbility: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// Levels between off and full (FF_RUMBLE or FF_CONSTANT levels the driver
     /// honours); false for motors that are only on or off (gpio-vibrator).
-    public var amplitudeControl: Bool
+    package var amplitudeControl: Bool
     /// Eccentric-mass motors spin up slowly; linear actuators follow short pulses.
-    public var motor: MotorKind
+    package var motor: MotorKind
     /// The shortest pulse felt (the device profile's; `MotorKind`'s typical value otherwise).
-    public var minimumPulseMs: Int
+    package var minimumPulseMs: Int
 
-    public init(amplitudeControl: Bool, motor: MotorKind, minimumPulseMs: Int) {
+    package init(amplitudeControl: Bool, motor: MotorKind, minimumPulseMs: Int) {
         self.amplitudeControl = amplitudeControl
         self.motor = motor
         self.minimumPulseMs = minimumPulseMs
@@ -20,38 +20,38 @@ public struct MotorAbility: Sendable, Equatable, Hashable, CustomStringConvertib
     /// follows them: a linear actuator with amplitude control. An
     /// eccentric-mass motor needs its minimum pulse to be felt at all, and an
     /// on/off motor has no level to shape.
-    public var followsSharpness: Bool { amplitudeControl && motor == .lra }
+    package var followsSharpness: Bool { amplitudeControl && motor == .lra }
 
     /// The step the renderer samples intensity curves at: ff-memless plays in
     /// jiffies (4 ms at HZ=250), and a motor does not follow faster changes
     /// than its shortest felt pulse.
-    public var curveStepMs: Int { max(10, minimumPulseMs) }
+    package var curveStepMs: Int { max(10, minimumPulseMs) }
 
     /// How long a transient of `sharpness` lasts here: 20 ms for the dullest
     /// on a linear actuator down to 10 ms for the sharpest (linear actuators
     /// feel 7–15 ms pulses; the presets stay at or above 10 ms, where a motor
     /// has spun up enough to be felt), never shorter than the motor's minimum pulse.
-    public func transientMs(sharpness: Double) -> Int {
+    package func transientMs(sharpness: Double) -> Int {
         let base = followsSharpness ? Int((20 - 10 * min(max(sharpness, 0), 1)).rounded()) : 15
         return max(base, minimumPulseMs)
     }
 
     /// The motor the built-in presets are written for: a linear actuator with
     /// amplitude control.
-    public static let reference = MotorAbility(amplitudeControl: true, motor: .lra, minimumPulseMs: 0)
+    package static let reference = MotorAbility(amplitudeControl: true, motor: .lra, minimumPulseMs: 0)
 
-    public var description: String {
+    package var description: String {
         "\(amplitudeControl ? "amplitude control" : "on/off only"), \(motor.rawValue), pulses ≥ \(minimumPulseMs) ms"
     }
 
     /// Drivers whose motors are only on or off, whatever magnitude is asked
     /// (the vibrator facts: gpio-vibra switches a GPIO; sc27xx reads only the
     /// weak magnitude as on/off; drv2665 ignores the magnitude).
-    public static let onOffDriverNames = ["gpio-vibrator", "sc27xx-vibrator", "drv2665:haptics"]
+    package static let onOffDriverNames = ["gpio-vibrator", "sc27xx-vibrator", "drv2665:haptics"]
 
     /// The ability of a device named `name` under `profile` (nil: no device
     /// profile matched this machine).
-    public static func of(deviceName name: String, profile: HapticProfile?) -> MotorAbility {
+    package static func of(deviceName name: String, profile: HapticProfile?) -> MotorAbility {
         let onOff = onOffDriverNames.contains(name)
         // An on/off motor without a profile is assumed eccentric-mass (all
         // the on/off drivers above drive such motors on phones).
@@ -63,7 +63,7 @@ public struct MotorAbility: Sendable, Equatable, Hashable, CustomStringConvertib
 
 extension HapticScore.Event {
     /// When this event stops vibrating on `motor`.
-    public func endMs(on motor: MotorAbility) -> Int {
+    package func endMs(on motor: MotorAbility) -> Int {
         switch self {
         case .transient(let t, _, let s): t + motor.transientMs(sharpness: s)
         case .continuous(let t, let d, _, _, _): t + d
@@ -77,7 +77,7 @@ extension HapticScore {
     /// longer pulse, never one shorter than the motor's minimum), taps as
     /// long as the motor's sharpness allows, curves sampled at the motor's step.
     /// Overlapping events add up and clip at full, as the kernel's do.
-    public func rendered(for motor: MotorAbility) -> HapticPattern {
+    package func rendered(for motor: MotorAbility) -> HapticPattern {
         let total = events.map { $0.endMs(on: motor) }.max() ?? 0
         guard total > 0 else { return HapticPattern(steps: []) }
         var level = [Double](repeating: 0, count: total)

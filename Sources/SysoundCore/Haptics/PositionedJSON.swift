@@ -5,7 +5,7 @@
 ///
 /// RFC 8259 JSON; objects keep their keys in file order (a repeated key: the
 /// last one counts, as in Foundation and Core Haptics).
-public indirect enum PositionedJSON: Sendable, Equatable {
+package indirect enum PositionedJSON: Sendable, Equatable {
     case object([Member], line: Int)
     case array([PositionedJSON], line: Int)
     case string(String, line: Int)
@@ -13,26 +13,26 @@ public indirect enum PositionedJSON: Sendable, Equatable {
     case bool(Bool, line: Int)
     case null(line: Int)
 
-    public struct Member: Sendable, Equatable {
-        public var key: String
-        public var value: PositionedJSON
+    package struct Member: Sendable, Equatable {
+        package var key: String
+        package var value: PositionedJSON
     }
 
     /// The line (1-based) where this value starts.
-    public var line: Int {
+    package var line: Int {
         switch self {
         case .object(_, let l), .array(_, let l), .string(_, let l), .number(_, let l), .bool(_, let l), .null(let l): l
         }
     }
 
     /// `key`'s value when this is an object holding it.
-    public subscript(key: String) -> PositionedJSON? {
+    package subscript(key: String) -> PositionedJSON? {
         guard case .object(let members, _) = self else { return nil }
         return members.last { $0.key == key }?.value
     }
 
     /// What a message calls this kind of value ("a string", "an array").
-    public var kind: String {
+    package var kind: String {
         switch self {
         case .object: "an object"
         case .array: "an array"
@@ -44,12 +44,12 @@ public indirect enum PositionedJSON: Sendable, Equatable {
     }
 
     /// Deeper nesting is refused: a hostile file must not exhaust the stack.
-    public static let maximumDepth = 64
+    package static let maximumDepth = 64
 
     /// Reads `text` as one JSON value.
     ///
     /// - Throws: `PositionedJSONError` with the line and what was expected.
-    public init(parsing text: String) throws(PositionedJSONError) {
+    package init(parsing text: String) throws(PositionedJSONError) {
         var reader = Reader(Array(text.utf8))
         reader.skipSpace()
         let value = try reader.value(depth: 0)
@@ -60,10 +60,10 @@ public indirect enum PositionedJSON: Sendable, Equatable {
 }
 
 /// Why a text is not JSON, and where.
-public struct PositionedJSONError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var line: Int
-    public var message: String
-    public var description: String { "line \(line): \(message)" }
+package struct PositionedJSONError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var line: Int
+    package var message: String
+    package var description: String { "line \(line): \(message)" }
 }
 
 private struct Reader {

@@ -15,7 +15,7 @@ import SysoundPlatform
 ///
 /// Also the record `sysound status` shows: the sandboxed apps seen, by
 /// verified id. Shared by the socket and the D-Bus face.
-public final class CallerApps: @unchecked Sendable {
+package final class CallerApps: @unchecked Sendable {
     /// Where the list of sandboxed apps seen goes (`status`'s `sandboxed` field).
     let report: @Sendable (String) -> Void
     let logger: Logger
@@ -29,7 +29,7 @@ public final class CallerApps: @unchecked Sendable {
     }
     private let state = Locked(State())
 
-    public convenience init(manager: FeedbackManager, logger: Logger, runtimeDirectory: String? = CallerApps.environmentRuntimeDirectory()) {
+    package convenience init(manager: FeedbackManager, logger: Logger, runtimeDirectory: String? = CallerApps.environmentRuntimeDirectory()) {
         self.init(logger: logger, runtimeDirectory: runtimeDirectory) { [weak manager] in manager?.setStatus("sandboxed", $0) }
     }
 
@@ -39,7 +39,7 @@ public final class CallerApps: @unchecked Sendable {
         self.runtimeDirectory = runtimeDirectory
     }
 
-    public static func environmentRuntimeDirectory() -> String? {
+    package static func environmentRuntimeDirectory() -> String? {
         guard let value = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), value.hasPrefix("/") else { return nil }
         return value
     }

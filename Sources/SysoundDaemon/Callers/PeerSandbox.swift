@@ -8,7 +8,7 @@ import SysoundPlatform
 /// SO_PEERPIDFD (Linux ≥ 6.5), taken when the connection is admitted, names
 /// the process that connected for certain; without it, the SO_PEERCRED pid
 /// is opened as a pidfd (the race docs/security.md describes).
-public final class PeerSandbox: @unchecked Sendable {
+package final class PeerSandbox: @unchecked Sendable {
     private let pid: pid_t
     private let state: Locked<(pidfd: Int32?, identity: SandboxIdentity?)>
 

@@ -7,7 +7,7 @@ import SysoundState
 /// attached to the loop (sd_bus_attach_event), so calls, name changes and
 /// reconnection run on the loop thread, in order with socket requests and
 /// control-file changes.
-public final class FeedbackBusService: @unchecked Sendable {
+package final class FeedbackBusService: @unchecked Sendable {
     private let face: FeedbackFace
 
     /// Starts the face when `[dbus] enabled` (call on the loop thread, or
@@ -15,7 +15,7 @@ public final class FeedbackBusService: @unchecked Sendable {
     /// the loop of `events` that other parts of the daemon may use too; nil when disabled.
     /// A missing session bus is logged and retried; the socket is served either way.
     /// `callers`: shared with the socket's `DaemonHandler`, so `status` lists both faces' sandboxed apps.
-    public static func start(
+    package static func start(
         manager: FeedbackManager, events: FeedbackEvents, sessionBus: BusConnection, watcher: StateWatcher?, logger: Logger,
         callers: CallerApps? = nil
     ) -> FeedbackBusService? {
@@ -36,5 +36,5 @@ public final class FeedbackBusService: @unchecked Sendable {
     private init(face: FeedbackFace) { self.face = face }
 
     /// Ends running feedback and leaves the bus (on the loop thread, or after the loop ended).
-    public func stop() { face.stop() }
+    package func stop() { face.stop() }
 }

@@ -1,5 +1,4 @@
 import Glibc
-import SysoundAudio
 import SysoundPlatform
 import SysoundConfig
 import SysoundCore

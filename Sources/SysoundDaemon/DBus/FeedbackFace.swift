@@ -1,5 +1,4 @@
 import Logging
-import SysoundAudio
 import SysoundPlatform
 import SysoundConfig
 import SysoundCore
@@ -13,7 +12,7 @@ import SysoundState
 /// nothing: every call becomes the request the socket would make of the
 /// `FeedbackManager` (play, stop, vibrate, state set), under the same
 /// policy. Everything here runs on the loop's thread.
-public final class FeedbackFace: @unchecked Sendable {
+package final class FeedbackFace: @unchecked Sendable {
     static let path = "/org/sigxcpu/Feedback"
     static let interface = "org.sigxcpu.Feedback"
     static let hapticInterface = "org.sigxcpu.Feedback.Haptic"

@@ -8,22 +8,22 @@ import SysoundCore
 /// wins), and `write` then changes the control file the way the CLI does —
 /// through the daemon's manager, atomically, applied at once — and records
 /// the origin for `sysound status`.
-public final class LockFollower {
+package final class LockFollower {
     /// Writes the `locked` file and records `origin` (`logind session 3`).
-    public typealias Write = (_ locked: Bool, _ origin: String) throws -> Void
+    package typealias Write = (_ locked: Bool, _ origin: String) throws -> Void
 
     private var arbiter = LockArbiter()
     private let write: Write
     private let logger: Logger
 
-    public init(logger: Logger, write: @escaping Write) {
+    package init(logger: Logger, write: @escaping Write) {
         self.logger = logger
         self.write = write
     }
 
     /// A reading of `source` (a stable key, the same across a session switch
     /// or a reconnect); `origin` says who, for the log and for status.
-    public func report(_ locked: Bool, source: String, origin: String) {
+    package func report(_ locked: Bool, source: String, origin: String) {
         guard let value = arbiter.reading(locked, from: source) else { return }
         do {
             try write(value, origin)
@@ -35,8 +35,8 @@ public final class LockFollower {
 }
 
 /// The daemon refused to set the lock (its reply's message).
-public struct LockWriteRefused: Error, Sendable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct LockWriteRefused: Error, Sendable, CustomStringConvertible {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }

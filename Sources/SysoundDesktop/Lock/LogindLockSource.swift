@@ -12,7 +12,7 @@ import SysoundPlatform
 /// no system bus (retried), no logind (followed when its name appears), a
 /// session without `LockedHint`, the bus or logind restarting (everything is
 /// subscribed again).
-public final class LogindLockSource {
+package final class LogindLockSource {
     static let name = "org.freedesktop.login1"
     static let root = "/org/freedesktop/login1"
     static let manager = "org.freedesktop.login1.Manager"
@@ -32,7 +32,7 @@ public final class LogindLockSource {
 
     /// Follows the session of process `pid` (else user `uid`'s display
     /// session) on the bus at `address` (the system bus), dispatched by `loop`.
-    public init(
+    package init(
         loop: EventLoop, pid: UInt32, uid: UInt32,
         bus address: Bus.Address = .system,
         follower: LockFollower, logger: Logger
@@ -56,9 +56,9 @@ public final class LogindLockSource {
     }
 
     /// Connects now; call on the loop's thread.
-    public func start() { bus.start() }
+    package func start() { bus.start() }
 
-    public func stop() { bus.stop() }
+    package func stop() { bus.stop() }
 
     private func dropSubscriptions() {
         busSlots = []

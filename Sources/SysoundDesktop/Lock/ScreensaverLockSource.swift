@@ -8,14 +8,14 @@ import SysoundPlatform
 /// Each service is followed while it owns its name: read when it appears,
 /// then every `ActiveChanged`. A service that is not there is one log line,
 /// as is losing the session bus (`BusFollower`); the connection comes back by itself.
-public final class ScreensaverLockSource {
-    public struct Service: Sendable, Equatable {
-        public var name: String
-        public var path: String
-        public var interface: String { name }
+package final class ScreensaverLockSource {
+    package struct Service: Sendable, Equatable {
+        package var name: String
+        package var path: String
+        package var interface: String { name }
 
-        public static let freedesktop = Service(name: "org.freedesktop.ScreenSaver", path: "/org/freedesktop/ScreenSaver")
-        public static let gnome = Service(name: "org.gnome.ScreenSaver", path: "/org/gnome/ScreenSaver")
+        package static let freedesktop = Service(name: "org.freedesktop.ScreenSaver", path: "/org/freedesktop/ScreenSaver")
+        package static let gnome = Service(name: "org.gnome.ScreenSaver", path: "/org/gnome/ScreenSaver")
     }
 
     private let services: [Service]
@@ -28,7 +28,7 @@ public final class ScreensaverLockSource {
     /// Follows `services` on the session bus, dispatched by `loop`: on
     /// `sessionBus` if the daemon shares its connection,
     /// else on a connection of its own to `address`.
-    public init(
+    package init(
         loop: EventLoop, services: [Service] = [.freedesktop, .gnome],
         sessionBus: BusConnection? = nil, bus address: Bus.Address = .user,
         follower: LockFollower, logger: Logger
@@ -50,9 +50,9 @@ public final class ScreensaverLockSource {
     }
 
     /// Connects now; call on the loop's thread.
-    public func start() { bus.start() }
+    package func start() { bus.start() }
 
-    public func stop() { bus.stop() }
+    package func stop() { bus.stop() }
 
     private func connected(_ bus: Bus) {
         slots = []

@@ -6,9 +6,9 @@ import SysoundState
 
 /// The desktop's screen lock, followed by the daemon: the sources named in
 /// `[session] lock_sources`, on one event loop, sharing one `LockFollower`.
-public final class SessionLock {
-    public let logind: LogindLockSource?
-    public let screensaver: ScreensaverLockSource?
+package final class SessionLock {
+    package let logind: LogindLockSource?
+    package let screensaver: ScreensaverLockSource?
 
     /// - Parameters:
     ///   - loop: the loop the buses are attached to; every call and
@@ -17,7 +17,7 @@ public final class SessionLock {
     ///     D-Bus face; nil: the screensaver source opens its own.
     ///   - write: changes the `locked` control file (as the CLI does: the
     ///     daemon's manager) and records the origin.
-    public init(
+    package init(
         sources: [LockSource], loop: EventLoop, sessionBus: BusConnection? = nil, logger: Logger,
         write: @escaping LockFollower.Write
     ) {
@@ -29,19 +29,19 @@ public final class SessionLock {
     }
 
     /// Call on the loop's thread.
-    public func start() {
+    package func start() {
         logind?.start()
         screensaver?.start()
     }
 
-    public func stop() {
+    package func stop() {
         logind?.stop()
         screensaver?.stop()
     }
 
     /// The `write` for a daemon: `set` changes the control file through the
     /// manager (the CLI's path), then `locked-by` records who.
-    public static func writer(files: ControlFiles, set: @escaping (Bool) throws -> Void) -> LockFollower.Write {
+    package static func writer(files: ControlFiles, set: @escaping (Bool) throws -> Void) -> LockFollower.Write {
         { locked, origin in
             try set(locked)
             try LockOrigin(files: files).record(origin)

@@ -15,9 +15,9 @@
 /// process's life; a display session is looked up again whenever logind says
 /// sessions or the user's display changed, and everything starts over when
 /// logind's name returns to the bus.
-public struct SessionResolver: Sendable {
+package struct SessionResolver: Sendable {
     /// One question to logind.
-    public enum Query: Equatable, Sendable {
+    package enum Query: Equatable, Sendable {
         /// `Manager.GetSessionByPID(pid)` → the session's object path.
         case sessionByPID(UInt32)
         /// `Session.Id` of the object at `path`.
@@ -31,7 +31,7 @@ public struct SessionResolver: Sendable {
     }
 
     /// What logind answered.
-    public enum Answer: Equatable, Sendable {
+    package enum Answer: Equatable, Sendable {
         case path(String)
         case id(String)
         case display(id: String, path: String)
@@ -40,34 +40,34 @@ public struct SessionResolver: Sendable {
     }
 
     /// How the session was found.
-    public enum Via: String, Sendable {
+    package enum Via: String, Sendable {
         case ownProcess = "the daemon's own session"
         case display = "the user's display session"
     }
 
-    public struct Session: Equatable, Sendable, CustomStringConvertible {
-        public var id: String
-        public var path: String
-        public var via: Via
+    package struct Session: Equatable, Sendable, CustomStringConvertible {
+        package var id: String
+        package var path: String
+        package var via: Via
 
-        public init(id: String, path: String, via: Via) {
+        package init(id: String, path: String, via: Via) {
             self.id = id
             self.path = path
             self.via = via
         }
 
-        public var description: String { "session \(id) (\(via.rawValue), \(path))" }
+        package var description: String { "session \(id) (\(via.rawValue), \(path))" }
     }
 
     /// One question as asked: `number` tells an answer to it from an answer
     /// to the same question asked earlier, overtaken by a change.
-    public struct Request: Equatable, Sendable {
-        public var query: Query
-        public var number: Int
+    package struct Request: Equatable, Sendable {
+        package var query: Query
+        package var number: Int
     }
 
     /// What the source does next.
-    public enum Action: Equatable, Sendable {
+    package enum Action: Equatable, Sendable {
         /// Ask logind this, then `receive` the answer with the request.
         case query(Request)
         /// Follow this session (a different one than before): read its
@@ -80,26 +80,26 @@ public struct SessionResolver: Sendable {
         case none(String)
     }
 
-    public let pid: UInt32
-    public private(set) var session: Session?
+    package let pid: UInt32
+    package private(set) var session: Session?
     /// The question whose answer is expected; an answer to anything else is stale.
-    public private(set) var pending: Request?
+    package private(set) var pending: Request?
     private var asked = 0
     private var reasons: [String] = []
 
-    public init(pid: UInt32) {
+    package init(pid: UInt32) {
         self.pid = pid
     }
 
     /// Starts from the beginning (at start-up and when logind returns).
-    public mutating func start() -> Action {
+    package mutating func start() -> Action {
         session = nil
         reasons = []
         return ask(.sessionByPID(pid))
     }
 
     /// logind left the bus: nothing is followed until it returns (`start()`).
-    public mutating func logindVanished() {
+    package mutating func logindVanished() {
         session = nil
         pending = nil
     }
@@ -108,7 +108,7 @@ public struct SessionResolver: Sendable {
     /// given, the user's `Display`). A session of the daemon's own process is
     /// kept unless it was removed; a display session is looked up again.
     /// Nil: nothing to do (a lookup is under way, or the own session stays).
-    public mutating func sessionsChanged(removed: String? = nil) -> Action? {
+    package mutating func sessionsChanged(removed: String? = nil) -> Action? {
         if let session, session.via == .ownProcess, session.id != removed { return nil }
         // A lookup by PID under way goes on to the display session if it fails.
         switch pending?.query {
@@ -121,7 +121,7 @@ public struct SessionResolver: Sendable {
 
     /// Takes the answer to `request`; nil when that request is no longer
     /// pending (an answer overtaken by a change or a restart).
-    public mutating func receive(_ answer: Answer, for request: Request) -> Action? {
+    package mutating func receive(_ answer: Answer, for request: Request) -> Action? {
         guard request == pending else { return nil }
         pending = nil
         let query = request.query

@@ -14,7 +14,7 @@ import SysoundPlatform
 /// by hand: they hold until the next move. Found among the input nodes
 /// (udev's `FEEDBACKD_TYPE=alert-slider`), hotplug included; its events are
 /// read on the daemon's loop. Loop thread only.
-public final class AlertSlider: @unchecked Sendable {
+package final class AlertSlider: @unchecked Sendable {
     // @unchecked: loop thread only.
     let manager: FeedbackManager
     let loop: EventLoop
@@ -39,7 +39,7 @@ public final class AlertSlider: @unchecked Sendable {
 
     /// Looks for a slider among `inputDirectory`'s nodes now and whenever one
     /// appears (call on the loop's thread, or before the loop runs).
-    public static func start(
+    package static func start(
         manager: FeedbackManager, loop: EventLoop, inputDirectory: String, udevData: String = EvdevDevice.udevDataDirectory,
         logger: Logger
     ) -> AlertSlider {
@@ -55,7 +55,7 @@ public final class AlertSlider: @unchecked Sendable {
         return slider
     }
 
-    public func stop() {
+    package func stop() {
         watcher?.cancel()
         watcher = nil
         release()

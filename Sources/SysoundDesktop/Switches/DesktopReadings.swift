@@ -3,31 +3,31 @@ import SysoundCore
 /// What each desktop source says now, as read (nil: the source is not
 /// there: no schema, no Plasma, no session bus), and the one `DesktopState`
 /// the policy is given. Pure: the rules of combination live here.
-public struct DesktopReadings: Sendable, Equatable {
+package struct DesktopReadings: Sendable, Equatable {
     /// org.gnome.desktop.notifications `show-banners` (false: do not disturb).
-    public var showBanners: Bool?
+    package var showBanners: Bool?
     /// org.gnome.desktop.sound `event-sounds`.
-    public var eventSounds: Bool?
+    package var eventSounds: Bool?
     /// org.gnome.desktop.sound `input-feedback-sounds`, when set; nil while
     /// it is at the schema's default (see `desktop`).
-    public var inputFeedbackSounds: Bool?
+    package var inputFeedbackSounds: Bool?
     /// org.gnome.desktop.sound `theme-name`, when set; nil at the default
     /// (the configuration's `[xdg] theme` holds then).
-    public var soundTheme: String?
+    package var soundTheme: String?
     /// org.freedesktop.Notifications `Inhibited` (Plasma); nil: no such
     /// property (another notification server, or none).
-    public var plasmaInhibited: Bool?
+    package var plasmaInhibited: Bool?
     /// org.sigxcpu.feedbackd `profile`, `theme`, `allow-important`, `max-haptic-strength`.
-    public var feedbackdProfile: FeedbackProfile?
-    public var feedbackdTheme: String?
-    public var allowImportant: [String]?
-    public var maxHapticStrength: Double?
+    package var feedbackdProfile: FeedbackProfile?
+    package var feedbackdTheme: String?
+    package var allowImportant: [String]?
+    package var maxHapticStrength: Double?
     /// org.sigxcpu.feedbackd `prefer-flash` (0.8.x; nil: not in this schema).
-    public var preferFlash: Bool?
+    package var preferFlash: Bool?
     /// org.sigxcpu.feedbackd.application `profile`, by app id (apps that asked).
-    public var appProfiles: [String: FeedbackProfile] = [:]
+    package var appProfiles: [String: FeedbackProfile] = [:]
 
-    public init() {}
+    package init() {}
 
     /// The switches the policy is given.
     ///
@@ -40,7 +40,7 @@ public struct DesktopReadings: Sendable, Equatable {
     ///   make one; for the theme, the configuration's `[xdg] theme`.
     /// - Per-app profiles: feedbackd's, the lower of it and `[apps]` holding
     ///   (`Policy`); `full` is no limit and is left out.
-    public var desktop: DesktopState {
+    package var desktop: DesktopState {
         var d = DesktopState()
         d.doNotDisturb = showBanners == false || plasmaInhibited == true
         d.eventSounds = eventSounds ?? true
@@ -54,14 +54,14 @@ public struct DesktopReadings: Sendable, Equatable {
 
     /// feedbackd's path for an app's settings: the id lowercased, every
     /// character outside [a-z0-9-] a '-' (sm.puri.Phosh → sm-puri-phosh).
-    public static func munged(_ app: String) -> String {
+    package static func munged(_ app: String) -> String {
         String(app.lowercased().unicodeScalars.map { s -> Character in
             (s >= "a" && s <= "z") || (s >= "0" && s <= "9") || s == "-" ? Character(s) : "-"
         })
     }
 
     /// `sysound status` lines: one per source, saying what it reads (or why nothing).
-    public func statusFields(gnome: Bool, feedbackd: Bool, plasma: String) -> [String: String] {
+    package func statusFields(gnome: Bool, feedbackd: Bool, plasma: String) -> [String: String] {
         func show(_ b: Bool?) -> String { b.map { $0 ? "true" : "false" } ?? "?" }
         var fields: [String: String] = [:]
         if gnome {

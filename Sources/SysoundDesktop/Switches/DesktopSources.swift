@@ -18,7 +18,7 @@ import SysoundState
 /// Every source is optional: a missing schema or session bus is one log
 /// line, and the policy decides as if that source said nothing.
 /// Everything here runs on the loop's thread.
-public final class DesktopSources: @unchecked Sendable {
+package final class DesktopSources: @unchecked Sendable {
     // @unchecked: loop thread only (the manager's new-app hook posts to it).
     let manager: FeedbackManager
     let loop: EventLoop
@@ -65,7 +65,7 @@ public final class DesktopSources: @unchecked Sendable {
     /// Starts following (call on the loop's thread, or before the loop runs
     /// on the thread that will run it): reads every source now, then follows.
     /// `watcher` reports control-file changes (silent mode → feedbackd's profile).
-    public static func start(
+    package static func start(
         manager: FeedbackManager, loop: EventLoop, sessionBus: BusConnection?, watcher: StateWatcher?, logger: Logger
     ) -> DesktopSources {
         let sources = DesktopSources(manager: manager, loop: loop, logger: logger)
@@ -85,7 +85,7 @@ public final class DesktopSources: @unchecked Sendable {
     }
 
     /// Stops following (on the loop's thread, or after the loop ended).
-    public func stop() {
+    package func stop() {
         guard !stopped else { return }
         stopped = true
         stopPlasma()
@@ -98,7 +98,7 @@ public final class DesktopSources: @unchecked Sendable {
     }
 
     /// What the sources say now.
-    public var current: DesktopReadings { readings }
+    package var current: DesktopReadings { readings }
 
     /// Hands the readings to the manager: the policy's input, the XDG theme
     /// and the status lines.

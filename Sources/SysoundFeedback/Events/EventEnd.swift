@@ -1,6 +1,6 @@
 /// Why an event ended, as libfeedback documents `LfbEventEndReason` and
 /// `FeedbackEnded` carries it (as a `u`: not-found is -1's bit pattern).
-public enum EventEndReason: Int32, Sendable, CaseIterable, CustomStringConvertible {
+package enum EventEndReason: Int32, Sendable, CaseIterable, CustomStringConvertible {
     /// The theme has nothing for the event at the request's level.
     case notFound = -1
     /// Every feedback ran its natural length.
@@ -12,10 +12,10 @@ public enum EventEndReason: Int32, Sendable, CaseIterable, CustomStringConvertib
     case explicit = 2
 
     /// The value of FeedbackEnded's `reason`.
-    public var wireValue: UInt32 { UInt32(bitPattern: rawValue) }
+    package var wireValue: UInt32 { UInt32(bitPattern: rawValue) }
 
     /// The name people and the socket see: `natural`, `expired`, `explicit`, `not-found`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .notFound: "not-found"
         case .natural: "natural"
@@ -26,7 +26,7 @@ public enum EventEndReason: Int32, Sendable, CaseIterable, CustomStringConvertib
 }
 
 /// How long an event runs: TriggerFeedback's `timeout` as feedbackd reads it.
-public enum EventTimeout: Sendable, Equatable, CustomStringConvertible {
+package enum EventTimeout: Sendable, Equatable, CustomStringConvertible {
     /// -1: every feedback runs once.
     case once
     /// 0: the feedbacks repeat until the event is ended.
@@ -36,7 +36,7 @@ public enum EventTimeout: Sendable, Equatable, CustomStringConvertible {
     case seconds(Int)
 
     /// From TriggerFeedback's `timeout`: below -1 is -1, as feedbackd takes it.
-    public init(_ timeout: Int32) {
+    package init(_ timeout: Int32) {
         switch timeout {
         case ..<0: self = .once
         case 0: self = .untilEnded
@@ -45,7 +45,7 @@ public enum EventTimeout: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The value TriggerFeedback would carry.
-    public var seconds: Int32 {
+    package var seconds: Int32 {
         switch self {
         case .once: -1
         case .untilEnded: 0
@@ -54,9 +54,9 @@ public enum EventTimeout: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Whether the feedbacks repeat.
-    public var repeats: Bool { self != .once }
+    package var repeats: Bool { self != .once }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .once: "once"
         case .untilEnded: "until ended"

@@ -6,7 +6,7 @@
 /// A sound, a vibration and a dummy are the kinds sysound has; a feedback
 /// that lasts until it is ended (an LED) returns `.untilEnded` from `run`
 /// and is ended with its event.
-public protocol EventFeedback: AnyObject {
+package protocol EventFeedback: AnyObject {
     /// What it is, for people: `sound`, `vibration`, `dummy`, `led`.
     var kind: String { get }
     /// What it plays, for people: `bell`, `1:40`, `10000 ms`.
@@ -27,11 +27,11 @@ public protocol EventFeedback: AnyObject {
 }
 
 extension EventFeedback {
-    public func finishRun() {}
+    package func finishRun() {}
 }
 
 /// What became of a feedback's run.
-public enum FeedbackRun: Sendable, Equatable {
+package enum FeedbackRun: Sendable, Equatable {
     /// It runs a length of its own, then calls `ended`.
     case running
     /// It repeats by itself until `finishRun` or `end`.
@@ -47,7 +47,7 @@ public enum FeedbackRun: Sendable, Equatable {
     case failed(String)
 
     /// Whether something is now running.
-    public var isRunning: Bool {
+    package var isRunning: Bool {
         switch self {
         case .running, .repeating, .untilEnded: true
         case .done, .failed: false

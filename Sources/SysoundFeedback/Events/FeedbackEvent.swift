@@ -15,21 +15,21 @@ import SysoundPlatform
 ///
 /// A feedback whose run does nothing (the policy held it, no device, a
 /// dummy without duration) is not run again: a loop never spins.
-public final class FeedbackEvent: @unchecked Sendable {
+package final class FeedbackEvent: @unchecked Sendable {
     // @unchecked: used on the loop's thread only (its closures come back there).
-    public let id: UInt32
-    public let name: String
-    public let timeout: EventTimeout
+    package let id: UInt32
+    package let name: String
+    package let timeout: EventTimeout
     /// The level the feedbackd theme's entry was taken at; nil when the
     /// theme does not know the event (sysound's own sound of it plays).
-    public let level: FeedbackProfile?
+    package let level: FeedbackProfile?
     /// Who triggered it (a D-Bus unique name), so that its leaving ends it.
-    public let owner: String?
+    package let owner: String?
     /// Its feedbacks, in the theme's order (the most feedback's section first).
-    public let feedbacks: [any EventFeedback]
+    package let feedbacks: [any EventFeedback]
     /// What the first run of each feedback did, for the caller: nil for one
     /// that runs, else why it did nothing.
-    public private(set) var firstRuns: [FeedbackRun] = []
+    package private(set) var firstRuns: [FeedbackRun] = []
 
     private var running: [Bool]
     private var expiry: EventSource?
@@ -56,7 +56,7 @@ public final class FeedbackEvent: @unchecked Sendable {
     }
 
     /// Whether it has ended (its end was told).
-    public var hasEnded: Bool { finished }
+    package var hasEnded: Bool { finished }
 
     /// Runs every feedback and arms the timeout. An event with nothing
     /// running after that ends on the loop's next turn, after the caller

@@ -7,7 +7,7 @@ import SysoundPlatform
 /// the D-Bus face's TriggerFeedback and the socket's `event` start, on the
 /// daemon's loop. The manager decides what an event plays (`eventPlan`);
 /// this makes its feedbacks and follows them to the event's end.
-public final class FeedbackEvents: @unchecked Sendable {
+package final class FeedbackEvents: @unchecked Sendable {
     // @unchecked: used on the loop's thread only.
     let manager: FeedbackManager
     let loop: EventLoop
@@ -22,26 +22,26 @@ public final class FeedbackEvents: @unchecked Sendable {
 
     /// Running at once, beyond which a trigger is refused: a client firing
     /// thousands of triggers cannot grow the daemon.
-    public static let capacity = 512
+    package static let capacity = 512
 
     /// Loads the feedbackd theme the configuration names, if none is loaded.
-    public init(manager: FeedbackManager, loop: EventLoop, logger: Logger) {
+    package init(manager: FeedbackManager, loop: EventLoop, logger: Logger) {
         self.manager = manager
         self.loop = loop
         self.logger = logger
         if manager.feedbackdTheme == nil { manager.loadFeedbackdTheme() }
     }
 
-    public var isFull: Bool { byID.count >= Self.capacity }
-    public var count: Int { byID.count }
-    public subscript(id: UInt32) -> FeedbackEvent? { byID[id] }
+    package var isFull: Bool { byID.count >= Self.capacity }
+    package var count: Int { byID.count }
+    package subscript(id: UInt32) -> FeedbackEvent? { byID[id] }
 
     /// Starts event `name` for `request`: the feedbackd theme's entry at the
     /// request's level when `themed` and the theme knows it, else the
     /// request's own sound (sysound's sound of that name, or its file).
     /// `onEnd` is called once, on the loop, never before this returns (so
     /// the caller answers with the id first).
-    public func trigger(
+    package func trigger(
         _ name: String, _ request: PlayRequest, themed: Bool = true, timeout: EventTimeout, owner: String? = nil,
         onEnd: @escaping (FeedbackEvent, EventEndReason) -> Void
     ) -> FeedbackEvent {
@@ -73,7 +73,7 @@ public final class FeedbackEvents: @unchecked Sendable {
 
     /// Calls `then` with why event `id` ended: once it ends, or at once if
     /// it ended lately; false (and no call) for an id neither running nor recent.
-    public func whenEnded(_ id: UInt32, _ then: @escaping (EventEndReason) -> Void) -> Bool {
+    package func whenEnded(_ id: UInt32, _ then: @escaping (EventEndReason) -> Void) -> Bool {
         if byID[id] != nil {
             waiters[id, default: []].append(then)
             return true
@@ -97,7 +97,7 @@ public final class FeedbackEvents: @unchecked Sendable {
 
     /// Ends event `id` now (`explicit`); false when no such event runs.
     @discardableResult
-    public func end(_ id: UInt32) -> Bool {
+    package func end(_ id: UInt32) -> Bool {
         guard let event = byID[id] else { return false }
         event.end()
         return true
@@ -105,18 +105,18 @@ public final class FeedbackEvents: @unchecked Sendable {
 
     /// Ends every event of `owner` (it left the bus); how many.
     @discardableResult
-    public func endAll(of owner: String) -> Int {
+    package func endAll(of owner: String) -> Int {
         let ids = byID.values.filter { $0.owner == owner }.map(\.id)
         ids.forEach { end($0) }
         return ids.count
     }
 
     /// Ends every running event (the daemon stops, the bus went away).
-    public func endAll() {
+    package func endAll() {
         byID.keys.sorted().forEach { end($0) }
     }
 
-    public func hasEvents(of owner: String) -> Bool { byID.values.contains { $0.owner == owner } }
+    package func hasEvents(of owner: String) -> Bool { byID.values.contains { $0.owner == owner } }
 
     /// A fresh id: never 0 (feedbackd's "no event"), never one still running.
     private func nextID() -> UInt32 {

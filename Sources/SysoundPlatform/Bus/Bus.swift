@@ -4,10 +4,10 @@ import Glibc
 /// One connection to a message bus (sd_bus). Not thread-safe, as sd-bus is
 /// not: a bus belongs to the thread that runs the sd-event loop it is
 /// attached to, and every call on it and every callback happens there.
-public final class Bus: @unchecked Sendable {
-    public let pointer: OpaquePointer
+package final class Bus: @unchecked Sendable {
+    package let pointer: OpaquePointer
 
-    public enum Address: Sendable, Equatable {
+    package enum Address: Sendable, Equatable {
         /// The user's session bus (DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus).
         case user
         /// The system bus (DBUS_SYSTEM_BUS_ADDRESS, else /run/dbus/system_bus_socket).
@@ -25,7 +25,7 @@ public final class Bus: @unchecked Sendable {
     init(adopting pointer: OpaquePointer) { self.pointer = pointer }
 
     /// Connects (sd_bus_open_user / sd_bus_open_system / sd_bus_new + sd_bus_set_address + sd_bus_start).
-    public static func open(_ address: Address) throws(BusError) -> Bus {
+    package static func open(_ address: Address) throws(BusError) -> Bus {
         var bus: OpaquePointer? = nil
         switch address {
         case .user: try check(sd_bus_open_user(&bus), "sd_bus_open_user")
@@ -54,55 +54,55 @@ public final class Bus: @unchecked Sendable {
     /// run on the loop's thread. The one place outside the loop's own module
     /// that needs its sd_event*: sd-bus registers its descriptor and timeouts
     /// there itself.
-    public func attach(to loop: EventLoop, priority: Int32 = 0) throws(BusError) {
+    package func attach(to loop: EventLoop, priority: Int32 = 0) throws(BusError) {
         try check(sd_bus_attach_event(pointer, loop.event, priority), "sd_bus_attach_event")
     }
 
-    public func detachEvent() { sd_bus_detach_event(pointer) }
+    package func detachEvent() { sd_bus_detach_event(pointer) }
 
     /// Processes one pending message without an event loop (sd_bus_process);
     /// true when there may be more to do.
     @discardableResult
-    public func process() throws(BusError) -> Bool {
+    package func process() throws(BusError) -> Bool {
         try check(sd_bus_process(pointer, nil), "sd_bus_process") > 0
     }
 
     /// Writes out queued messages (sd_bus_flush).
-    public func flush() throws(BusError) { try check(sd_bus_flush(pointer), "sd_bus_flush") }
+    package func flush() throws(BusError) { try check(sd_bus_flush(pointer), "sd_bus_flush") }
 
     // MARK: State
 
     /// Our unique name (":1.42"), once the bus has answered Hello.
-    public var uniqueName: String? {
+    package var uniqueName: String? {
         var name: UnsafePointer<CChar>? = nil
         guard sd_bus_get_unique_name(pointer, &name) >= 0, let name else { return nil }
         return String(cString: name)
     }
 
     /// False once the connection has closed (sd_bus_is_open).
-    public var isOpen: Bool { sd_bus_is_open(pointer) > 0 }
+    package var isOpen: Bool { sd_bus_is_open(pointer) > 0 }
 
     // MARK: Messages
 
-    public func newMethodCall(destination: String?, path: String, interface: String?, member: String) throws(BusError) -> BusMessage {
+    package func newMethodCall(destination: String?, path: String, interface: String?, member: String) throws(BusError) -> BusMessage {
         var m: OpaquePointer? = nil
         try check(sd_bus_message_new_method_call(pointer, &m, destination, path, interface, member), "sd_bus_message_new_method_call")
         return BusMessage(adopting: m!)
     }
 
-    public func newSignal(path: String, interface: String, member: String) throws(BusError) -> BusMessage {
+    package func newSignal(path: String, interface: String, member: String) throws(BusError) -> BusMessage {
         var m: OpaquePointer? = nil
         try check(sd_bus_message_new_signal(pointer, &m, path, interface, member), "sd_bus_message_new_signal")
         return BusMessage(adopting: m!)
     }
 
     /// Queues a message for sending (sd_bus_send); the loop writes it out.
-    public func send(_ message: BusMessage) throws(BusError) {
+    package func send(_ message: BusMessage) throws(BusError) {
         try check(sd_bus_send(pointer, message.pointer, nil), "sd_bus_send")
     }
 
     /// Emits a signal whose arguments `build` appends.
-    public func emitSignal(
+    package func emitSignal(
         path: String, interface: String, member: String, _ build: (BusMessage) throws -> Void = { _ in }
     ) throws {
         let m = try newSignal(path: path, interface: interface, member: member)
@@ -112,7 +112,7 @@ public final class Bus: @unchecked Sendable {
 
     /// Emits org.freedesktop.DBus.Properties.PropertiesChanged for `names`,
     /// their values read from the object's getters (sd_bus_emit_properties_changed_strv).
-    public func emitPropertiesChanged(path: String, interface: String, names: [String]) throws(BusError) {
+    package func emitPropertiesChanged(path: String, interface: String, names: [String]) throws(BusError) {
         var strings = names.map { strdup($0) } + [nil]
         defer { for s in strings { free(s) } }
         try check(sd_bus_emit_properties_changed_strv(pointer, path, interface, &strings), "sd_bus_emit_properties_changed_strv")
@@ -123,7 +123,7 @@ public final class Bus: @unchecked Sendable {
     /// Sends a method call; `reply` runs on the loop with the reply or the
     /// error (a timeout, the peer gone, an error reply). `timeout` in µs, 0 = sd-bus's default (25 s).
     /// The call is floated: it completes even when the caller keeps no slot.
-    public func callAsync(
+    package func callAsync(
         _ message: BusMessage, timeout: UInt64 = 0, reply: @escaping (Result<BusMessage, BusError>) -> Void
     ) throws(BusError) {
         lastCall += 1
@@ -141,14 +141,14 @@ public final class Bus: @unchecked Sendable {
     /// Closes the connection (sd_bus_close) and drops the calls still
     /// awaiting a reply, with whatever their closures hold. For the owner
     /// that lets go of a bus (stopped, or lost and replaced).
-    public func close() {
+    package func close() {
         pending = [:]
         sd_bus_detach_event(pointer)
         sd_bus_close(pointer)
     }
 
     /// A blocking call (sd_bus_call): for clients and tests, never on the daemon's loop.
-    public func call(_ message: BusMessage, timeout: UInt64 = 0) throws(BusError) -> BusMessage {
+    package func call(_ message: BusMessage, timeout: UInt64 = 0) throws(BusError) -> BusMessage {
         var error = sd_bus_error()
         defer { sd_bus_error_free(&error) }
         var reply: OpaquePointer? = nil
@@ -158,7 +158,7 @@ public final class Bus: @unchecked Sendable {
     }
 
     /// Reads a property asynchronously (org.freedesktop.DBus.Properties.Get).
-    public func getProperty(
+    package func getProperty(
         destination: String, path: String, interface: String, name: String,
         reply: @escaping (Result<BusValue, BusError>) -> Void
     ) throws(BusError) {
@@ -176,7 +176,7 @@ public final class Bus: @unchecked Sendable {
     }
 
     /// Sets a property asynchronously (org.freedesktop.DBus.Properties.Set).
-    public func setProperty(
+    package func setProperty(
         destination: String, path: String, interface: String, name: String, value: BusValue,
         reply: @escaping (Result<Void, BusError>) -> Void = { _ in }
     ) throws(BusError) {
@@ -191,14 +191,14 @@ public final class Bus: @unchecked Sendable {
 
     /// Calls `handler` for every message matching `rule` (a D-Bus match rule),
     /// installed asynchronously (sd_bus_add_match_async).
-    public func addMatch(_ rule: String, handler: @escaping (BusMessage) -> Void) throws(BusError) -> BusSlot {
+    package func addMatch(_ rule: String, handler: @escaping (BusMessage) -> Void) throws(BusError) -> BusSlot {
         try BusSlot.make(handler as MessageBody, call: "sd_bus_add_match_async") { slot, userdata in
             sd_bus_add_match_async(pointer, slot, rule, messageTrampoline, nil, userdata)
         }
     }
 
     /// Matches a signal by any of sender, path, interface, member, and first argument.
-    public func matchSignal(
+    package func matchSignal(
         sender: String? = nil, path: String? = nil, interface: String? = nil, member: String? = nil,
         arg0: String? = nil, handler: @escaping (BusMessage) -> Void
     ) throws(BusError) -> BusSlot {
@@ -212,7 +212,7 @@ public final class Bus: @unchecked Sendable {
     /// Calls `handler(old, new)` when `name` changes owner (NameOwnerChanged;
     /// an empty string is "no owner"). For a unique name, new == "" means
     /// that client has left the bus.
-    public func watchNameOwner(_ name: String, handler: @escaping (_ old: String, _ new: String) -> Void) throws(BusError) -> BusSlot {
+    package func watchNameOwner(_ name: String, handler: @escaping (_ old: String, _ new: String) -> Void) throws(BusError) -> BusSlot {
         try matchSignal(
             sender: Self.daemon, path: "/org/freedesktop/DBus", interface: Self.daemon, member: "NameOwnerChanged", arg0: name
         ) { m in
@@ -223,7 +223,7 @@ public final class Bus: @unchecked Sendable {
     }
 
     /// Calls `handler(interface, changed, invalidated)` on PropertiesChanged of `path`.
-    public func watchPropertiesChanged(
+    package func watchPropertiesChanged(
         sender: String? = nil, path: String,
         handler: @escaping (_ interface: String, _ changed: [String: BusValue], _ invalidated: [String]) -> Void
     ) throws(BusError) -> BusSlot {
@@ -239,7 +239,7 @@ public final class Bus: @unchecked Sendable {
     /// Calls `handler` once when the connection is lost (sd-bus's local
     /// Disconnected message, seen by a filter). The bus cannot be reused:
     /// open a new one (`BusConnection` does, with back-off).
-    public func onDisconnect(_ handler: @escaping () -> Void) throws(BusError) -> BusSlot {
+    package func onDisconnect(_ handler: @escaping () -> Void) throws(BusError) -> BusSlot {
         let body: MessageBody = { m in
             if m.isSignal(interface: "org.freedesktop.DBus.Local", member: "Disconnected") { handler() }
         }
@@ -249,5 +249,5 @@ public final class Bus: @unchecked Sendable {
     }
 
     static let daemon = "org.freedesktop.DBus"
-    public static let properties = "org.freedesktop.DBus.Properties"
+    package static let properties = "org.freedesktop.DBus.Properties"
 }

@@ -7,11 +7,11 @@
 /// `disconnected` once per loss. Several users share one connection: the
 /// daemon's D-Bus face and its screensaver lock source are two users of its
 /// session bus. Everything runs on the loop's thread.
-public final class BusConnection: @unchecked Sendable {
-    public private(set) var bus: Bus?
+package final class BusConnection: @unchecked Sendable {
+    package private(set) var bus: Bus?
     /// Why the last attempt failed, while there is no connection.
-    public private(set) var lastError: BusError?
-    public private(set) var connections = 0
+    package private(set) var lastError: BusError?
+    package private(set) var connections = 0
 
     /// One user's callbacks.
     private struct User {
@@ -31,13 +31,13 @@ public final class BusConnection: @unchecked Sendable {
     static let firstDelay: UInt64 = 100_000  // µs
     static let maximumDelay: UInt64 = 5_000_000
 
-    public init(loop: EventLoop, open: @escaping () throws(BusError) -> Bus) {
+    package init(loop: EventLoop, open: @escaping () throws(BusError) -> Bus) {
         self.loop = loop
         self.open = open
     }
 
     /// A connection with its one user.
-    public convenience init(
+    package convenience init(
         loop: EventLoop, open: @escaping () throws(BusError) -> Bus,
         connected: @escaping (Bus) -> Void, disconnected: @escaping (BusError?) -> Void = { _ in }
     ) {
@@ -48,7 +48,7 @@ public final class BusConnection: @unchecked Sendable {
     /// Adds a user; `connected` runs at once if the connection is up. The
     /// returned id ends it (`removeUser`).
     @discardableResult
-    public func addUser(connected: @escaping (Bus) -> Void, disconnected: @escaping (BusError?) -> Void = { _ in }) -> Int {
+    package func addUser(connected: @escaping (Bus) -> Void, disconnected: @escaping (BusError?) -> Void = { _ in }) -> Int {
         nextUser += 1
         users[nextUser] = User(connected: connected, disconnected: disconnected)
         if let bus { connected(bus) }
@@ -56,20 +56,20 @@ public final class BusConnection: @unchecked Sendable {
     }
 
     /// Ends a user: none of its callbacks runs any more. The connection stays.
-    public func removeUser(_ id: Int) {
+    package func removeUser(_ id: Int) {
         users[id] = nil
     }
 
     /// Connects now (or schedules the first retry); call on the loop's thread.
     /// Once started, further calls change nothing.
-    public func start() {
+    package func start() {
         guard stopped else { return }
         stopped = false
         connect()
     }
 
     /// Closes the connection and stops retrying.
-    public func stop() {
+    package func stop() {
         stopped = true
         cancelTimer()
         disconnectSlot = nil

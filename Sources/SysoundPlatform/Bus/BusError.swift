@@ -4,14 +4,14 @@ import CSystemd
 /// A D-Bus error: its name on the wire (`org.freedesktop.DBus.Error.InvalidArgs`),
 /// a message for people, and, when a libsystemd call failed locally, the call
 /// and its errno.
-public struct BusError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var name: String
-    public var message: String
+package struct BusError: Error, Equatable, Sendable, CustomStringConvertible {
+    package var name: String
+    package var message: String
     /// The sd-bus call that failed locally, e.g. "sd_bus_open_user", or nil for an error reply.
-    public var call: String?
-    public var errno: Int32
+    package var call: String?
+    package var errno: Int32
 
-    public init(name: String, message: String, call: String? = nil, errno: Int32 = 0) {
+    package init(name: String, message: String, call: String? = nil, errno: Int32 = 0) {
         self.name = name
         self.message = message
         self.call = call
@@ -20,7 +20,7 @@ public struct BusError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// A libsystemd call that returned `-errno`; the name is sd-bus's own
     /// mapping of the errno (ENOENT → org.freedesktop.DBus.Error.FileNotFound).
-    public init(call: String, returned code: Int32) {
+    package init(call: String, returned code: Int32) {
         let errno = code < 0 ? -code : code
         var error = sd_bus_error()
         sd_bus_error_set_errno(&error, errno)
@@ -41,7 +41,7 @@ public struct BusError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String { "\(name): \(message)" }
+    package var description: String { "\(name): \(message)" }
 
     /// Sets this error on an sd_bus_error that sd-bus sends as the error reply.
     /// Returns the negative errno sd-bus expects from a handler.
@@ -50,25 +50,25 @@ public struct BusError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     // Well-known names (org.freedesktop.DBus.Error.*).
-    public static let failed = "org.freedesktop.DBus.Error.Failed"
-    public static let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
-    public static let unknownMethod = "org.freedesktop.DBus.Error.UnknownMethod"
-    public static let unknownProperty = "org.freedesktop.DBus.Error.UnknownProperty"
-    public static let propertyReadOnly = "org.freedesktop.DBus.Error.PropertyReadOnly"
-    public static let accessDenied = "org.freedesktop.DBus.Error.AccessDenied"
-    public static let notSupported = "org.freedesktop.DBus.Error.NotSupported"
-    public static let noReply = "org.freedesktop.DBus.Error.NoReply"
-    public static let serviceUnknown = "org.freedesktop.DBus.Error.ServiceUnknown"
-    public static let nameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner"
-    public static let limitsExceeded = "org.freedesktop.DBus.Error.LimitsExceeded"
+    package static let failed = "org.freedesktop.DBus.Error.Failed"
+    package static let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
+    package static let unknownMethod = "org.freedesktop.DBus.Error.UnknownMethod"
+    package static let unknownProperty = "org.freedesktop.DBus.Error.UnknownProperty"
+    package static let propertyReadOnly = "org.freedesktop.DBus.Error.PropertyReadOnly"
+    package static let accessDenied = "org.freedesktop.DBus.Error.AccessDenied"
+    package static let notSupported = "org.freedesktop.DBus.Error.NotSupported"
+    package static let noReply = "org.freedesktop.DBus.Error.NoReply"
+    package static let serviceUnknown = "org.freedesktop.DBus.Error.ServiceUnknown"
+    package static let nameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner"
+    package static let limitsExceeded = "org.freedesktop.DBus.Error.LimitsExceeded"
 
     /// The error a handler's failure is answered with.
     static func replying(to error: any Error) -> BusError {
         error as? BusError ?? .failed("\(error)")
     }
 
-    public static func invalidArgs(_ message: String) -> BusError { BusError(name: invalidArgs, message: message) }
-    public static func failed(_ message: String) -> BusError { BusError(name: failed, message: message) }
+    package static func invalidArgs(_ message: String) -> BusError { BusError(name: invalidArgs, message: message) }
+    package static func failed(_ message: String) -> BusError { BusError(name: failed, message: message) }
 }
 
 /// Checks a libsystemd return value: negative is `-errno`.

@@ -7,19 +7,19 @@ import CSystemd
 /// (sd_bus_add_object_vtable). sd-bus checks each call's signature against
 /// the declaration (a wrong one gets InvalidArgs without reaching the handler)
 /// and answers Introspect and org.freedesktop.DBus.Properties itself.
-public struct BusInterface {
-    public let name: String
+package struct BusInterface {
+    package let name: String
     var methods: [Method] = []
     var properties: [Property] = []
     var signals: [Signal] = []
 
-    public init(_ name: String) { self.name = name }
+    package init(_ name: String) { self.name = name }
 
-    public typealias MethodHandler = (BusMethodCall) throws -> Void
+    package typealias MethodHandler = (BusMethodCall) throws -> Void
     /// Appends the property's value to the reply.
-    public typealias Getter = (BusMessage) throws -> Void
+    package typealias Getter = (BusMessage) throws -> Void
     /// Reads the new value from the message.
-    public typealias Setter = (BusMessage) throws -> Void
+    package typealias Setter = (BusMessage) throws -> Void
 
     struct Method {
         var name, signature, result: String
@@ -41,18 +41,18 @@ public struct BusInterface {
 
     /// A method taking `signature` (argument names `arguments`) and returning
     /// `result` (names `results`), as in the introspection XML.
-    public mutating func method(
+    package mutating func method(
         _ name: String, _ signature: String, arguments: [String] = [], result: String = "", results: [String] = [],
         handler: @escaping MethodHandler
     ) {
         methods.append(Method(name: name, signature: signature, result: result, names: arguments + results, handler: handler))
     }
 
-    public mutating func property(_ name: String, _ signature: String, emitsChange: Bool = true, get: @escaping Getter, set: Setter? = nil) {
+    package mutating func property(_ name: String, _ signature: String, emitsChange: Bool = true, get: @escaping Getter, set: Setter? = nil) {
         properties.append(Property(name: name, signature: signature, get: get, set: set, emitsChange: emitsChange))
     }
 
-    public mutating func signal(_ name: String, _ signature: String, arguments: [String] = []) {
+    package mutating func signal(_ name: String, _ signature: String, arguments: [String] = []) {
         signals.append(Signal(name: name, signature: signature, names: arguments))
     }
 }
@@ -60,16 +60,16 @@ public struct BusInterface {
 /// An incoming method call. The handler reads the arguments from `message`
 /// and answers with `reply`; throwing a BusError answers with that error
 /// instead (any other error becomes org.freedesktop.DBus.Error.Failed).
-public struct BusMethodCall: Sendable {
-    public let message: BusMessage
+package struct BusMethodCall: Sendable {
+    package let message: BusMessage
 
     /// The call `message` is, for a reply sent later (after the handler
     /// returned: sd-bus keeps the call pending until it is answered).
-    public static func replying(to message: BusMessage) -> BusMethodCall { BusMethodCall(message: message) }
+    package static func replying(to message: BusMessage) -> BusMethodCall { BusMethodCall(message: message) }
 
     /// Sends the method return, its values appended by `build`
     /// (sd_bus_message_new_method_return, sd_bus_message_send).
-    public func reply(_ build: (BusMessage) throws -> Void = { _ in }) throws {
+    package func reply(_ build: (BusMessage) throws -> Void = { _ in }) throws {
         var m: OpaquePointer? = nil
         try check(sd_bus_message_new_method_return(message.pointer, &m), "sd_bus_message_new_method_return")
         let reply = BusMessage(adopting: m!)
@@ -136,7 +136,7 @@ private let setTrampoline: sd_bus_property_set_t = { _, _, _, property, value, u
 
 extension Bus {
     /// Serves `interface` at `path` until the returned slot is dropped.
-    public func export(_ interface: BusInterface, at path: String) throws(BusError) -> BusSlot {
+    package func export(_ interface: BusInterface, at path: String) throws(BusError) -> BusSlot {
         guard let vtable = csb_vtable_new(0) else { throw BusError(call: "csb_vtable_new", returned: -ENOMEM) }
         let handlers = InterfaceHandlers(interface, vtable: vtable)
         for method in interface.methods {

@@ -6,14 +6,14 @@ import CSystemd
 /// value or container at a time (sd_bus_message_append_basic/read_basic,
 /// open/close_container, enter/exit_container): the variadic sd_bus_message_append
 /// and sd_bus_message_read do not import into Swift.
-public final class BusMessage: @unchecked Sendable {
-    public let pointer: OpaquePointer
+package final class BusMessage: @unchecked Sendable {
+    package let pointer: OpaquePointer
 
     /// Takes over a reference the caller owns (a message just created).
     init(adopting pointer: OpaquePointer) { self.pointer = pointer }
 
     /// Adds a reference (a message sd-bus lends to a callback).
-    public init(retaining pointer: OpaquePointer) {
+    package init(retaining pointer: OpaquePointer) {
         self.pointer = pointer
         sd_bus_message_ref(pointer)
     }
@@ -22,24 +22,24 @@ public final class BusMessage: @unchecked Sendable {
 
     // MARK: Header
 
-    public var member: String? { sd_bus_message_get_member(pointer).map { String(cString: $0) } }
-    public var interface: String? { sd_bus_message_get_interface(pointer).map { String(cString: $0) } }
-    public var path: String? { sd_bus_message_get_path(pointer).map { String(cString: $0) } }
+    package var member: String? { sd_bus_message_get_member(pointer).map { String(cString: $0) } }
+    package var interface: String? { sd_bus_message_get_interface(pointer).map { String(cString: $0) } }
+    package var path: String? { sd_bus_message_get_path(pointer).map { String(cString: $0) } }
     /// The sender's unique name (":1.42"), set by the bus on incoming messages.
-    public var sender: String? { sd_bus_message_get_sender(pointer).map { String(cString: $0) } }
-    public var destination: String? { sd_bus_message_get_destination(pointer).map { String(cString: $0) } }
+    package var sender: String? { sd_bus_message_get_sender(pointer).map { String(cString: $0) } }
+    package var destination: String? { sd_bus_message_get_destination(pointer).map { String(cString: $0) } }
     /// The signature of the whole body.
-    public var signature: String { sd_bus_message_get_signature(pointer, 1).map { String(cString: $0) } ?? "" }
-    public var isError: Bool { sd_bus_message_is_method_error(pointer, nil) > 0 }
+    package var signature: String { sd_bus_message_get_signature(pointer, 1).map { String(cString: $0) } ?? "" }
+    package var isError: Bool { sd_bus_message_is_method_error(pointer, nil) > 0 }
     /// The error a reply carries, nil for a method return.
-    public var error: BusError? {
+    package var error: BusError? {
         guard isError, let error = sd_bus_message_get_error(pointer) else { return nil }
         return BusError(error, returned: sd_bus_message_get_errno(pointer))
     }
 
     /// The sender's effective uid, asked of the bus (sd_bus_query_sender_creds);
     /// nil when the bus cannot tell.
-    public func senderUID() -> uid_t? {
+    package func senderUID() -> uid_t? {
         var creds: OpaquePointer? = nil
         guard sd_bus_query_sender_creds(pointer, UInt64(SD_BUS_CREDS_EUID), &creds) >= 0, let creds else { return nil }
         defer { sd_bus_creds_unref(creds) }
@@ -47,25 +47,25 @@ public final class BusMessage: @unchecked Sendable {
         return sd_bus_creds_get_euid(creds, &uid) >= 0 ? uid : nil
     }
 
-    public func isSignal(interface: String, member: String) -> Bool {
+    package func isSignal(interface: String, member: String) -> Bool {
         sd_bus_message_is_signal(pointer, interface, member) > 0
     }
 
     // MARK: Appending
 
-    public func append(_ value: String) throws(BusError) { try appendString(value, type: "s") }
-    public func append(_ value: Bool) throws(BusError) {
+    package func append(_ value: String) throws(BusError) { try appendString(value, type: "s") }
+    package func append(_ value: Bool) throws(BusError) {
         var v: Int32 = value ? 1 : 0
         try check(sd_bus_message_append_basic(pointer, CChar(UInt8(ascii: "b")), &v), "sd_bus_message_append_basic")
     }
-    public func append(_ value: UInt32) throws(BusError) { try appendBasic(value, "u") }
-    public func append(_ value: Int32) throws(BusError) { try appendBasic(value, "i") }
-    public func append(_ value: Double) throws(BusError) { try appendBasic(value, "d") }
-    public func append(_ value: UInt64) throws(BusError) { try appendBasic(value, "t") }
-    public func append(_ value: Int64) throws(BusError) { try appendBasic(value, "x") }
+    package func append(_ value: UInt32) throws(BusError) { try appendBasic(value, "u") }
+    package func append(_ value: Int32) throws(BusError) { try appendBasic(value, "i") }
+    package func append(_ value: Double) throws(BusError) { try appendBasic(value, "d") }
+    package func append(_ value: UInt64) throws(BusError) { try appendBasic(value, "t") }
+    package func append(_ value: Int64) throws(BusError) { try appendBasic(value, "x") }
 
     /// Appends any value (containers recursively).
-    public func append(_ value: BusValue) throws(BusError) {
+    package func append(_ value: BusValue) throws(BusError) {
         switch value {
         case .byte(let v): try appendBasic(v, "y")
         case .bool(let v): try append(v)
@@ -104,7 +104,7 @@ public final class BusMessage: @unchecked Sendable {
 
     /// sd_bus_message_open_container … close_container around `body`.
     /// `type` is "a", "v", "r" or "e"; `contents` the signature inside.
-    public func container(_ type: Character, _ contents: String, _ body: () throws(BusError) -> Void) throws(BusError) {
+    package func container(_ type: Character, _ contents: String, _ body: () throws(BusError) -> Void) throws(BusError) {
         try check(sd_bus_message_open_container(pointer, typeCode(type), contents), "sd_bus_message_open_container")
         try body()
         try check(sd_bus_message_close_container(pointer), "sd_bus_message_close_container")
@@ -125,7 +125,7 @@ public final class BusMessage: @unchecked Sendable {
 
     /// The type of the next argument and, for a container, its contents'
     /// signature; nil at the end of the current container (sd_bus_message_peek_type).
-    public func peekType() throws(BusError) -> (type: Character, contents: String?)? {
+    package func peekType() throws(BusError) -> (type: Character, contents: String?)? {
         var type: CChar = 0
         var contents: UnsafePointer<CChar>? = nil
         let r = try check(sd_bus_message_peek_type(pointer, &type, &contents), "sd_bus_message_peek_type")
@@ -133,15 +133,15 @@ public final class BusMessage: @unchecked Sendable {
         return (Character(UnicodeScalar(UInt8(bitPattern: type))), contents.map { String(cString: $0) })
     }
 
-    public func readString() throws(BusError) -> String { try readStringLike("s") }
-    public func readObjectPath() throws(BusError) -> String { try readStringLike("o") }
-    public func readBool() throws(BusError) -> Bool { try readBasic(Int32.self, "b") != 0 }
-    public func readUInt32() throws(BusError) -> UInt32 { try readBasic(UInt32.self, "u") }
-    public func readInt32() throws(BusError) -> Int32 { try readBasic(Int32.self, "i") }
-    public func readDouble() throws(BusError) -> Double { try readBasic(Double.self, "d") }
+    package func readString() throws(BusError) -> String { try readStringLike("s") }
+    package func readObjectPath() throws(BusError) -> String { try readStringLike("o") }
+    package func readBool() throws(BusError) -> Bool { try readBasic(Int32.self, "b") != 0 }
+    package func readUInt32() throws(BusError) -> UInt32 { try readBasic(UInt32.self, "u") }
+    package func readInt32() throws(BusError) -> Int32 { try readBasic(Int32.self, "i") }
+    package func readDouble() throws(BusError) -> Double { try readBasic(Double.self, "d") }
 
     /// Reads the next argument whatever its type; nil at the end of the current container.
-    public func readValue() throws(BusError) -> BusValue? {
+    package func readValue() throws(BusError) -> BusValue? {
         guard let (type, contents) = try peekType() else { return nil }
         switch type {
         case "y": return .byte(try readBasic(UInt8.self, "y"))
@@ -189,7 +189,7 @@ public final class BusMessage: @unchecked Sendable {
     }
 
     /// Reads every remaining argument of the current container.
-    public func readAll() throws(BusError) -> [BusValue] {
+    package func readAll() throws(BusError) -> [BusValue] {
         var values: [BusValue] = []
         while let value = try readValue() { values.append(value) }
         return values
@@ -197,13 +197,13 @@ public final class BusMessage: @unchecked Sendable {
 
     /// Reads an `a{sv}` argument; each value stays as it was sent, so a
     /// caller can tell a wrong type from a missing key.
-    public func readVardict() throws(BusError) -> [String: BusValue] {
+    package func readVardict() throws(BusError) -> [String: BusValue] {
         guard let value = try readValue(), let dict = value.vardict else { throw .invalidArgs("expected a{sv}") }
         return dict
     }
 
     /// sd_bus_message_enter_container … exit_container around `body`.
-    public func entered<T>(_ type: Character, _ contents: String, _ body: () throws(BusError) -> T) throws(BusError) -> T {
+    package func entered<T>(_ type: Character, _ contents: String, _ body: () throws(BusError) -> T) throws(BusError) -> T {
         let r = try check(sd_bus_message_enter_container(pointer, typeCode(type), contents), "sd_bus_message_enter_container")
         if r == 0 { throw .invalidArgs("expected a container of type \(type)\(contents)") }
         let value = try body()
@@ -212,12 +212,12 @@ public final class BusMessage: @unchecked Sendable {
     }
 
     /// Skips arguments of the given signature (sd_bus_message_skip).
-    public func skip(_ types: String) throws(BusError) {
+    package func skip(_ types: String) throws(BusError) {
         try check(sd_bus_message_skip(pointer, types), "sd_bus_message_skip")
     }
 
     /// Back to the first argument (sd_bus_message_rewind).
-    public func rewind() throws(BusError) {
+    package func rewind() throws(BusError) {
         try check(sd_bus_message_rewind(pointer, 1), "sd_bus_message_rewind")
     }
 

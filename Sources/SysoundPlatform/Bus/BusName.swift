@@ -4,8 +4,8 @@ import CSystemd
 /// the bus's later word on it (NameAcquired / NameLost). With `queue`, a
 /// name someone else holds is waited for: the bus hands it over when the
 /// owner leaves, and `state` says which of these we are in.
-public final class BusName: @unchecked Sendable {
-    public enum State: String, Sendable, Equatable {
+package final class BusName: @unchecked Sendable {
+    package enum State: String, Sendable, Equatable {
         /// Asked, no answer yet.
         case requesting
         /// We own the name.
@@ -20,26 +20,26 @@ public final class BusName: @unchecked Sendable {
         case failed
     }
 
-    public struct Flags: OptionSet, Sendable {
-        public let rawValue: UInt64
-        public init(rawValue: UInt64) { self.rawValue = rawValue }
+    package struct Flags: OptionSet, Sendable {
+        package let rawValue: UInt64
+        package init(rawValue: UInt64) { self.rawValue = rawValue }
         /// Take the name from an owner that allows replacement (SD_BUS_NAME_REPLACE_EXISTING).
-        public static let replaceExisting = Flags(rawValue: UInt64(SD_BUS_NAME_REPLACE_EXISTING))
+        package static let replaceExisting = Flags(rawValue: UInt64(SD_BUS_NAME_REPLACE_EXISTING))
         /// Let a later requester with replaceExisting take it from us (SD_BUS_NAME_ALLOW_REPLACEMENT).
-        public static let allowReplacement = Flags(rawValue: UInt64(SD_BUS_NAME_ALLOW_REPLACEMENT))
+        package static let allowReplacement = Flags(rawValue: UInt64(SD_BUS_NAME_ALLOW_REPLACEMENT))
         /// Wait in line when the name is taken (SD_BUS_NAME_QUEUE).
-        public static let queue = Flags(rawValue: UInt64(SD_BUS_NAME_QUEUE))
+        package static let queue = Flags(rawValue: UInt64(SD_BUS_NAME_QUEUE))
     }
 
-    public let name: String
-    public private(set) var state: State = .requesting
+    package let name: String
+    package private(set) var state: State = .requesting
     /// The owner when it is not us (":1.7"), as last seen.
-    public private(set) var owner: String?
+    package private(set) var owner: String?
     private var slots: [BusSlot] = []
     private let changed: (State) -> Void
 
     /// Requests `name` on `bus`; `changed` runs on the loop at every change of `state`.
-    public init(_ name: String, on bus: Bus, flags: Flags, changed: @escaping (State) -> Void = { _ in }) throws(BusError) {
+    package init(_ name: String, on bus: Bus, flags: Flags, changed: @escaping (State) -> Void = { _ in }) throws(BusError) {
         self.name = name
         self.changed = changed
         // The matches go first so that no NameAcquired after the reply is missed.

@@ -32,7 +32,7 @@ let releaseBox: sd_bus_destroy_t = { userdata in
 /// A registration with the bus (object, match, filter, pending call, name
 /// request), alive as long as this value: dropping it, or `cancel()`,
 /// unregisters (sd_bus_slot_unref).
-public final class BusSlot: @unchecked Sendable {
+package final class BusSlot: @unchecked Sendable {
     private var pointer: OpaquePointer?
 
     init(_ pointer: OpaquePointer) { self.pointer = pointer }
@@ -56,14 +56,14 @@ public final class BusSlot: @unchecked Sendable {
 
     /// Hands the slot to the bus: it lives until its work is done (a reply
     /// arrived) or the bus goes away (sd_bus_slot_set_floating).
-    public func float() {
+    package func float() {
         guard let pointer else { return }
         sd_bus_slot_set_floating(pointer, 1)
         sd_bus_slot_unref(pointer)
         self.pointer = nil
     }
 
-    public func cancel() {
+    package func cancel() {
         guard let pointer else { return }
         self.pointer = nil
         sd_bus_slot_unref(pointer)

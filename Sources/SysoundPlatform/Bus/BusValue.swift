@@ -1,7 +1,7 @@
 /// A D-Bus value with its type: what a variant holds, or any argument read
 /// without knowing its signature in advance. Arrays and dictionaries carry
 /// their element signature so that an empty one still has a type.
-public indirect enum BusValue: Equatable, Sendable, CustomStringConvertible {
+package indirect enum BusValue: Equatable, Sendable, CustomStringConvertible {
     case byte(UInt8)
     case bool(Bool)
     case int16(Int16)
@@ -24,14 +24,14 @@ public indirect enum BusValue: Equatable, Sendable, CustomStringConvertible {
     /// the message that was read lives; `dup` it to keep it.
     case unixFD(Int32)
 
-    public struct DictionaryEntry: Equatable, Sendable {
-        public var key: BusValue
-        public var value: BusValue
-        public init(_ key: BusValue, _ value: BusValue) { self.key = key; self.value = value }
+    package struct DictionaryEntry: Equatable, Sendable {
+        package var key: BusValue
+        package var value: BusValue
+        package init(_ key: BusValue, _ value: BusValue) { self.key = key; self.value = value }
     }
 
     /// The value's D-Bus signature.
-    public var signature: String {
+    package var signature: String {
         switch self {
         case .byte: "y"
         case .bool: "b"
@@ -54,12 +54,12 @@ public indirect enum BusValue: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// `a{sv}`, the shape of hints, options and PropertiesChanged.
-    public static func vardict(_ entries: [(String, BusValue)]) -> BusValue {
+    package static func vardict(_ entries: [(String, BusValue)]) -> BusValue {
         .dictionary(key: "s", value: "v", entries.map { DictionaryEntry(.string($0.0), .variant($0.1)) })
     }
 
     /// An `a{sv}` read back as a Swift dictionary (variants unwrapped); nil for any other shape.
-    public var vardict: [String: BusValue]? {
+    package var vardict: [String: BusValue]? {
         guard case .dictionary("s", "v", let entries) = self else { return nil }
         var result: [String: BusValue] = [:]
         for entry in entries {
@@ -69,16 +69,16 @@ public indirect enum BusValue: Equatable, Sendable, CustomStringConvertible {
         return result
     }
 
-    public var string: String? { if case .string(let v) = self { v } else { nil } }
-    public var bool: Bool? { if case .bool(let v) = self { v } else { nil } }
-    public var uint32: UInt32? { if case .uint32(let v) = self { v } else { nil } }
-    public var int32: Int32? { if case .int32(let v) = self { v } else { nil } }
-    public var double: Double? { if case .double(let v) = self { v } else { nil } }
-    public var unixFD: Int32? { if case .unixFD(let v) = self { v } else { nil } }
+    package var string: String? { if case .string(let v) = self { v } else { nil } }
+    package var bool: Bool? { if case .bool(let v) = self { v } else { nil } }
+    package var uint32: UInt32? { if case .uint32(let v) = self { v } else { nil } }
+    package var int32: Int32? { if case .int32(let v) = self { v } else { nil } }
+    package var double: Double? { if case .double(let v) = self { v } else { nil } }
+    package var unixFD: Int32? { if case .unixFD(let v) = self { v } else { nil } }
     /// The value inside a variant (a plain value is returned as is).
-    public var unwrapped: BusValue { if case .variant(let v) = self { v.unwrapped } else { self } }
+    package var unwrapped: BusValue { if case .variant(let v) = self { v.unwrapped } else { self } }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .byte(let v): "\(v)"
         case .bool(let v): "\(v)"

@@ -45,14 +45,14 @@ let inotifyTrampoline: sd_event_inotify_handler_t = { _, event, userdata in
 /// One event from inotify(7), decoded from the kernel's record: the
 /// project's only place that knows its layout, whether sd-event read it
 /// (`addInotify`) or a caller read an inotify descriptor itself (`parse`).
-public struct InotifyEvent: Equatable, Sendable {
+package struct InotifyEvent: Equatable, Sendable {
     /// The watch descriptor the event is for.
-    public var wd: Int32
-    public var mask: UInt32
+    package var wd: Int32
+    package var mask: UInt32
     /// The name within a watched directory, empty for the directory itself.
-    public var name: String
+    package var name: String
 
-    public init(wd: Int32 = -1, mask: UInt32, name: String) {
+    package init(wd: Int32 = -1, mask: UInt32, name: String) {
         self.wd = wd
         self.mask = mask
         self.name = name
@@ -73,7 +73,7 @@ public struct InotifyEvent: Equatable, Sendable {
     }
 
     /// Decodes a buffer read from an inotify descriptor; a record cut short ends it.
-    public static func parse(_ bytes: UnsafeRawBufferPointer) -> [InotifyEvent] {
+    package static func parse(_ bytes: UnsafeRawBufferPointer) -> [InotifyEvent] {
         var events: [InotifyEvent] = []
         var offset = 0
         while let (event, size) = decode(UnsafeRawBufferPointer(rebasing: bytes[offset...])) {
@@ -90,7 +90,7 @@ public struct InotifyEvent: Equatable, Sendable {
     }
 
     /// Whether any of `bits` (IN_* flags) is set.
-    public func has(_ bits: Int32) -> Bool { mask & UInt32(bitPattern: bits) != 0 }
+    package func has(_ bits: Int32) -> Bool { mask & UInt32(bitPattern: bits) != 0 }
 }
 
 /// Calls a sd-* function and turns its negative-errno convention into a throw.

@@ -10,12 +10,12 @@ import Glibc
 /// answered once the loop watches); `watch` and `stopWatching` on the loop
 /// thread. The descriptor lives as long as the doorbell, so a late ring
 /// never reaches a reused descriptor.
-public final class Doorbell: @unchecked Sendable {
+package final class Doorbell: @unchecked Sendable {
     // @unchecked: `fd` is immutable; `source` is used on the loop thread only.
     private let fd: Int32
     private var source: EventSource?
 
-    public init() throws(EventLoopError) {
+    package init() throws(EventLoopError) {
         fd = sysound_eventfd()
         guard fd >= 0 else { throw EventLoopError(call: "eventfd", errno: errno) }
     }
@@ -23,7 +23,7 @@ public final class Doorbell: @unchecked Sendable {
     deinit { Glibc.close(fd) }
 
     /// Calls `answer` on `loop` after one or more rings (loop thread).
-    public func watch(on loop: EventLoop, _ answer: @escaping () -> Void) throws(EventLoopError) {
+    package func watch(on loop: EventLoop, _ answer: @escaping () -> Void) throws(EventLoopError) {
         let fd = fd
         source = try loop.addIO(fd: fd, events: .readable) { _ in
             var count: UInt64 = 0
@@ -33,13 +33,13 @@ public final class Doorbell: @unchecked Sendable {
     }
 
     /// Stops answering (loop thread); later rings are ignored.
-    public func stopWatching() {
+    package func stopWatching() {
         source?.cancel()
         source = nil
     }
 
     /// Wakes the loop: one write(2), never waits (the eventfd is non-blocking).
-    public func ring() {
+    package func ring() {
         var one: UInt64 = 1
         _ = write(fd, &one, 8)
     }

@@ -10,7 +10,7 @@ extension EventLoop {
     /// (before `run`, after it returned: the caller holds the loop then);
     /// otherwise posted and waited for. The loop never waits for a device,
     /// so the wait is one wake-up of the loop.
-    public func perform<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
+    package func perform<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
         if isLoopThread || !isRunning { return body() }
         let call = PerformCall<T>()
         post {

@@ -16,7 +16,7 @@ import SysoundCore
 /// let source = try loop.addIO(fd: socket, events: .readable) { events in … }
 /// try loop.run()   // until loop.exit() or loop.stop()
 /// ```
-public final class EventLoop: @unchecked Sendable {
+package final class EventLoop: @unchecked Sendable {
     // @unchecked: `event` and the sources are used by the loop thread only
     // (the type's contract); `posted` is locked; `wakeFD` is written by any thread.
 
@@ -38,7 +38,7 @@ public final class EventLoop: @unchecked Sendable {
     private let runner = Atomic<UInt>(0)
 
     /// `sd_event_new`, plus the eventfd that `post` wakes it with.
-    public init() throws(EventLoopError) {
+    package init() throws(EventLoopError) {
         var event: OpaquePointer?
         try check("sd_event_new", sd_event_new(&event))
         self.event = event!
@@ -67,7 +67,7 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Runs until `exit` (`sd_event_loop`); returns the exit code.
     @discardableResult
-    public func run() throws(EventLoopError) -> Int32 {
+    package func run() throws(EventLoopError) -> Int32 {
         runner.store(UInt(pthread_self()), ordering: .releasing)
         defer {
             runner.store(0, ordering: .releasing)
@@ -86,7 +86,7 @@ public final class EventLoop: @unchecked Sendable {
     /// which have no daemon loop to join). Add the first sources before.
     /// Returns once the loop runs, so that from then on `perform` hands work
     /// to that thread instead of running it on the caller's.
-    public func runOnThread(name: String) throws(EventLoopError) {
+    package func runOnThread(name: String) throws(EventLoopError) {
         let started = OnceFlag()
         post { _ = started.claim() }
         // sd_event_loop fails only for a loop already running or freed; a loop
@@ -97,28 +97,28 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// Ends `run` after the current iteration (loop thread).
-    public func exit(code: Int32 = 0) {
+    package func exit(code: Int32 = 0) {
         sd_event_exit(event, code)
     }
 
     /// Ends `run` from any thread.
-    public func stop(code: Int32 = 0) {
+    package func stop(code: Int32 = 0) {
         post { [self] in exit(code: code) }
     }
 
     /// Whether a thread is in `run` now. When none is, the loop belongs to
     /// whoever holds it (before `run`, after it returned).
-    public var isRunning: Bool {
+    package var isRunning: Bool {
         runner.load(ordering: .acquiring) != 0
     }
 
     /// Whether the caller is the thread running the loop now.
-    public var isLoopThread: Bool {
+    package var isLoopThread: Bool {
         runner.load(ordering: .acquiring) == UInt(pthread_self())
     }
 
     /// Runs `work` on the loop thread soon, in the order posted; from any thread.
-    public func post(_ work: @escaping @Sendable () -> Void) {
+    package func post(_ work: @escaping @Sendable () -> Void) {
         let accepted = posted.withLock { p in
             if !p.finished { p.work.append(work) }
             return !p.finished
@@ -136,14 +136,14 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// CLOCK_MONOTONIC in µs, as of this loop iteration (`sd_event_now`).
-    public var now: UInt64 {
+    package var now: UInt64 {
         var usec: UInt64 = 0
         if sd_event_now(event, CLOCK_MONOTONIC, &usec) < 0 { return Self.monotonicNow() }
         return usec
     }
 
     /// CLOCK_MONOTONIC in µs, read now.
-    public static func monotonicNow() -> UInt64 {
+    package static func monotonicNow() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1000
@@ -152,14 +152,14 @@ public final class EventLoop: @unchecked Sendable {
     // MARK: Sources (loop thread)
 
     /// Calls `body` with the events seen whenever `fd` is ready (`sd_event_add_io`).
-    public func addIO(fd: Int32, events: IOEvents, _ body: @escaping (_ events: IOEvents) -> Void) throws(EventLoopError) -> EventSource {
+    package func addIO(fd: Int32, events: IOEvents, _ body: @escaping (_ events: IOEvents) -> Void) throws(EventLoopError) -> EventSource {
         let handler = Handler<UInt32> { body(IOEvents(rawValue: $0)) }
         return try adopt("sd_event_add_io", handler) { s, u in sd_event_add_io(event, &s, fd, events.rawValue, ioTrampoline, u) }
     }
 
     /// Calls `body` once at `deadline` (CLOCK_MONOTONIC, µs), or up to
     /// `accuracy` later (`sd_event_add_time`); `EventSource.schedule` arms it again.
-    public func addTimer(
+    package func addTimer(
         at deadline: UInt64, accuracy: TimerAccuracy, _ body: @escaping (_ now: UInt64) -> Void
     ) throws(EventLoopError) -> EventSource {
         let handler = Handler<UInt64>(body)
@@ -169,7 +169,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// Calls `body` once, `delay` µs after this loop iteration (`now`), or up to `accuracy` later.
-    public func addTimer(
+    package func addTimer(
         after delay: UInt64, accuracy: TimerAccuracy, _ body: @escaping (_ now: UInt64) -> Void
     ) throws(EventLoopError) -> EventSource {
         try addTimer(at: now + delay, accuracy: accuracy, body)
@@ -178,7 +178,7 @@ public final class EventLoop: @unchecked Sendable {
     /// Calls `body` once, `delay` µs after this loop iteration, or up to
     /// `accuracy` later, on a timer the loop keeps until it has fired: for
     /// an end nobody cancels (a wait's reply, a voice heard to its end).
-    public func addOneShot(
+    package func addOneShot(
         after delay: UInt64, accuracy: TimerAccuracy, _ body: @escaping () -> Void
     ) throws(EventLoopError) {
         let holder = OwnedSource()
@@ -191,7 +191,7 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Calls `body` every `interval` µs, the first time one interval from
     /// now; each time up to `accuracy` late, counted from when it ran.
-    public func addRepeatingTimer(
+    package func addRepeatingTimer(
         every interval: UInt64, accuracy: TimerAccuracy, _ body: @escaping (_ now: UInt64) -> Void
     ) throws(EventLoopError) -> EventSource {
         let holder = SourceHolder()
@@ -206,14 +206,14 @@ public final class EventLoop: @unchecked Sendable {
     /// Calls `body` when `signal` arrives (`sd_event_add_signal`, a signalfd).
     /// The signal must be blocked in every thread of the process, or the kernel
     /// delivers it elsewhere: call `EventLoop.blockSignals` before any thread starts.
-    public func addSignal(_ signal: Int32, _ body: @escaping (_ signal: Int32) -> Void) throws(EventLoopError) -> EventSource {
+    package func addSignal(_ signal: Int32, _ body: @escaping (_ signal: Int32) -> Void) throws(EventLoopError) -> EventSource {
         Self.blockSignals([signal])  // at least in this thread, which sd-event requires
         let handler = Handler<Int32>(body)
         return try adopt("sd_event_add_signal", handler) { s, u in sd_event_add_signal(event, &s, signal, signalTrampoline, u) }
     }
 
     /// Calls `body` for each inotify event on `path` (`sd_event_add_inotify`).
-    public func addInotify(path: String, mask: UInt32, _ body: @escaping (InotifyEvent) -> Void) throws(EventLoopError) -> EventSource {
+    package func addInotify(path: String, mask: UInt32, _ body: @escaping (InotifyEvent) -> Void) throws(EventLoopError) -> EventSource {
         let handler = Handler<InotifyEvent>(body)
         return try adopt("sd_event_add_inotify", handler) { s, u in sd_event_add_inotify(event, &s, path, mask, inotifyTrampoline, u) }
     }
@@ -238,7 +238,7 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Blocks `signals` in the calling thread (`pthread_sigmask`); threads it
     /// starts afterwards inherit the mask. The daemon calls it first thing.
-    public static func blockSignals(_ signals: [Int32]) {
+    package static func blockSignals(_ signals: [Int32]) {
         var set = sigset_t()
         sigemptyset(&set)
         for signal in signals { sigaddset(&set, signal) }
@@ -246,7 +246,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// Unblocks `signals` in the calling thread.
-    public static func unblockSignals(_ signals: [Int32]) {
+    package static func unblockSignals(_ signals: [Int32]) {
         var set = sigset_t()
         sigemptyset(&set)
         for signal in signals { sigaddset(&set, signal) }

@@ -12,7 +12,7 @@ final class OwnedSource {
 
 /// One sd-event source; removed from its loop by `cancel` or when released.
 /// Loop thread only.
-public final class EventSource {
+package final class EventSource {
     let pointer: OpaquePointer
     private var cancelled = false
 
@@ -22,27 +22,27 @@ public final class EventSource {
 
     /// Disables and frees the source (`sd_event_source_disable_unref`); its
     /// handler is released. Idempotent.
-    public func cancel() {
+    package func cancel() {
         guard !cancelled else { return }
         cancelled = true
         sd_event_source_disable_unref(pointer)
     }
 
     /// Arms a timer source to fire once at `deadline` (CLOCK_MONOTONIC µs).
-    public func schedule(at deadline: UInt64) {
+    package func schedule(at deadline: UInt64) {
         guard !cancelled else { return }
         sd_event_source_set_time(pointer, deadline)
         sd_event_source_set_enabled(pointer, Int32(SD_EVENT_ONESHOT))
     }
 
     /// Turns the source on (or, for a timer, one-shot again) or off.
-    public func setEnabled(_ on: Bool) {
+    package func setEnabled(_ on: Bool) {
         guard !cancelled else { return }
         sd_event_source_set_enabled(pointer, on ? Int32(SD_EVENT_ON) : Int32(SD_EVENT_OFF))
     }
 
     /// Changes the events an io source waits for.
-    public func setIOEvents(_ events: IOEvents) {
+    package func setIOEvents(_ events: IOEvents) {
         guard !cancelled else { return }
         sd_event_source_set_io_events(pointer, events.rawValue)
     }

@@ -6,11 +6,11 @@
 /// library, the CLI without a daemon, tools and tests) have no loop to join,
 /// so `ownThread` starts one on a thread of its own: the same code paths run
 /// in both, only the thread differs.
-public struct LoopHost: Sendable {
-    public let loop: EventLoop
-    public let workers: WorkerPool
+package struct LoopHost: Sendable {
+    package let loop: EventLoop
+    package let workers: WorkerPool
 
-    public init(loop: EventLoop, workers: WorkerPool) {
+    package init(loop: EventLoop, workers: WorkerPool) {
         self.loop = loop
         self.workers = workers
     }
@@ -18,7 +18,7 @@ public struct LoopHost: Sendable {
     /// A loop running on a thread named `name` and `workerCount` workers.
     /// Sources can be added from any thread with `loop.post`; the thread and
     /// workers live as long as the process (embedded engines live that long).
-    public static func ownThread(name: String, workerCount: Int = 2) throws(EventLoopError) -> LoopHost {
+    package static func ownThread(name: String, workerCount: Int = 2) throws(EventLoopError) -> LoopHost {
         let loop = try EventLoop()
         let workers = try WorkerPool(size: workerCount, name: "\(name)-work", loop: loop)
         try loop.runOnThread(name: name)
@@ -29,7 +29,7 @@ public struct LoopHost: Sendable {
     /// daemon, tools, tests): a loop thread and two workers started on first
     /// use and kept for the life of the process, shared by its audio and
     /// haptics engines however many come and go.
-    public static func embedded() throws(EventLoopError) -> LoopHost {
+    package static func embedded() throws(EventLoopError) -> LoopHost {
         try EmbeddedHost.shared.get()
     }
 }

@@ -3,7 +3,7 @@ import Glibc
 
 /// Starts POSIX threads (pthread_create): the loop's own thread and the
 /// worker pool's, the only threads the daemon makes.
-public struct PosixThread: Sendable {
+package struct PosixThread: Sendable {
     private final class Body {
         let run: @Sendable () -> Void
         let name: String
@@ -14,7 +14,7 @@ public struct PosixThread: Sendable {
 
     /// Starts `body` on a new thread named `name` (at most 15 bytes are kept).
     @discardableResult
-    public static func start(name: String, _ body: @escaping @Sendable () -> Void) throws(EventLoopError) -> PosixThread {
+    package static func start(name: String, _ body: @escaping @Sendable () -> Void) throws(EventLoopError) -> PosixThread {
         let box = Unmanaged.passRetained(Body(body, name))
         var thread = pthread_t()
         let rc = pthread_create(&thread, nil, { arg in
@@ -31,12 +31,12 @@ public struct PosixThread: Sendable {
     }
 
     /// Lets the thread end on its own (pthread_detach); do not join it then.
-    public func detach() {
+    package func detach() {
         pthread_detach(thread)
     }
 
     /// Waits for the thread to end (pthread_join).
-    public func join() {
+    package func join() {
         pthread_join(thread, nil)
     }
 }

@@ -5,9 +5,9 @@ import Glibc
 /// reload and stop notifications, status text, watchdog pings, and the
 /// sockets passed for socket activation. Without systemd (no NOTIFY_SOCKET,
 /// no LISTEN_FDS) every call is a no-op.
-public enum ServiceManager {
+package enum ServiceManager {
     /// What the daemon tells the service manager (`sd_notify(3)`).
-    public enum Notification: Sendable, Equatable {
+    package enum Notification: Sendable, Equatable {
         case ready
         case reloading
         case stopping
@@ -28,13 +28,13 @@ public enum ServiceManager {
 
     /// Sends `notifications` in one datagram; false if there is no service manager to tell.
     @discardableResult
-    public static func notify(_ notifications: Notification...) -> Bool {
+    package static func notify(_ notifications: Notification...) -> Bool {
         sd_notify(0, notifications.map(\.text).joined(separator: "\n")) > 0
     }
 
     /// The watchdog interval the service manager expects pings within
     /// (`sd_watchdog_enabled`: WatchdogSec=, for this PID), nil if none.
-    public static func watchdogInterval() -> UInt64? {
+    package static func watchdogInterval() -> UInt64? {
         var usec: UInt64 = 0
         guard sd_watchdog_enabled(0, &usec) > 0, usec > 0 else { return nil }
         return usec
@@ -44,7 +44,7 @@ public enum ServiceManager {
     /// `firstFD` (SD_LISTEN_FDS_START, 3; tests pass another). LISTEN_PID,
     /// LISTEN_FDS and LISTEN_FDNAMES are unset so children do not inherit
     /// them; the descriptors get close-on-exec.
-    public static func passedSockets(firstFD: Int32 = 3) -> [Int32] {
+    package static func passedSockets(firstFD: Int32 = 3) -> [Int32] {
         let count = sd_listen_fds(1)
         guard count > 0 else { return [] }
         let fds = Array(firstFD..<(firstFD + count))
@@ -57,7 +57,7 @@ extension EventLoop {
     /// Pings the service manager's watchdog at half its interval, if it has
     /// one: a loop stuck in a handler stops pinging and systemd restarts the
     /// daemon. Nil without a watchdog.
-    public func startWatchdogPings() throws(EventLoopError) -> EventSource? {
+    package func startWatchdogPings() throws(EventLoopError) -> EventSource? {
         guard let interval = ServiceManager.watchdogInterval() else { return nil }
         ServiceManager.notify(.watchdog)
         // Coarse: a ping only has to land within the half interval left.

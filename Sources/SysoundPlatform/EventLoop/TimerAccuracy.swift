@@ -7,29 +7,29 @@
 ///
 /// Every timer states its accuracy; the loop has no default, because sd-event's
 /// own (0 means 250 ms) is wrong for a haptic step and right for upkeep.
-public struct TimerAccuracy: Sendable, Equatable, CustomStringConvertible {
+package struct TimerAccuracy: Sendable, Equatable, CustomStringConvertible {
     /// The window after the deadline, µs; at least 1.
-    public let microseconds: UInt64
+    package let microseconds: UInt64
 
     /// A window of `microseconds` (0 is taken as 1: sd-event would read 0 as 250 ms).
-    public init(microseconds: UInt64) {
+    package init(microseconds: UInt64) {
         self.microseconds = max(microseconds, 1)
     }
 
     /// On its microsecond: a haptic pattern step, whose timing people feel,
     /// and an audio engine clock.
-    public static let exact = TimerAccuracy(microseconds: 1)
+    package static let exact = TimerAccuracy(microseconds: 1)
 
     /// Within a millisecond: deadlines a request or a person sees (a
     /// request's timeout, a grace period, a D-Bus event's end), one-shot retries.
-    public static let millisecond = TimerAccuracy(microseconds: 1_000)
+    package static let millisecond = TimerAccuracy(microseconds: 1_000)
 
     /// Upkeep that only has to happen eventually, on a timer that repeats
     /// every `interval` µs: a quarter of the interval, at most a second
     /// (the watchdog ping, the state directory check, reconnect back-off).
-    public static func coarse(every interval: UInt64) -> TimerAccuracy {
+    package static func coarse(every interval: UInt64) -> TimerAccuracy {
         TimerAccuracy(microseconds: min(interval / 4, 1_000_000))
     }
 
-    public var description: String { "\(microseconds) µs" }
+    package var description: String { "\(microseconds) µs" }
 }

@@ -10,14 +10,14 @@ import SysoundCore
 ///
 /// The threads are started once; jobs queue when all are busy, so a job
 /// that blocks for seconds delays only the jobs behind it, never the loop.
-public final class WorkerPool: @unchecked Sendable {
+package final class WorkerPool: @unchecked Sendable {
     // @unchecked: the queue and threads are locked, the rest immutable.
     private let loop: EventLoop
     private let queue = Locked<Queue>(Queue())
     private let available = PosixSemaphore()
     private let threads = Locked<[PosixThread]>([])
     /// The number of threads, fixed at start.
-    public let size: Int
+    package let size: Int
 
     private struct Queue {
         var jobs: [@Sendable () -> Void] = []
@@ -25,7 +25,7 @@ public final class WorkerPool: @unchecked Sendable {
     }
 
     /// Starts `size` threads named `name`.
-    public init(size: Int, name: String, loop: EventLoop) throws(EventLoopError) {
+    package init(size: Int, name: String, loop: EventLoop) throws(EventLoopError) {
         self.loop = loop
         self.size = size
         for _ in 0..<size {
@@ -35,7 +35,7 @@ public final class WorkerPool: @unchecked Sendable {
     }
 
     /// Runs `job` on a worker, then `completion` with its result on the loop thread.
-    public func submit<T: Sendable>(_ job: @escaping @Sendable () -> T, then completion: @escaping @Sendable (T) -> Void) {
+    package func submit<T: Sendable>(_ job: @escaping @Sendable () -> T, then completion: @escaping @Sendable (T) -> Void) {
         let loop = loop
         enqueue {
             let result = job()
@@ -44,13 +44,13 @@ public final class WorkerPool: @unchecked Sendable {
     }
 
     /// Runs `job` on a worker; nothing comes back.
-    public func submit(_ job: @escaping @Sendable () -> Void) {
+    package func submit(_ job: @escaping @Sendable () -> Void) {
         enqueue(job)
     }
 
     /// How much lower than the daemon's other threads background work runs
     /// (a nice value: CFS then gives it about a tenth of a contended core).
-    public static let backgroundNice: Int32 = 10
+    package static let backgroundNice: Int32 = 10
 
     /// Runs `job` on a thread of its own at nice `backgroundNice`, then
     /// `completion` on the loop: long work no request waits for (a whole
@@ -62,7 +62,7 @@ public final class WorkerPool: @unchecked Sendable {
     /// with the job, so a daemon at rest has no more threads than before.
     /// If no thread can be started, a worker runs the job at its priority;
     /// either failure goes to `logger`.
-    public func submitInBackground<T: Sendable>(
+    package func submitInBackground<T: Sendable>(
         logger: Logger, _ job: @escaping @Sendable () -> T, then completion: @escaping @Sendable (T) -> Void
     ) {
         let loop = loop
@@ -91,7 +91,7 @@ public final class WorkerPool: @unchecked Sendable {
     /// The caller takes indices too and only waits for those a worker has
     /// begun: it never waits for a job queued behind one that blocks (busy
     /// workers make it slower, never stuck), and a worker may call it.
-    public func concurrentMap<T: Sendable>(count: Int, _ transform: @escaping @Sendable (Int) -> T) -> [T] {
+    package func concurrentMap<T: Sendable>(count: Int, _ transform: @escaping @Sendable (Int) -> T) -> [T] {
         guard count > 1 else { return (0..<count).map(transform) }
         let run = ConcurrentRun(count: count, transform: transform)
         let helpers = min(size, count - 1, max(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) - 1, 1))
@@ -101,7 +101,7 @@ public final class WorkerPool: @unchecked Sendable {
     }
 
     /// Lets the queued jobs finish and ends the threads (joined).
-    public func shutdown() {
+    package func shutdown() {
         let threads = threads.withLock { t in defer { t = [] }; return t }
         guard !threads.isEmpty else { return }
         queue.withLock { $0.stopping = true }

@@ -8,15 +8,15 @@ import Glibc
 /// cpu cgroup starts at 0, so a container or a service placed in its own cpu
 /// group (CPU limits on cgroup v1) is in one unless someone gave it time.
 /// Read so that the log can say why, not only "Operation not permitted".
-public struct CgroupRealtimeBudget: Equatable, Sendable {
+package struct CgroupRealtimeBudget: Equatable, Sendable {
     /// The task's cpu cgroup as /proc/self/cgroup names it.
-    public var cgroup: String
+    package var cgroup: String
     /// Its `cpu.rt_runtime_us`, where this process sees it.
-    public var file: String
+    package var file: String
     /// µs of real-time per period (`cpu.rt_period_us`) for the whole group; -1 is no limit.
-    public var microseconds: Int64
+    package var microseconds: Int64
 
-    public init(cgroup: String, file: String, microseconds: Int64) {
+    package init(cgroup: String, file: String, microseconds: Int64) {
         self.cgroup = cgroup
         self.file = file
         self.microseconds = microseconds
@@ -24,12 +24,12 @@ public struct CgroupRealtimeBudget: Equatable, Sendable {
 
     /// This process's, or nil where there is no such budget (cgroup v2, a
     /// kernel without group scheduling of real-time tasks, no cgroup mounted).
-    public static func current() -> CgroupRealtimeBudget? {
+    package static func current() -> CgroupRealtimeBudget? {
         current(read: readSmallFile)
     }
 
     /// As `current()`, with the files read by `read` (a test's texts).
-    public static func current(read: (String) -> String?) -> CgroupRealtimeBudget? {
+    package static func current(read: (String) -> String?) -> CgroupRealtimeBudget? {
         guard let cgroups = read("/proc/self/cgroup"), let mountinfo = read("/proc/self/mountinfo"),
               let (cgroup, file) = budgetFile(cgroups: cgroups, mountinfo: mountinfo),
               let text = read(file), let us = Int64(text.split(separator: "\n").first ?? "")

@@ -4,7 +4,7 @@ import Glibc
 /// process may not itself: on desktops rtkit (org.freedesktop.RealtimeKit1,
 /// `RealtimeKit`, beside it in RealtimeKit/). The engine is handed one by
 /// whoever composes it, so that it never calls the bus itself.
-public protocol RealtimeBroker: Sendable {
+package protocol RealtimeBroker: Sendable {
     /// Names the broker in the log ("rtkit").
     var name: String { get }
     /// The broker's rules, asked before each request: the highest priority
@@ -15,10 +15,10 @@ public protocol RealtimeBroker: Sendable {
     func makeRealtime(thread tid: pid_t, priority: Int32) throws(RealtimeRefusal)
 }
 
-public struct RealtimeBrokerLimits: Sendable, Equatable {
-    public var maxPriority: Int32
-    public var maxRealtimeMicroseconds: UInt64
-    public init(maxPriority: Int32, maxRealtimeMicroseconds: UInt64) {
+package struct RealtimeBrokerLimits: Sendable, Equatable {
+    package var maxPriority: Int32
+    package var maxRealtimeMicroseconds: UInt64
+    package init(maxPriority: Int32, maxRealtimeMicroseconds: UInt64) {
         self.maxPriority = maxPriority
         self.maxRealtimeMicroseconds = maxRealtimeMicroseconds
     }
@@ -26,12 +26,12 @@ public struct RealtimeBrokerLimits: Sendable, Equatable {
 
 /// Why a thread was not made real-time, in words for the log
 /// ("sched_setscheduler: Operation not permitted").
-public struct RealtimeRefusal: Error, Equatable, Sendable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+package struct RealtimeRefusal: Error, Equatable, Sendable, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 
     /// A failed system call with its errno's text.
-    public init(call: String, errno code: Int32) {
+    package init(call: String, errno code: Int32) {
         description = "\(call): \(String(cString: strerror(code)))"
     }
 }

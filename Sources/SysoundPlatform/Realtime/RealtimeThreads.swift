@@ -21,18 +21,18 @@ import SysoundCore
 ///
 /// The log says which way worked, or why neither did, once, and again only
 /// when that changes (the engine asks again at every device resume).
-public final class RealtimeThreads: Sendable {
+package final class RealtimeThreads: Sendable {
     /// The configured priority (`[audio] realtime_priority`); 0 is off.
-    public let priority: Int32
+    package let priority: Int32
     let calls: SchedulerCalls
     let broker: (any RealtimeBroker)?
     let logger: Logger
     private let lastReport = Locked<String?>(nil)
 
     /// The watchdog's limit where there is no broker to say it: rtkit's default.
-    public static let defaultRealtimeMicroseconds: UInt64 = 200_000
+    package static let defaultRealtimeMicroseconds: UInt64 = 200_000
 
-    public init(priority: Int32, broker: (any RealtimeBroker)?, calls: SchedulerCalls = .system, logger: Logger) {
+    package init(priority: Int32, broker: (any RealtimeBroker)?, calls: SchedulerCalls = .system, logger: Logger) {
         self.priority = priority
         self.broker = broker
         self.calls = calls
@@ -40,7 +40,7 @@ public final class RealtimeThreads: Sendable {
     }
 
     /// How a request ended.
-    public enum Outcome: Equatable, Sendable {
+    package enum Outcome: Equatable, Sendable {
         /// sched_setscheduler worked: SCHED_FIFO at `priority`.
         case direct(priority: Int32)
         /// The broker (named) made it real-time at `priority`.
@@ -52,7 +52,7 @@ public final class RealtimeThreads: Sendable {
         /// Nothing to promote.
         case none
 
-        public var isRealtime: Bool {
+        package var isRealtime: Bool {
             switch self {
             case .direct, .broker: true
             default: false
@@ -63,7 +63,7 @@ public final class RealtimeThreads: Sendable {
     /// Makes `threads` real-time (all the same way as the first one that
     /// worked), `purpose` naming them for the log ("OpenAL Soft's mixer").
     @discardableResult
-    public func promote(_ threads: [pid_t], purpose: String) -> Outcome {
+    package func promote(_ threads: [pid_t], purpose: String) -> Outcome {
         guard !threads.isEmpty else { return .none }
         var outcome = Outcome.off
         if priority > 0 {

@@ -4,17 +4,17 @@ import Glibc
 /// The system calls real-time scheduling needs, one closure each, so that a
 /// test can make any of them fail (`RealtimeThreads` takes them at init).
 /// Every call returns 0 or an errno.
-public struct SchedulerCalls: Sendable {
+package struct SchedulerCalls: Sendable {
     /// sched_setscheduler(tid, SCHED_FIFO | SCHED_RESET_ON_FORK, priority).
-    public var setFIFO: @Sendable (_ tid: pid_t, _ priority: Int32) -> Int32
+    package var setFIFO: @Sendable (_ tid: pid_t, _ priority: Int32) -> Int32
     /// getrlimit(RLIMIT_RTTIME): (soft, hard) in µs; RLIM_INFINITY as UInt64.max.
-    public var realtimeLimit: @Sendable () -> (soft: UInt64, hard: UInt64)
+    package var realtimeLimit: @Sendable () -> (soft: UInt64, hard: UInt64)
     /// setrlimit(RLIMIT_RTTIME, soft = hard = µs).
-    public var setRealtimeLimit: @Sendable (_ microseconds: UInt64) -> Int32
+    package var setRealtimeLimit: @Sendable (_ microseconds: UInt64) -> Int32
     /// The process's cpu cgroup's real-time budget, asked only to explain an EPERM.
-    public var realtimeBudget: @Sendable () -> CgroupRealtimeBudget?
+    package var realtimeBudget: @Sendable () -> CgroupRealtimeBudget?
 
-    public init(
+    package init(
         setFIFO: @escaping @Sendable (pid_t, Int32) -> Int32,
         realtimeLimit: @escaping @Sendable () -> (soft: UInt64, hard: UInt64),
         setRealtimeLimit: @escaping @Sendable (UInt64) -> Int32,
@@ -27,7 +27,7 @@ public struct SchedulerCalls: Sendable {
     }
 
     /// The kernel's own.
-    public static let system = SchedulerCalls(
+    package static let system = SchedulerCalls(
         setFIFO: { tid, priority in
             var param = sched_param(sched_priority: priority)
             return sched_setscheduler(tid, SCHED_FIFO | sysound_sched_reset_on_fork(), &param) == 0 ? 0 : errno
@@ -47,23 +47,23 @@ public struct SchedulerCalls: Sendable {
 
     /// The scheduling policy of a thread as the kernel reports it
     /// (sched_getscheduler, SCHED_RESET_ON_FORK included), or nil when it is gone.
-    public static func policy(of tid: pid_t) -> Int32? {
+    package static func policy(of tid: pid_t) -> Int32? {
         let p = sched_getscheduler(tid)
         return p < 0 ? nil : p
     }
 
     /// The real-time priority of a thread (sched_getparam), or nil when it is gone.
-    public static func priority(of tid: pid_t) -> Int32? {
+    package static func priority(of tid: pid_t) -> Int32? {
         var param = sched_param()
         return sched_getparam(tid, &param) == 0 ? param.sched_priority : nil
     }
 
     /// SCHED_FIFO and SCHED_RR with or without SCHED_RESET_ON_FORK.
-    public static func isRealtime(policy: Int32) -> Bool {
+    package static func isRealtime(policy: Int32) -> Bool {
         let base = policy & ~sysound_sched_reset_on_fork()
         return base == SCHED_FIFO || base == SCHED_RR
     }
 
     /// The calling thread's kernel id (gettid).
-    public static func currentThread() -> pid_t { sysound_gettid() }
+    package static func currentThread() -> pid_t { sysound_gettid() }
 }

@@ -3,9 +3,9 @@ import Glibc
 /// The threads of this process as /proc/self/task lists them: how the engine
 /// finds the audio threads a library starts without telling (OpenAL Soft
 /// 1.19.1 neither names its mixer thread nor says its id).
-public enum ThreadCensus {
+package enum ThreadCensus {
     /// The ids of every thread of this process now.
-    public static func threads() -> Set<pid_t> {
+    package static func threads() -> Set<pid_t> {
         var ids = Set<pid_t>()
         guard let dir = opendir("/proc/self/task") else { return ids }
         defer { closedir(dir) }
@@ -17,7 +17,7 @@ public enum ThreadCensus {
     }
 
     /// A thread's name (/proc/self/task/TID/comm), or nil when it is gone.
-    public static func name(of tid: pid_t) -> String? {
+    package static func name(of tid: pid_t) -> String? {
         guard let f = fopen("/proc/self/task/\(tid)/comm", "r") else { return nil }
         defer { fclose(f) }
         var buffer = [CChar](repeating: 0, count: 64)
@@ -34,7 +34,7 @@ public enum ThreadCensus {
     /// test keeps out a thread another part of the process started meanwhile
     /// under a name of its own (the worker pool's are started once, at
     /// start-up; libdispatch names its threads "…-qos…").
-    public static func started<T, E: Error>(
+    package static func started<T, E: Error>(
         named names: Set<String>, by body: () throws(E) -> T
     ) throws(E) -> (result: T, threads: [pid_t]) {
         let own = name(of: SchedulerCalls.currentThread())

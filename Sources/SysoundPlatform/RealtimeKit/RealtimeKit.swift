@@ -14,9 +14,9 @@ import SysoundCore
 /// engine's worker or at start-up, never on the daemon's loop. One request at
 /// a time (sd-bus is not thread-safe); a connection that failed is dropped and
 /// opened again at the next request.
-public final class RealtimeKit: RealtimeBroker, @unchecked Sendable {
+package final class RealtimeKit: RealtimeBroker, @unchecked Sendable {
     // @unchecked: `bus` is only touched under `lock`.
-    public let name = "rtkit"
+    package let name = "rtkit"
     static let service = "org.freedesktop.RealtimeKit1"
     static let path = "/org/freedesktop/RealtimeKit1"
     static let interface = "org.freedesktop.RealtimeKit1"
@@ -27,11 +27,11 @@ public final class RealtimeKit: RealtimeBroker, @unchecked Sendable {
     private var bus: Bus?
 
     /// `address`: the system bus (DBUS_SYSTEM_BUS_ADDRESS, else /run/dbus/system_bus_socket).
-    public init(address: Bus.Address = .system) {
+    package init(address: Bus.Address = .system) {
         self.address = address
     }
 
-    public func limits() throws(RealtimeRefusal) -> RealtimeBrokerLimits {
+    package func limits() throws(RealtimeRefusal) -> RealtimeBrokerLimits {
         let priority = try property("MaxRealtimePriority")
         let rttime = try property("RTTimeUSecMax")
         guard priority >= 0, rttime > 0 else {
@@ -40,7 +40,7 @@ public final class RealtimeKit: RealtimeBroker, @unchecked Sendable {
         return RealtimeBrokerLimits(maxPriority: Int32(clamping: priority), maxRealtimeMicroseconds: UInt64(rttime))
     }
 
-    public func makeRealtime(thread tid: pid_t, priority: Int32) throws(RealtimeRefusal) {
+    package func makeRealtime(thread tid: pid_t, priority: Int32) throws(RealtimeRefusal) {
         _ = try call("MakeThreadRealtime") { m throws(BusError) in
             try m.append(UInt64(tid))
             try m.append(UInt32(priority))

@@ -1,5 +1,5 @@
 import CSysoundShims
-import Foundation
+import SysoundCore
 import Glibc
 
 /// The files a Flatpak app sees: its own process's root (its `/app`, its
@@ -9,8 +9,8 @@ import Glibc
 /// names the sandbox's first process (`child-pid`, written by bwrap's
 /// `--info-fd`), and that process's own info file must name the same
 /// instance and app.
-public final class AppView: @unchecked Sendable {
-    public let app: String
+package final class AppView: @unchecked Sendable {
+    package let app: String
     /// `/proc/CHILD/root`, held open (O_PATH): paths resolve inside it only.
     private let root: Int32
 
@@ -27,7 +27,7 @@ public final class AppView: @unchecked Sendable {
     ///   Flatpak keeps its instance directories.
     /// - Throws: `SandboxError` when the instance directory is missing or
     ///   malformed, or its process is gone or belongs to another sandbox.
-    public static func open(for info: FlatpakInfo, runtimeDirectory: String) throws(SandboxError) -> AppView {
+    package static func open(for info: FlatpakInfo, runtimeDirectory: String) throws(SandboxError) -> AppView {
         guard FlatpakInfo.isValidInstance(info.instance) else { throw .malformed("instance id \"\(info.instance)\"") }
         let path = "\(runtimeDirectory)/.flatpak/\(info.instance)/bwrapinfo.json"
         let child = try ProcessHandle(pid: childPID(bwrapInfo: path))
@@ -60,9 +60,11 @@ public final class AppView: @unchecked Sendable {
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: 4096)
         let n = read(fd, &bytes, bytes.count)
+        // Malformed JSON and a missing child-pid are the same answer: no process to look in.
         guard n > 0, n < bytes.count,
-            let object = try? JSONSerialization.jsonObject(with: Data(bytes[..<n])) as? [String: Any],
-            let pid = (object["child-pid"] as? NSNumber)?.int32Value, pid > 0
+            let object = try? PositionedJSON(parsing: String(decoding: bytes[..<n], as: UTF8.self)),
+            case .number(let number, _)? = object["child-pid"], number >= 1, number <= Double(Int32.max),
+            let pid = pid_t(exactly: number)
         else { throw .malformed("\(path) has no child-pid") }
         return pid
     }
@@ -73,7 +75,7 @@ public final class AppView: @unchecked Sendable {
     ///
     /// - Throws: `.system` with the reason (no such file in the sandbox, not
     ///   a regular file, a link that leads out).
-    public func openFile(_ path: String) throws(SandboxError) -> Int32 {
+    package func openFile(_ path: String) throws(SandboxError) -> Int32 {
         guard path.hasPrefix("/") else { throw .system("\(path) is not an absolute path") }
         let fd = sysound_open_in_root(root, path, O_RDONLY | O_NOCTTY | O_NONBLOCK)
         guard fd >= 0 else {

@@ -2,23 +2,23 @@
 /// written by flatpak-run before the app starts, on a read-only bind the app
 /// cannot change (flatpak-run.c), so its `[Application] name` is the app's
 /// proved id. Parsed as the GLib key file it is.
-public struct FlatpakInfo: Sendable, Equatable {
+package struct FlatpakInfo: Sendable, Equatable {
     /// `[Application] name` (or `[Runtime] name` for a runtime run by itself,
     /// as xdg-desktop-portal reads it).
-    public var app: String
+    package var app: String
     /// `[Instance] instance-id`: the directory under
     /// `$XDG_RUNTIME_DIR/.flatpak/` that names the sandbox's processes.
-    public var instance: String
+    package var instance: String
     /// `[Instance] app-path`, `runtime-path`: where `/app` and `/usr` come
     /// from on the host (for messages; files are opened through the app's own
     /// root, never through these).
-    public var appPath: String?
-    public var runtimePath: String?
+    package var appPath: String?
+    package var runtimePath: String?
 
     /// The most an info file may hold: Flatpak's are a few KiB.
-    public static let maximumLength = 64 * 1024
+    package static let maximumLength = 64 * 1024
 
-    public init(app: String, instance: String, appPath: String? = nil, runtimePath: String? = nil) {
+    package init(app: String, instance: String, appPath: String? = nil, runtimePath: String? = nil) {
         self.app = app
         self.instance = instance
         self.appPath = appPath
@@ -30,7 +30,7 @@ public struct FlatpakInfo: Sendable, Equatable {
     /// - Throws: `SandboxError.malformed` naming the line or key that is
     ///   wrong: a line that is neither a group, a key nor a comment; a missing
     ///   or invalid app name; a missing or invalid instance id.
-    public init(parsing text: String) throws(SandboxError) {
+    package init(parsing text: String) throws(SandboxError) {
         var groups: [String: [String: String]] = [:]
         var group: String?
         for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -64,7 +64,7 @@ public struct FlatpakInfo: Sendable, Equatable {
     /// An app id as Flatpak accepts one: at most 255 bytes, three or more
     /// dot-separated elements of ASCII letters, digits, `_` (and `-`, except
     /// in the last), none starting with a digit.
-    public static func isValidAppName(_ name: String) -> Bool {
+    package static func isValidAppName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard !bytes.isEmpty, bytes.count <= 255 else { return false }
         let elements = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
@@ -84,7 +84,7 @@ public struct FlatpakInfo: Sendable, Equatable {
 
     /// An instance id is one directory name (Flatpak's are decimal numbers):
     /// nothing that could walk out of `$XDG_RUNTIME_DIR/.flatpak/`.
-    public static func isValidInstance(_ id: String) -> Bool {
+    package static func isValidInstance(_ id: String) -> Bool {
         !id.isEmpty && id.utf8.count <= 64 && id != "." && id != ".."
             && id.utf8.allSatisfy { byte in
                 (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
@@ -101,7 +101,7 @@ extension StringProtocol {
 }
 
 /// Why a sandboxed caller's identity or view could not be read.
-public enum SandboxError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum SandboxError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The info file (or bwrapinfo.json) is not what Flatpak writes.
     case malformed(String)
     /// A system call failed: what was asked, and errno's text.
@@ -109,7 +109,7 @@ public enum SandboxError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The process left while it was being read.
     case gone(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .malformed(let text): "malformed: \(text)"
         case .system(let text): text

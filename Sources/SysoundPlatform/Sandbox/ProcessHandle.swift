@@ -5,14 +5,14 @@ import Glibc
 /// exits, the pidfd never refers to another. What is read of the process is
 /// read through its `/proc/PID` directory, opened while the pidfd showed the
 /// process alive, so it is this process's directory or fails.
-public final class ProcessHandle: @unchecked Sendable {
-    public let pid: pid_t
+package final class ProcessHandle: @unchecked Sendable {
+    package let pid: pid_t
     let pidfd: Int32
 
     /// pidfd_open(2) on a pid another party reported (the bus's ProcessID).
     /// The one race left is before this call: the process the pid named may
     /// have exited and the number been reused already (docs/security.md).
-    public init(pid: pid_t) throws(SandboxError) {
+    package init(pid: pid_t) throws(SandboxError) {
         guard pid > 0 else { throw .system("no process id (\(pid))") }
         let fd = sysound_pidfd_open(pid)
         guard fd >= 0 else {
@@ -25,7 +25,7 @@ public final class ProcessHandle: @unchecked Sendable {
     }
 
     /// Takes over a pidfd the kernel handed (SO_PEERPIDFD, the bus's ProcessFD).
-    public init(adoptingPidfd fd: Int32) throws(SandboxError) {
+    package init(adoptingPidfd fd: Int32) throws(SandboxError) {
         let pid = sysound_pidfd_pid(fd)
         guard pid > 0 else {
             close(fd)
@@ -38,10 +38,10 @@ public final class ProcessHandle: @unchecked Sendable {
     deinit { close(pidfd) }
 
     /// Whether the process still runs.
-    public var isAlive: Bool { sysound_pidfd_alive(pidfd) == 1 }
+    package var isAlive: Bool { sysound_pidfd_alive(pidfd) == 1 }
 
     /// `/proc/PID` of this very process, as a directory fd the caller closes.
-    public func openProcDirectory() throws(SandboxError) -> Int32 {
+    package func openProcDirectory() throws(SandboxError) -> Int32 {
         let dir = open("/proc/\(pid)", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY)
         guard dir >= 0 else {
             let e = errno

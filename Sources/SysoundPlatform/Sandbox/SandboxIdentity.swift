@@ -1,7 +1,7 @@
 /// Who a caller is, as its sandbox proves it, not as it claims: read from the
 /// caller's process (its root's `/.flatpak-info`, its security label), as
 /// xdg-desktop-portal decides it.
-public enum SandboxIdentity: Sendable, Equatable, CustomStringConvertible {
+package enum SandboxIdentity: Sendable, Equatable, CustomStringConvertible {
     /// Not in a sandbox sysound knows: the caller could name any app, and
     /// nothing on the host can tell it otherwise.
     case host
@@ -16,7 +16,7 @@ public enum SandboxIdentity: Sendable, Equatable, CustomStringConvertible {
     /// The id that decides for this caller: Flatpak's app id, `snap.NAME`
     /// (xdg-desktop-portal's id for a snap); nil for the host (its claimed id
     /// stands) and for an unknown sandbox (no id at all).
-    public var verifiedApp: String? {
+    package var verifiedApp: String? {
         switch self {
         case .host, .unknown: nil
         case .flatpak(let info): info.app
@@ -24,10 +24,10 @@ public enum SandboxIdentity: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var isSandboxed: Bool { self != .host }
+    package var isSandboxed: Bool { self != .host }
 
     /// Which sandbox, for logs and `status`: flatpak, snap, unknown, host.
-    public var kind: String {
+    package var kind: String {
         switch self {
         case .host: "host"
         case .flatpak: "flatpak"
@@ -36,7 +36,7 @@ public enum SandboxIdentity: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .host: "host"
         case .flatpak(let info): "flatpak \(info.app) (instance \(info.instance))"

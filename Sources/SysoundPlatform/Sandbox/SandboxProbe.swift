@@ -5,9 +5,9 @@ import Glibc
 /// does (xdp-app-info-flatpak.c, -snap.c): Flatpak's `/.flatpak-info` in the
 /// process's own root, else a confined Snap's AppArmor label, else the host.
 /// What cannot be read is `.unknown`, never `.host`.
-public enum SandboxProbe {
+package enum SandboxProbe {
     /// The identity of `process`.
-    public static func identity(of process: ProcessHandle) -> SandboxIdentity {
+    package static func identity(of process: ProcessHandle) -> SandboxIdentity {
         do throws(SandboxError) {
             let proc = try process.openProcDirectory()
             defer { close(proc) }
@@ -55,7 +55,7 @@ public enum SandboxProbe {
     }
 
     /// `snap.NAME.APP (enforce)` → NAME; nil for a label that is not a snap's.
-    public static func snapName(label: String) throws(SandboxError) -> String? {
+    package static func snapName(label: String) throws(SandboxError) -> String? {
         let profile = label.split(separator: " ", maxSplits: 1).first.map(String.init) ?? ""
         guard profile.hasPrefix("snap.") else { return nil }
         let parts = profile.split(separator: ".", omittingEmptySubsequences: false)

@@ -1,5 +1,4 @@
-import SysoundAudio
-import SysoundFeedback
+import SysoundCore
 import XCTest
 
 /// A voice's id on the wire (`slot.serial`, `slot.serial.role`): what a play

@@ -1,4 +1,5 @@
 import Logging
+import Sysound
 import SysoundAudio
 import SysoundConfig
 import SysoundCore
@@ -8,12 +9,12 @@ import SysoundState
 /// Renders sounds offline to a WAV file through OpenAL's loopback device
 /// (ALC_SOFT_loopback): the exact mix the engine would send to a speaker.
 /// For tests and for machines without audio output.
-package enum SoundRenderer {
+enum SoundRenderer {
     /// Plays `request` into a file instead of a device, until it ends.
     ///
     /// Nobody hears a rendering, so silent mode and the lock do not apply;
     /// the gains (theme, request, category, system volume) do.
-    package static func render(
+    static func render(
         _ request: PlayRequest, to path: String, configPath: String? = nil, stateDirectory: String? = nil,
         logger: Logger = Logger(label: "sysound")
     ) throws(SoundServiceError) -> WireFields {
