@@ -213,19 +213,21 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
 
     /// Blocks until what was written has been heard: the server has played
     /// it (`pa_stream_drain`), then the sink's latency (its last timing
-    /// update) has passed; at most `timeoutSeconds` for the drain. True when
-    /// the server said so. The drain also starts a last write shorter than
-    /// `prebuf`, which the server holds for more after an underrun mid-sound:
-    /// a stream closed without it drops that tail. A corked or failed stream
-    /// plays nothing more: false at once. Without `ALLock`, never on the
-    /// mainloop thread.
+    /// update) has passed, and on PipeWire one graph cycle more (its drain
+    /// is told when the stream's last buffer was taken into a cycle, which
+    /// still has to reach the sink); at most `timeoutSeconds` for the drain.
+    /// True when the server said so. The drain also starts a last write
+    /// shorter than `prebuf`, which the server holds for more after an
+    /// underrun mid-sound: a stream closed without it drops that tail. A
+    /// corked or failed stream plays nothing more: false at once. Without
+    /// `ALLock`, never on the mainloop thread.
     func drain(timeoutSeconds: Double) -> Bool {
         lock()
         let drained = drainLocked(timeoutSeconds: timeoutSeconds)
         unlock()
         guard drained else { return false }
-        let sink = shared.withLock { $0.playout.sinkMicros }
-        if sink > 0 { usleep(useconds_t(min(sink, 1_000_000))) }
+        let after = shared.withLock { $0.playout.sinkMicros + $0.playout.drainedStartMicros }
+        if after > 0 { usleep(useconds_t(min(after, 1_000_000))) }
         return true
     }
 
