@@ -69,9 +69,10 @@ protocol AudioOutputDevice: AnyObject, Sendable {
     func untilHeardNanoseconds() -> UInt64
     /// Blocks until the sound server has played everything the output was
     /// given (the own stream's `pa_stream_drain`), at most `timeoutSeconds`;
-    /// true when it said so. False where the output cannot tell (OpenAL
-    /// Soft's device, a loopback): the caller then waits by the latency.
-    /// Without `ALLock`; a process about to close its output calls it.
+    /// true when it said so, or when the output holds nothing (a loopback).
+    /// False where the output cannot tell (OpenAL Soft's device): the caller
+    /// then waits by the latency. Without `ALLock`; a process about to close
+    /// its output calls it.
     func drain(timeoutSeconds: Double) -> Bool
 
     // MARK: Loss
