@@ -32,11 +32,15 @@ final class InProcessEngine: Sendable {
         let configuration: SysoundConfiguration, theme: Theme
         do {
             let problems: [Diagnostic]
-            (configuration, theme, problems) = try ServiceSetup.load(configPath: configPath)
+            // A one-shot play decodes its one sound, which says what is wrong with its file.
+            (configuration, theme, problems) = try ServiceSetup.load(configPath: configPath, checkingFiles: !oneShot)
             problems.forEach { logger.debug("\($0)") }
         } catch {
             throw SoundServiceError(.configuration, error.description)
         }
+        // Before the threads below (haptics, LEDs, the audio loop): the
+        // environment may be written only now.
+        if oneShot { AudioProcess.prepareOneShot(configuration.audio) }
         // The settings as the daemon has them: followed with inotify, so a
         // play reads no file. Without a watch (inotify's limit reached) they
         // are read at each play, which is slower but as right.
@@ -100,21 +104,27 @@ final class InProcessEngine: Sendable {
         }
         // A voice has ended when the mixer has consumed it; the sound server
         // still holds what was written ahead of the sink, and closing the
-        // stream now would drop that tail (a short tap, entirely). Neither
-        // the configured latency nor the engine's own count of what is still
-        // unheard (`untilHeardNanoseconds`) covered it alone in FastPathTests
-        // (tails cut to 0.73 and 0.77 of their share when blocks came late):
-        // the longer of the two, and 50 ms for late blocks.
-        if manager.audio != nil {
+        // stream now would drop that tail (a short tap, entirely). The own
+        // stream is drained: the server says when it has played it all, and
+        // starts a last block it would hold after an underrun (FastPathTests
+        // saw tails cut to 0.73–0.77 of their share when blocks came late,
+        // before). An output that cannot tell (OpenAL Soft's device) is
+        // waited for by its latency: the longer of the configured and the
+        // engine's own count of what is unheard, and 50 ms for late blocks.
+        let undrained = manager.audioEngines.filter { !$0.drainOutput(timeoutSeconds: Self.longestDrainSeconds) }
+        if !undrained.isEmpty {
             let configured = UInt64(manager.configuration.audio.latencyMs) * 1_000_000
-            let unheard = manager.audioEngines.map(\.untilHeardNanoseconds).max() ?? 0
+            let unheard = undrained.map(\.untilHeardNanoseconds).max() ?? 0
             usleep(useconds_t((max(configured, unheard) + 50_000_000) / 1000))
         }
     }
+
+    /// The longest a drain is waited for: a server that takes longer has
+    /// stalled (a stream's whole buffer is milliseconds).
+    static let longestDrainSeconds = 2.0
 }
 #else
 import Logging
-import SysoundAudio
 import SysoundCore
 import SysoundState
 

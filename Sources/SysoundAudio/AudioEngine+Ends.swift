@@ -57,6 +57,18 @@ extension AudioEngine {
         }
     }
 
+    /// Blocks until the output has played everything it was given and the
+    /// sink has let it out (the own stream's drain, `AudioOutputDevice.drain`),
+    /// at most `timeoutSeconds`: a process about to exit calls it once its
+    /// voices have ended, or its close would drop what the server still holds.
+    /// True when the output said so (or has nothing to hold); false when it
+    /// cannot tell (OpenAL Soft's device): then only `untilHeardNanoseconds`
+    /// and a margin tell. Not on the host's loop, nor holding `ALLock`.
+    package func drainOutput(timeoutSeconds: Double) -> Bool {
+        guard let out = locked({ output }) else { return true }
+        return out.drain(timeoutSeconds: timeoutSeconds)
+    }
+
     /// Blocks the caller until `voice` has been heard to its end (`whenHeard`):
     /// the embedded engine's synchronous `wait=1`. Never on the host's loop.
     package func waitUntilHeard(_ voice: VoiceID) {

@@ -67,6 +67,13 @@ protocol AudioOutputDevice: AnyObject, Sendable {
     /// the own stream wrote ahead and the sink's latency (`PlayoutClock`);
     /// OpenAL Soft's device's latency; 0 on a loopback.
     func untilHeardNanoseconds() -> UInt64
+    /// Blocks until the sound server has played everything the output was
+    /// given (the own stream's `pa_stream_drain`), at most `timeoutSeconds`;
+    /// true when it said so, or when the output holds nothing (a loopback).
+    /// False where the output cannot tell (OpenAL Soft's device): the caller
+    /// then waits by the latency. Without `ALLock`; a process about to close
+    /// its output calls it.
+    func drain(timeoutSeconds: Double) -> Bool
 
     // MARK: Loss
 
@@ -183,9 +190,22 @@ enum AudioOutputs {
         case .auto:
             if (server ?? SoundServerProbe.ask()) == .absent { return try OpenALDeviceOutput.open(s, realtime: realtime) }
             do { return try StreamOutput.open(s, role: role, realtime: realtime) } catch {
-                if case .pulse = error { return try OpenALDeviceOutput.open(s, realtime: realtime) }
+                // Without OpenAL Soft's backends the stream's own failure is the answer.
+                if case .pulse = error, !AudioProcess.openALMixesOnly { return try OpenALDeviceOutput.open(s, realtime: realtime) }
                 throw error
             }
+        }
+    }
+
+    /// Whether `openDevice` would surely open sysound's own stream, given
+    /// what the server answered: the `pulse` backend, or `auto` with a
+    /// server that answers (`unknown` and `silent` may still end on OpenAL
+    /// Soft's device).
+    static func opensOwnStream(_ s: AudioSettings, server: SoundServerProbe.Answer) -> Bool {
+        switch s.backend {
+        case .pulse: true
+        case .auto: server == .answers
+        case .openal: false
         }
     }
 }

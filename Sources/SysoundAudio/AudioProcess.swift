@@ -34,14 +34,26 @@ import SysoundPlatform
 public enum AudioProcess {
     private nonisolated(unsafe) static var prepared: Bool?
     private nonisolated(unsafe) static var file: String?
+    private nonisolated(unsafe) static var mixesOnly = false
     private static let lock = NSLock()
     static let filePrefix = "sysound-alsoft-"
 
     /// Prepares the process for `settings`' opens (once; later calls return
     /// the first one's answer). Returns false, touching nothing, when the
     /// process already runs more than one thread.
+    ///
+    /// `openALMixesOnly`: the process's one output is sysound's own stream
+    /// (a one-shot process whose sound server answers), so OpenAL Soft only
+    /// mixes, on a loopback device, and needs none of its backends. Its
+    /// first call of any kind tries each backend it may use, and its
+    /// PulseAudio backend's try is a whole connection to the server (its
+    /// own mainloop thread, the cookie, the authentication; 8–12 ms of a
+    /// one-shot `sysound play` here, before the own stream's connection).
+    /// `ALSOFT_DRIVERS` names only its null backend then, and OpenAL Soft's
+    /// own device is refused in this process (`OpenALDeviceOutput.open`):
+    /// it could only be silent.
     @discardableResult
-    package static func prepare(_ settings: AudioSettings) -> Bool {
+    package static func prepare(_ settings: AudioSettings, openALMixesOnly: Bool = false) -> Bool {
         lock.lock()
         defer { lock.unlock() }
         if let prepared { return prepared }
@@ -49,18 +61,42 @@ public enum AudioProcess {
         prepared = single
         guard single else { return false }
         let environment = ProcessInfo.processInfo.environment
-        if let text = AlsoftConfig.contents(settings), isUnclaimed(environment["ALSOFT_CONF"]) {
+        // Only OpenAL Soft's own device reads the file: none when it only mixes.
+        if !openALMixesOnly, let text = AlsoftConfig.contents(settings), isUnclaimed(environment["ALSOFT_CONF"]) {
             let path = NSTemporaryDirectory() + filePrefix + "\(getpid()).conf"
             // Unwritable temp directory: OpenAL Soft keeps its own period, as without the file.
-            if (try? text.write(toFile: path, atomically: true, encoding: .utf8)) != nil {
+            // Not atomically: no one else reads this process's file, and an
+            // atomic write syncs it to the disk (/tmp is a disk on many systems).
+            if (try? text.write(toFile: path, atomically: false, encoding: .utf8)) != nil {
                 setenv("ALSOFT_CONF", path, 1)
                 file = path
             }
         }
-        if settings.backend != .pulse, let merged = PulseClientTag.merged(into: environment["PULSE_PROP"] ?? "") {
+        if openALMixesOnly {
+            setenv("ALSOFT_DRIVERS", "null", 1)
+            mixesOnly = true
+        } else if settings.backend != .pulse, let merged = PulseClientTag.merged(into: environment["PULSE_PROP"] ?? "") {
             setenv("PULSE_PROP", merged, 1)
         }
         return true
+    }
+
+    /// Prepares a process that plays and exits (`sysound-engine play` and
+    /// `request`), before it starts any thread: OpenAL Soft only mixes when
+    /// the output will be the own stream. Asks the sound server for that
+    /// (`SoundServerProbe`; the open asks again, a round trip of well under
+    /// a millisecond to a running server).
+    package static func prepareOneShot(_ settings: AudioSettings) {
+        let ownStream = AudioOutputs.opensOwnStream(settings, server: SoundServerProbe.ask())
+        prepare(settings, openALMixesOnly: ownStream)
+    }
+
+    /// Whether OpenAL Soft was left without its backends (`prepare`'s
+    /// `openALMixesOnly`): its own device cannot play in this process.
+    static var openALMixesOnly: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return mixesOnly
     }
 
     /// Removes the private config file once an engine has opened its device:

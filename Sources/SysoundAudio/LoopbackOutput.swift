@@ -59,6 +59,8 @@ final class LoopbackOutput: AudioOutputDevice, @unchecked Sendable {
     var keepsTiming: Bool { true }
     func latencyNanoseconds() -> UInt64 { 0 }
     func untilHeardNanoseconds() -> UInt64 { 0 }
+    /// Nothing is held anywhere: whatever was rendered is all there is.
+    func drain(timeoutSeconds: Double) -> Bool { true }
 
     /// Nothing is played, so nothing can be lost.
     var hasToldLoss: Bool { false }

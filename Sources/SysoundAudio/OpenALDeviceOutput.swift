@@ -29,6 +29,9 @@ final class OpenALDeviceOutput: AudioOutputDevice, @unchecked Sendable {
     /// its context; `realtime` makes the audio threads that started
     /// meanwhile real-time (`AudioThreads`).
     static func open(_ s: AudioSettings, realtime: RealtimeThreads?) throws(AudioError) -> OpenALDeviceOutput {
+        guard !AudioProcess.openALMixesOnly else {
+            throw .noOutputDevice(detail: "OpenAL Soft's own device is not used by this process: it opened for sysound's own stream only")
+        }
         // alcCreateContext restarts the mixer and starts the event thread: both calls are watched.
         let (opened, threads) = try AudioThreads.started { () throws(AudioError) -> (OpaquePointer, OpaquePointer) in
             // What it prints of failed probes is quieted once, at its source
@@ -77,6 +80,9 @@ final class OpenALDeviceOutput: AudioOutputDevice, @unchecked Sendable {
     /// The device's latency waits on its backend lock (`latencyNanoseconds`).
     var keepsTiming: Bool { false }
     func untilHeardNanoseconds() -> UInt64 { latencyNanoseconds() }
+    /// OpenAL Soft's device keeps its buffer full of mixed silence and says
+    /// nothing of what it has played: only its latency tells.
+    func drain(timeoutSeconds: Double) -> Bool { false }
 
     /// Only ALC_CONNECTED, or the disconnect event to the monitor, tells it.
     var hasToldLoss: Bool { false }

@@ -85,6 +85,8 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
     /// When the last one was asked for (CLOCK_MONOTONIC µs).
     private var timingAskedAt: UInt64 = 0
     private var closed = false
+    /// The server's answer to the last `drain` (nil while none came).
+    private var drainAnswer: Bool?
 
     private init(settings: AudioSettings, clientName: String, role: MediaRole) throws(AudioError) {
         rate = settings.sampleRate
@@ -207,6 +209,46 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
             var one: UInt64 = 1
             _ = write(kickFD, &one, 8)
         }
+    }
+
+    /// Blocks until what was written has been heard: the server has played
+    /// it (`pa_stream_drain`), then the sink's latency (its last timing
+    /// update) has passed, and on PipeWire one graph cycle more (its drain
+    /// is told when the stream's last buffer was taken into a cycle, which
+    /// still has to reach the sink); at most `timeoutSeconds` for the drain.
+    /// True when the server said so. The drain also starts a last write
+    /// shorter than `prebuf`, which the server holds for more after an
+    /// underrun mid-sound: a stream closed without it drops that tail. A
+    /// corked or failed stream plays nothing more: false at once. Without
+    /// `ALLock`, never on the mainloop thread.
+    func drain(timeoutSeconds: Double) -> Bool {
+        lock()
+        let drained = drainLocked(timeoutSeconds: timeoutSeconds)
+        unlock()
+        guard drained else { return false }
+        let after = shared.withLock { $0.playout.sinkMicros + $0.playout.drainedStartMicros }
+        if after > 0 { usleep(useconds_t(min(after, 1_000_000))) }
+        return true
+    }
+
+    private func drainLocked(timeoutSeconds: Double) -> Bool {
+        guard let stream, !closed, !corked, pa_stream_get_state(stream) == PA_STREAM_READY else { return false }
+        drainAnswer = nil
+        guard let op = pa_stream_drain(stream, { _, success, me in PulseStream.from(me).drained(success != 0) }, selfPointer) else {
+            return false
+        }
+        defer { pa_operation_unref(op) }
+        do {
+            try loop.wait(for: "the stream's drain", until: ThreadedMainloop.deadline(in: timeoutSeconds)) { () -> Bool? in
+                if drainAnswer != nil { return true }
+                return pa_stream_get_state(stream) == PA_STREAM_READY ? false : nil
+            }
+        } catch {
+            // Past the deadline: no answer is to call back into a stream being closed.
+            pa_operation_cancel(op)
+            return false
+        }
+        return drainAnswer == true
     }
 
     /// False once the context or the stream failed (the server went away).
@@ -514,6 +556,11 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
             $0.latencyNs = ns
             $0.playout.sinkMicros = sink
         }
+    }
+
+    private func drained(_ success: Bool) {
+        drainAnswer = success
+        signal()
     }
 
     private func underflowed() {

@@ -41,7 +41,8 @@ public enum SoundServerProbe {
     /// else `$XDG_RUNTIME_DIR/pulse/native`. Nil when that cannot be told
     /// from here (a TCP server, OpenAL Soft pinned to another backend).
     public static func socketPaths(_ variable: (String) -> String? = Self.variable) -> [String]? {
-        if let drivers = variable("ALSOFT_DRIVERS"), !drivers.isEmpty,
+        // OpenAL Soft pinned to another backend, unless sysound left it none (it only mixes here).
+        if !AudioProcess.openALMixesOnly, let drivers = variable("ALSOFT_DRIVERS"), !drivers.isEmpty,
            !drivers.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "pulse" }) {
             return nil
         }

@@ -99,6 +99,7 @@ final class StreamOutput: ReconnectingOutput, @unchecked Sendable {
     /// the stream: asking takes no PulseAudio lock.
     func latencyNanoseconds() -> UInt64 { stream.latencyNanoseconds }
     func untilHeardNanoseconds() -> UInt64 { stream.untilHeardNanoseconds }
+    func drain(timeoutSeconds: Double) -> Bool { stream.drain(timeoutSeconds: timeoutSeconds) }
 
     /// The stream's failure callback recorded it.
     var hasToldLoss: Bool { !stream.isConnected }

@@ -7,13 +7,16 @@ import TOMLKit
 final class TOMLDocument {
     let file: String
     let root: TOMLTable
-    private let lines: KeyLines
+    private let text: String
+    /// Scanned at the first line asked for: a file without problems in it
+    /// (the daemon's and every one-shot `sysound play`'s common case) needs none.
+    private lazy var lines = KeyLines(text: text)
     private(set) var diagnostics: [Diagnostic] = []
 
     private init(file: String, root: TOMLTable, text: String) {
         self.file = file
         self.root = root
-        self.lines = KeyLines(text: text)
+        self.text = text
     }
 
     /// Parses `text` (named `file` in diagnostics) with TOMLKit's `TOMLTable(string:)`.
@@ -74,21 +77,28 @@ struct KeyLines {
     private var lineOf: [String: Int] = [:]
 
     init(text: String) {
+        // Over the UTF-8 bytes: every character the scan looks for is ASCII,
+        // and walking Characters (grapheme breaking) cost the engine's start
+        // more than parsing the TOML itself.
         var table: [String] = []
         var lineNumber = 0
-        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for raw in text.utf8.split(separator: Self.newline, omittingEmptySubsequences: false) {
             lineNumber += 1
-            let line = raw.drop { $0 == " " || $0 == "\t" }
-            if line.hasPrefix("[") {
-                let inner = line.drop { $0 == "[" }.prefix { $0 != "]" }
-                table = Self.components(String(inner))
+            let line = raw.drop { $0 == Self.space || $0 == Self.tab }
+            if line.first == Self.openBracket {
+                let inner = line.drop { $0 == Self.openBracket }.prefix { $0 != Self.closeBracket }
+                table = Self.components(inner)
                 record(table, lineNumber)
-            } else if let equals = line.firstIndex(of: "="), !line.hasPrefix("#") {
-                let key = Self.components(String(line[..<equals]))
+            } else if line.first != Self.hash, let equals = line.firstIndex(of: Self.equals) {
+                let key = Self.components(line[..<equals])
                 if !key.isEmpty { record(table + key, lineNumber) }
             }
         }
     }
+
+    private static let newline = UInt8(ascii: "\n"), space = UInt8(ascii: " "), tab = UInt8(ascii: "\t")
+    private static let openBracket = UInt8(ascii: "["), closeBracket = UInt8(ascii: "]"), hash = UInt8(ascii: "#")
+    private static let equals = UInt8(ascii: "="), dot = UInt8(ascii: "."), doubleQuote = UInt8(ascii: "\""), singleQuote = UInt8(ascii: "'")
 
     private mutating func record(_ path: [String], _ line: Int) {
         let key = path.joined(separator: ".")
@@ -96,24 +106,26 @@ struct KeyLines {
     }
 
     /// Splits `a."b.c".d` into components, dropping quotes and spaces.
-    static func components(_ text: String) -> [String] {
+    static func components(_ text: String) -> [String] { components(text.utf8[...]) }
+
+    static func components(_ text: some Collection<UInt8>) -> [String] {
         var parts: [String] = []
-        var current = ""
-        var quote: Character?
+        var current: [UInt8] = []
+        var quote: UInt8?
         for c in text {
             if let q = quote {
                 if c == q { quote = nil } else { current.append(c) }
-            } else if c == "\"" || c == "'" {
+            } else if c == doubleQuote || c == singleQuote {
                 quote = c
-            } else if c == "." {
-                parts.append(current)
-                current = ""
-            } else if c != " " && c != "\t" {
+            } else if c == dot {
+                if !current.isEmpty { parts.append(String(decoding: current, as: UTF8.self)) }
+                current.removeAll(keepingCapacity: true)
+            } else if c != space && c != tab {
                 current.append(c)
             }
         }
-        parts.append(current)
-        return parts.filter { !$0.isEmpty }
+        if !current.isEmpty { parts.append(String(decoding: current, as: UTF8.self)) }
+        return parts
     }
 
     /// The line of `key`, or of its nearest enclosing table that has one.

@@ -38,7 +38,8 @@ struct ThemeIndex {
 
     /// Reads `<directory>/index.toml`. `presets` are the haptic preset names
     /// the configuration defines, which `haptic` keys must name.
-    static func read(directory: String, presets: Set<String>, maxClipSeconds: Double) -> (ThemeIndex, [Diagnostic]) {
+    /// `checkingFiles`: whether each sound's file is opened to check it (`Theme.read`).
+    static func read(directory: String, presets: Set<String>, maxClipSeconds: Double, checkingFiles: Bool = true) -> (ThemeIndex, [Diagnostic]) {
         var index = ThemeIndex(directory: directory)
         let path = Paths.join(directory, fileName)
         let document: TOMLDocument
@@ -60,7 +61,9 @@ struct ThemeIndex {
                     document.report(.invalidValue, key: sound.path, "the sound name \(problem); expected \(nameRule)")
                     continue
                 }
-                guard var entry = readEntry(name, sound, directory: directory, presets: presets, maxClipSeconds: maxClipSeconds) else { continue }
+                guard var entry = readEntry(
+                    name, sound, directory: directory, presets: presets, maxClipSeconds: maxClipSeconds, checkingFile: checkingFiles
+                ) else { continue }
                 index.origins[name] = Origin(file: path, line: document.line(of: sound.path!), key: sound.path!)
                 var accepted: [String] = []
                 defer {
@@ -120,7 +123,7 @@ struct ThemeIndex {
     }
 
     private static func readEntry(
-        _ name: String, _ sound: TableReader, directory: String, presets: Set<String>, maxClipSeconds: Double
+        _ name: String, _ sound: TableReader, directory: String, presets: Set<String>, maxClipSeconds: Double, checkingFile: Bool
     ) -> SoundEntry? {
         let document = sound.document
         let file = sound.string("file", default: nil, expected: "the sound file's path, in quotes")
@@ -161,6 +164,7 @@ struct ThemeIndex {
             }
             return nil
         }
+        guard checkingFile else { return entry }
         if !Paths.isFile(entry.file) {
             document.report(.missingFile, key: sound.keyPath("file"), "the sound file \(entry.file) does not exist; expected a WAV, FLAC or Ogg file relative to \(directory)")
         } else {

@@ -21,11 +21,20 @@ extension Theme {
     }
 
     /// Reads the theme leniently: what could be loaded, and every problem.
-    package static func read(configuration config: SysoundConfiguration, environment: [String: String] = ProcessInfo.processInfo.environment) -> (Theme, [Diagnostic]) {
+    ///
+    /// `checkingFiles: false` leaves each sound's file unopened (whether it
+    /// exists, what it holds, how long it lasts): a one-shot play decodes
+    /// the one sound it plays, which tells the same problems, and opening
+    /// every file of the theme was a third of reading it.
+    package static func read(
+        configuration config: SysoundConfiguration, environment: [String: String] = ProcessInfo.processInfo.environment,
+        checkingFiles: Bool = true
+    ) -> (Theme, [Diagnostic]) {
         var diagnostics: [Diagnostic] = []
         let configFile = config.file ?? "(built-in defaults)"
-        // Only for line numbers in diagnostics: the file was read whole a moment ago.
-        let configLines = config.file.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }.map(KeyLines.init(text:))
+        // Only for line numbers in diagnostics, read at the first one (the
+        // file was read whole a moment ago; a theme without problems needs none).
+        lazy var configLines = config.file.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }.map(KeyLines.init(text:))
         func configOrigin(_ key: String) -> Origin { Origin(file: configFile, line: configLines?.line(of: key), key: key) }
 
         var indexes: [ThemeIndex] = []
@@ -36,7 +45,8 @@ extension Theme {
                 diagnostics.append(Diagnostic(.missingFile, file: o.file, line: o.line, key: o.key, message: "the theme directory \(directory) does not exist; expected a directory holding \(ThemeIndex.fileName)"))
                 continue
             }
-            let (index, found) = ThemeIndex.read(directory: directory, presets: presets, maxClipSeconds: config.audio.maxClipSeconds)
+            let (index, found) = ThemeIndex.read(
+                directory: directory, presets: presets, maxClipSeconds: config.audio.maxClipSeconds, checkingFiles: checkingFiles)
             diagnostics += found
             indexes.append(index)
         }

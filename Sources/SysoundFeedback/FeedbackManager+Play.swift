@@ -86,32 +86,42 @@ extension FeedbackManager {
         var result: PlayResult
         switch decision.sound {
         case .skip:
-            result = try start(nil, request, entry: entry, decision: decision)
+            result = try start(nil, on: nil, request, entry: entry, decision: decision)
         case .deferred:
-            let clip = try clip(for: entry, role: role(of: request, entry: entry))
+            let clip = try clip(for: entry, on: try playEngine(request, entry: entry))
             deferred.withLock { d in
                 if d.count == Self.maximumDeferred { d.removeFirst() }
                 d.append(DeferredPlay(clip: clip, request: request, entry: entry))
             }
-            result = try start(nil, request, entry: entry, decision: decision)
+            result = try start(nil, on: nil, request, entry: entry, decision: decision)
         case .play:
-            let clip = try clip(for: entry, role: role(of: request, entry: entry))
-            result = try start(clip, request, entry: entry, decision: decision)
+            // The role's engine once per play: the clip, the haptic's delay and the voice all use it.
+            let engine = try playEngine(request, entry: entry)
+            result = try start(try clip(for: entry, on: engine), on: engine, request, entry: entry, decision: decision)
         }
         result.flashed = flashForAlert(decision.category, request)
         return result
     }
 
-    /// Acts on a decision: starts the voice (if `clip` is given and the
-    /// decision plays) and the vibration together.
-    func start(_ clip: Clip?, _ request: PlayRequest, entry: SoundEntry, decision: Decision) throws(FeedbackError) -> PlayResult {
+    /// The engine of the role `request` plays `entry` in (opened if need be).
+    func playEngine(_ request: PlayRequest, entry: SoundEntry) throws(FeedbackError) -> AudioEngine {
+        do throws(AudioError) {
+            return try engine(for: role(of: request, entry: entry))
+        } catch {
+            throw FeedbackError(error)
+        }
+    }
+
+    /// Acts on a decision: starts the voice (if `clip` is given, loaded into
+    /// `engine`, and the decision plays) and the vibration together.
+    func start(
+        _ clip: Clip?, on engine: AudioEngine?, _ request: PlayRequest, entry: SoundEntry, decision: Decision
+    ) throws(FeedbackError) -> PlayResult {
         var result = PlayResult(decision: decision, voice: nil, duration: clip?.duration, haptic: .notDue)
         // The sound is heard the output's latency after it starts: the haptic
         // starts then too (nothing to wait for without a sound, or on loopback).
         let sounds = if case .play = decision.sound, clip != nil { true } else { false }
-        let role = role(of: request, entry: entry)
-        // No engine: the sound part fails and says so below; the haptic starts without waiting.
-        let latency = sounds ? ((try? engine(for: role))?.outputLatencyNanoseconds ?? 0) : 0
+        let latency = sounds ? (engine?.outputLatencyNanoseconds ?? 0) : 0
         switch decision.haptic {
         case .none: break
         case .skip(let reason): result.haptic = .skipped(.policy(reason))
@@ -119,10 +129,8 @@ extension FeedbackManager {
             result.haptic = vibrate(
                 preset: preset, intensity: desktop.hapticScale, priority: decision.category.voicePriority, delayNanoseconds: latency)
         }
-        if case .play(let gain) = decision.sound, let clip {
+        if case .play(let gain) = decision.sound, let clip, let engine {
             do {
-                // The clip was loaded into this role's engine (`clip(for:role:)`).
-                let engine = try engine(for: role)
                 let voice = try engine.play(
                     clip, gain: gain, rate: request.rate, category: decision.category,
                     priority: entry.priority, loop: request.loop && entry.loopable, duck: request.duck)
@@ -172,12 +180,11 @@ extension FeedbackManager {
         }
     }
 
-    /// The decoded clip for an entry in the engine of `role`: preloaded (the
-    /// event engine's theme), or loaded now (embedded engine, XDG fallback
-    /// sounds, ad-hoc files, the first play of a sound with another role).
-    func clip(for entry: SoundEntry, role: MediaRole) throws(FeedbackError) -> Clip {
+    /// The decoded clip for an entry in `audio`, its role's engine: preloaded
+    /// (the event engine's theme), or loaded now (embedded engine, XDG
+    /// fallback sounds, ad-hoc files, the first play of a sound with another role).
+    func clip(for entry: SoundEntry, on audio: AudioEngine) throws(FeedbackError) -> Clip {
         do throws(AudioError) {
-            let audio = try engine(for: role)
             if entry.name == entry.file { return try audio.clip(forFile: entry.file) }
             // Not loaded (evicted, or a role engine's first play): loaded below, whose error is thrown.
             if let clip = try? audio.clip(named: entry.name) { return clip }

@@ -221,7 +221,7 @@ package final class FeedbackManager: Sendable {
         for held in held {
             let decision = Policy.decide(held.request, entry: held.entry, state: state, settings: configuration.policy, desktop: desktop)
             do {
-                _ = try start(held.clip, held.request, entry: held.entry, decision: decision)
+                _ = try start(held.clip, on: try playEngine(held.request, entry: held.entry), held.request, entry: held.entry, decision: decision)
             } catch {
                 logger.warning("cannot resume \(held.entry.name) after the interruption: \(error)")
             }

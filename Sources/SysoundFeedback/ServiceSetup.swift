@@ -27,9 +27,10 @@ package enum ServiceSetup {
     /// Loads the configuration (search order: `path`, `$XDG_CONFIG_HOME`,
     /// `/etc/sysound`, the shipped default) and the theme it names. Problems
     /// with single sounds are returned, not thrown: the other sounds still play.
-    package static func load(configPath: String?) throws(ConfigurationError) -> (SysoundConfiguration, Theme, [Diagnostic]) {
+    /// `checkingFiles`: whether each sound's file is opened to check it (`Theme.read`).
+    package static func load(configPath: String?, checkingFiles: Bool = true) throws(ConfigurationError) -> (SysoundConfiguration, Theme, [Diagnostic]) {
         let configuration = try SysoundConfiguration.load(path: configPath)
-        let (theme, problems) = Theme.read(configuration: configuration)
+        let (theme, problems) = Theme.read(configuration: configuration, checkingFiles: checkingFiles)
         return (configuration, theme, problems)
     }
 

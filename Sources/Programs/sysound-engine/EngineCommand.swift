@@ -16,6 +16,9 @@ struct EngineCommand: ParsableCommand {
     static func main() {
         let arguments = CommandLine.arguments.dropFirst()
         bootstrapLogging(verbose: arguments.contains("-v") || arguments.contains("--verbose") || arguments.first == "serve")
+        if let play = PlayCommand.handedOver(Array(arguments)) {
+            PlayCommand.play(play.name, stateDirectory: play.stateDirectory, app: play.app)
+        }
         do {
             var command = try parseAsRoot()
             try command.run()

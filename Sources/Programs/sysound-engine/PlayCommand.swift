@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 import Logging
 import Sysound
 import SysoundCLIOptions
@@ -28,7 +29,13 @@ struct PlayCommand: ParsableCommand {
     var app: String?
 
     func run() throws {
-        let service = SoundService(stateDirectory: stateDir, configPath: nil, mode: .embedded, logger: Logger(label: "sysound"), oneShot: true)
+        Self.play(name, stateDirectory: stateDir, app: app)
+    }
+
+    /// Plays `name` and ends the process: 0 once the sound has been heard,
+    /// else the CLI's message and its exit status.
+    static func play(_ name: String, stateDirectory: String?, app: String?) -> Never {
+        let service = SoundService(stateDirectory: stateDirectory, configPath: nil, mode: .embedded, logger: Logger(label: "sysound"), oneShot: true)
         let reply: Reply
         do {
             reply = try service.send(.play(PlayRequest(.name(name), app: app)))
@@ -37,9 +44,33 @@ struct PlayCommand: ParsableCommand {
         }
         if case .error(let code, let message) = reply {
             printError("sysound: cannot play \(name): \(message)")
-            throw ExitCode(code.exitStatus)
+            Glibc.exit(code.exitStatus)
         }
         service.waitUntilIdle()
         endOneShot()
+    }
+
+    /// The arguments `sysound` hands over (`EmbeddedPlay`): `play NAME`,
+    /// then `--state-dir DIR` and `--app ID` at most once each — the shape
+    /// its fast path accepted (sysound/FastPath.swift), so read here without
+    /// the argument parser, whose start (its commands' reflection, the
+    /// runtime's conformance lookups) was the largest part of this process's
+    /// own work before the configuration. Nil for anything else: the parser
+    /// takes it, with its messages.
+    static func handedOver(_ arguments: [String]) -> (name: String, stateDirectory: String?, app: String?)? {
+        guard arguments.count >= 2, arguments.count % 2 == 0, arguments.count <= 6, arguments[0] == "play",
+              !arguments[1].hasPrefix("-") else { return nil }
+        var stateDirectory: String?, app: String?
+        for i in stride(from: 2, to: arguments.count, by: 2) {
+            let value = arguments[i + 1]
+            if arguments[i] == "--state-dir", stateDirectory == nil {
+                stateDirectory = value
+            } else if arguments[i] == "--app", app == nil, PlayRequest.isValidApp(value) {
+                app = value
+            } else {
+                return nil
+            }
+        }
+        return (arguments[1], stateDirectory, app)
     }
 }
