@@ -63,7 +63,7 @@ extension AudioEngine {
     /// voices have ended, or its close would drop what the server still holds.
     /// True when the output said so (or has nothing to hold); false when it
     /// cannot tell (OpenAL Soft's device): then only `untilHeardNanoseconds`
-    /// and a margin tell. Not on the host's loop, nor holding `ALLock`.
+    /// and a margin tell. Not on the host's loop, nor holding the engine's lock.
     package func drainOutput(timeoutSeconds: Double) -> Bool {
         guard let out = locked({ output }) else { return true }
         return out.drain(timeoutSeconds: timeoutSeconds)

@@ -71,7 +71,7 @@ protocol AudioOutputDevice: AnyObject, Sendable {
     /// given (the own stream's `pa_stream_drain`), at most `timeoutSeconds`;
     /// true when it said so, or when the output holds nothing (a loopback).
     /// False where the output cannot tell (OpenAL Soft's device): the caller
-    /// then waits by the latency. Without `ALLock`; a process about to close
+    /// then waits by the latency. Without the engine's lock; a process about to close
     /// its output calls it.
     func drain(timeoutSeconds: Double) -> Bool
 

@@ -220,7 +220,7 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
     /// shorter than `prebuf`, which the server holds for more after an
     /// underrun mid-sound: a stream closed without it drops that tail. A
     /// corked or failed stream plays nothing more: false at once. Without
-    /// `ALLock`, never on the mainloop thread.
+    /// an engine's lock, never on the mainloop thread.
     func drain(timeoutSeconds: Double) -> Bool {
         lock()
         let drained = drainLocked(timeoutSeconds: timeoutSeconds)
