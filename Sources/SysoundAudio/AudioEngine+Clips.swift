@@ -2,13 +2,13 @@ import COpenAL
 import Foundation
 
 /// A sound of the theme to preload.
-public struct ClipSource: Sendable, Equatable {
-    public var name: String
-    public var path: String
+package struct ClipSource: Sendable, Equatable {
+    package var name: String
+    package var path: String
     /// The theme's relative gain (kept on the clip for the policy).
-    public var gain: Double
+    package var gain: Double
 
-    public init(name: String, path: String, gain: Double = 1) {
+    package init(name: String, path: String, gain: Double = 1) {
         self.name = name
         self.path = path
         self.gain = gain
@@ -17,9 +17,9 @@ public struct ClipSource: Sendable, Equatable {
 
 /// What `preload` did: the clips now loaded, and the files refused, each with
 /// an error naming it. One bad file never keeps the others from loading.
-public struct PreloadReport: Sendable {
-    public var loaded: [String]
-    public var failures: [AudioError]
+package struct PreloadReport: Sendable {
+    package var loaded: [String]
+    package var failures: [AudioError]
 }
 
 extension AudioEngine {
@@ -35,7 +35,7 @@ extension AudioEngine {
     /// held only to swap the name → clip table. Caps: clip length, channels,
     /// and the total preload budget (`settings.maxPreloadBytes`).
     @discardableResult
-    public func preload(_ sounds: [ClipSource], replacingTheme: Bool = false) -> PreloadReport {
+    package func preload(_ sounds: [ClipSource], replacingTheme: Bool = false) -> PreloadReport {
         // Whole themes one at a time (the start's and a reload's), so the
         // later one's removals hold; a single sound loaded for a play never waits here.
         if replacingTheme { themeLoads.lock() }
@@ -167,7 +167,7 @@ extension AudioEngine {
     }
 
     /// The preloaded clip with this name.
-    public func clip(named name: String) throws(AudioError) -> Clip {
+    package func clip(named name: String) throws(AudioError) -> Clip {
         try locked { () throws(AudioError) -> Clip in
             guard let clip = store.named[name] else { throw .unknownClip(name) }
             return clip
@@ -175,12 +175,12 @@ extension AudioEngine {
     }
 
     /// Names of the preloaded clips.
-    public var clipNames: [String] { locked { store.named.keys.sorted() } }
+    package var clipNames: [String] { locked { store.named.keys.sorted() } }
 
     /// The clip of an ad-hoc file, decoded on first use and cached (bounded by
     /// `maxCacheBytes` and `maxCachedFiles`, least recently used evicted). A
     /// file replaced since it was cached is decoded again.
-    public func clip(forFile path: String) throws(AudioError) -> Clip {
+    package func clip(forFile path: String) throws(AudioError) -> Clip {
         let key = ClipStore.key(for: path)
         if let key, let hit = locked({ () -> Clip? in
             let c = store.cachedClip(key)
@@ -241,7 +241,7 @@ extension AudioEngine {
 
     /// Bytes of PCM held for the theme and for the ad-hoc cache: what their
     /// AL buffers hold (the file's sample format and channels).
-    public var memoryUse: (preloaded: Int, cached: Int) { locked { (store.preloadedBytes, store.cachedBytes) } }
+    package var memoryUse: (preloaded: Int, cached: Int) { locked { (store.preloadedBytes, store.cachedBytes) } }
 
     /// Drops a clip's buffer, stopping any voice still using it: detached
     /// from every source now (a play can no longer start it: its buffer is

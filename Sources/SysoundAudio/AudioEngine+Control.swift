@@ -28,10 +28,10 @@ extension AudioEngine {
     }
 
     /// Stops every voice.
-    public func stopAll() { stopVoices(categories: Set(SoundCategory.allCases)) }
+    package func stopAll() { stopVoices(categories: Set(SoundCategory.allCases)) }
 
     /// Stops the voices of these categories (silent mode on: `[.ambient, .soloAmbient]`).
-    public func stopVoices(categories: Set<SoundCategory>) {
+    package func stopVoices(categories: Set<SoundCategory>) {
         locked {
             output?.makeCurrent()
             for i in 0..<pool.count where pool[i].isActive && categories.contains(pool[i].category) {
@@ -42,11 +42,11 @@ extension AudioEngine {
     }
 
     /// The system volume (0–1) the engine applies now.
-    public var appliedVolume: Double { locked { Double(volume) } }
+    package var appliedVolume: Double { locked { Double(volume) } }
 
     /// The system volume (0–1) the engine applies; changing it re-applies the
     /// gain of every voice now playing.
-    public func setVolume(_ newValue: Double) {
+    package func setVolume(_ newValue: Double) {
         locked {
             volume = newValue.isFinite ? Float(min(max(newValue, 0), 1)) : 0
             output?.makeCurrent()
@@ -56,7 +56,7 @@ extension AudioEngine {
 
     /// An interruption begins (e.g. a phone call): `playback` and `alert`
     /// voices pause where they are, ambient voices stop.
-    public func beginInterruption() {
+    package func beginInterruption() {
         locked {
             output?.makeCurrent()
             interrupted = true
@@ -74,7 +74,7 @@ extension AudioEngine {
 
     /// The interruption ends: paused voices resume where they were when
     /// `resumable`, else they are dropped.
-    public func endInterruption(resumable: Bool) {
+    package func endInterruption(resumable: Bool) {
         let out = locked { () -> (writer: (any MixWriter)?, foresees: Bool)? in
             output?.makeCurrent()
             interrupted = false
@@ -97,5 +97,5 @@ extension AudioEngine {
     }
 
     /// Whether an interruption is in progress.
-    public var isInterrupted: Bool { locked { interrupted } }
+    package var isInterrupted: Bool { locked { interrupted } }
 }

@@ -3,36 +3,36 @@ extension AudioEngine {
     /// The device actually opened (ALC_ALL_DEVICES_SPECIFIER), e.g. the PulseAudio
     /// sink's description, or the sink the own stream plays on now; "OpenAL
     /// Soft" for the loopback output. After a loss, the last one's.
-    public var deviceName: String { locked { output?.name ?? openedDeviceName } }
+    package var deviceName: String { locked { output?.name ?? openedDeviceName } }
     /// Whether the engine plays through its own PulseAudio stream (`output =
     /// "pulse"`, or `"auto"` with a server) rather than OpenAL Soft's device.
-    public var playsOnOwnStream: Bool { streamFacts != nil }
+    package var playsOnOwnStream: Bool { streamFacts != nil }
     /// The kernel id of the thread that mixes and writes the stream (libpulse's
     /// mainloop, "sysound-audio"), for making it real-time; nil without a stream.
-    public var audioThreadID: Int32? { streamFacts?.threadID }
+    package var audioThreadID: Int32? { streamFacts?.threadID }
     /// What the stream has written since it opened, in bytes (stereo float32
     /// frames × 8); nil without a stream.
-    public var streamBytesWritten: UInt64? { streamFacts?.bytesWritten }
+    package var streamBytesWritten: UInt64? { streamFacts?.bytesWritten }
     /// Plays that woke the stream's thread (its kicks) since it opened; nil without a stream.
-    public var streamKicks: Int? { streamFacts?.kicks }
+    package var streamKicks: Int? { streamFacts?.kicks }
     /// Underflows of the stream while a sound was being written (gaps heard); nil without a stream.
-    public var streamUnderflows: Int? { streamFacts?.underflows }
+    package var streamUnderflows: Int? { streamFacts?.underflows }
     /// The stream's buffer as the server granted it, in frames; nil without a stream.
-    public var streamBuffer: (tlength: Int, minreq: Int, prebuf: Int)? {
+    package var streamBuffer: (tlength: Int, minreq: Int, prebuf: Int)? {
         streamFacts?.granted.map { ($0.tlength, $0.minreq, $0.prebuf) }
     }
     /// The own stream's facts now, if the output has one.
     private var streamFacts: StreamFacts? { locked { output?.streamFacts } }
     /// Voices in the pool (the configured count, or fewer if the device gives fewer).
-    public var voiceCount: Int { locked { pool.count } }
+    package var voiceCount: Int { locked { pool.count } }
     /// Whether an output device is open (false between a device loss and its return).
-    public var isConnected: Bool { locked { output.map { !streamLost && !$0.hasToldLoss } ?? false } }
+    package var isConnected: Bool { locked { output.map { !streamLost && !$0.hasToldLoss } ?? false } }
     /// How many times the device was reopened after a loss.
-    public var reconnections: Int { locked { reopenCount } }
+    package var reconnections: Int { locked { reopenCount } }
     /// How many times a clip was decoded again from its file to give a new
     /// device its buffer (a reopen of OpenAL Soft's device; never the own
     /// stream's reconnection, whose mix keeps them).
-    public var clipReuploads: Int { reuploads.load(ordering: .relaxed) }
+    package var clipReuploads: Int { reuploads.load(ordering: .relaxed) }
     /// How long a sound started now takes to reach the sound server's sink,
     /// in ns: the output latency OpenAL reports (ALC_SOFT_device_clock),
     /// read by the monitor on each check so that asking costs only the lock,
@@ -40,18 +40,18 @@ extension AudioEngine {
     /// 0 on loopback, without a device, or before the server sent timing.
     /// A paired haptic starts this much later, so that it is felt when the
     /// sound is heard.
-    public var outputLatencyNanoseconds: UInt64 {
+    package var outputLatencyNanoseconds: UInt64 {
         locked { output.map { $0.keepsTiming ? $0.latencyNanoseconds() : latencyNs } ?? 0 }
     }
     /// How long until what the output was given has been heard, in ns: a
     /// voice the engine has just told ended still plays for this long. On
     /// the own stream, what it wrote ahead and the sink's latency
     /// (`PlayoutClock`); on OpenAL Soft's device, its latency; 0 on loopback.
-    public var untilHeardNanoseconds: UInt64 {
+    package var untilHeardNanoseconds: UInt64 {
         locked { output.map { $0.keepsTiming ? $0.untilHeardNanoseconds() : latencyNs } ?? 0 }
     }
     /// The mixing rate and refresh (updates per second) the device granted.
-    public var grantedFormat: (frequency: Int, refresh: Int) {
+    package var grantedFormat: (frequency: Int, refresh: Int) {
         locked { (output?.frequency ?? 0, output?.refresh ?? 0) }
     }
 }

@@ -15,10 +15,10 @@
 /// paused resumes the device once the pause has returned.
 extension AudioEngine {
     /// Whether the output device is paused for idleness now.
-    public var isOutputPaused: Bool { locked { idlePause.isPaused } }
+    package var isOutputPaused: Bool { locked { idlePause.isPaused } }
     /// How many times the device was paused for idleness (each later resumed
     /// by a play, unless it is paused now).
-    public var idlePauses: Int { locked { pauseCount } }
+    package var idlePauses: Int { locked { pauseCount } }
 
     /// The idle timer fired (loop thread): when nothing played since and no
     /// device call is in flight, marks the device paused and returns it for

@@ -9,7 +9,7 @@ extension AudioEngine {
 
     /// Renders the next `frames` frames of the mix from the loopback output
     /// (alcRenderSamplesSOFT): interleaved stereo float32 at `settings.sampleRate`.
-    public func render(frames: Int) throws(AudioError) -> [Float] {
+    package func render(frames: Int) throws(AudioError) -> [Float] {
         var out = [Float](repeating: 0, count: max(frames, 0) * 2)
         try locked { () throws(AudioError) in
             guard let o = output?.mixForCaller else {
@@ -63,10 +63,10 @@ extension AudioEngine {
     }
 
     /// Whether any voice is still playing or paused.
-    public var hasActiveVoices: Bool { locked { pool.voices.contains { $0.isActive } } }
+    package var hasActiveVoices: Bool { locked { pool.voices.contains { $0.isActive } } }
 
     /// How many voices are playing or paused now (`voiceCount` is the pool's size).
-    public var activeVoiceCount: Int { locked { pool.voices.reduce(0) { $0 + ($1.isActive ? 1 : 0) } } }
+    package var activeVoiceCount: Int { locked { pool.voices.reduce(0) { $0 + ($1.isActive ? 1 : 0) } } }
 
     /// Renders until every voice has ended (plus `tailSeconds` of silence),
     /// at most `maxSeconds`, and writes the mix to `path` through libsndfile
@@ -75,7 +75,7 @@ extension AudioEngine {
     /// - Throws: `.wrongOutput` on a device engine; `.writeFailed` naming the
     ///   path; a looping voice stops at `maxSeconds`.
     @discardableResult
-    public func renderToFile(_ path: String, maxSeconds: Double = 60, tailSeconds: Double = 0) throws(AudioError) -> [Float] {
+    package func renderToFile(_ path: String, maxSeconds: Double = 60, tailSeconds: Double = 0) throws(AudioError) -> [Float] {
         let rate = settings.sampleRate
         let chunk = renderChunkFrames
         let limit = Int(maxSeconds * Double(rate))

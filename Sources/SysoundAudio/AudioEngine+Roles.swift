@@ -23,7 +23,7 @@ extension AudioEngine {
     }
 
     /// Whether another role's ducking voice holds this engine's voices down.
-    public var isDuckHeld: Bool { duckHolds.load(ordering: .relaxed) > 0 }
+    package var isDuckHeld: Bool { duckHolds.load(ordering: .relaxed) > 0 }
 
     /// One ducking voice of another role ended (never below 0).
     private func releaseDuckHold() {

@@ -20,9 +20,9 @@ import Synchronization
 /// timers (voice ends, ramps, device loss, the idle pause) are sources on the
 /// host's loop, and the device calls that may wait for the sound server
 /// (pausing, resuming, reopening, closing) run on the host's workers.
-public final class AudioEngine: @unchecked Sendable {
+package final class AudioEngine: @unchecked Sendable {
     package let settings: AudioSettings
-    public let outputKind: AudioOutput
+    package let outputKind: AudioOutput
     /// The `media.role` of the own stream, and of every voice this engine plays.
     package let role: MediaRole
     let logger: Logger
@@ -185,7 +185,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// Stops every voice, removes the monitor's timers, and closes the device
     /// (waiting for a pause or resume in flight). Called on the running loop's
     /// thread, it leaves the closing to a worker.
-    public func shutdown() {
+    package func shutdown() {
         shutdown(closingOnWorker: host?.loop.isLoopThread == true)
     }
 

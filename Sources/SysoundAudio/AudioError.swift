@@ -2,7 +2,7 @@ import SysoundCore
 
 /// Everything the audio layer can refuse or fail at. Messages name the file or
 /// the device and say what to do; the CLI prints `description` as is.
-public enum AudioError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum AudioError: Error, Equatable, Sendable, CustomStringConvertible {
     /// `alcOpenDevice(NULL)` returned no device: there is no sound output at all.
     case noOutputDevice(detail: String)
     /// The device was lost and has not come back yet; the engine keeps retrying.
@@ -28,7 +28,7 @@ public enum AudioError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A libpulse call of the engine's own PulseAudio stream failed (`output = "pulse"`).
     case pulse(operation: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .noOutputDevice(let detail):
             return "no audio output device could be opened (\(detail)); connect or enable a sound device, start PulseAudio/PipeWire, or render to a file with --to FILE"

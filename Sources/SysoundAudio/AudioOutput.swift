@@ -1,5 +1,5 @@
 /// Where the engine's mix goes.
-public enum AudioOutput: Sendable, Equatable {
+package enum AudioOutput: Sendable, Equatable {
     /// The default output device (`alcOpenDevice(NULL)`).
     case device
     /// An in-process loopback device (ALC_SOFT_loopback): stereo float32 at the

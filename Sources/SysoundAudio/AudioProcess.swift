@@ -31,7 +31,7 @@ import SysoundPlatform
 ///   error handler) by a constructor that runs as the process loads, before
 ///   any thread (CSysoundShims, alsaquiet.c): an app's process has threads
 ///   long before its first sound, so this `prepare` would come too late there.
-public enum AudioProcess {
+package enum AudioProcess {
     private nonisolated(unsafe) static var prepared: Bool?
     private nonisolated(unsafe) static var file: String?
     private nonisolated(unsafe) static var mixesOnly = false
@@ -124,7 +124,7 @@ extension AudioProcess {
     /// without this a closed role's OpenAL Soft context and stream stay in the
     /// daemon's resident memory. Walks every arena: after a close, not on a
     /// play's path.
-    public static func returnFreedMemory() {
+    package static func returnFreedMemory() {
         _ = sysound_trim_heap()
     }
 
@@ -135,7 +135,7 @@ extension AudioProcess {
     /// thread's arena, whose free top `malloc_trim` does not give back:
     /// measured, after the fourth role engine closed every close left 7.6 MB.
     /// The daemon's choice, made at start; an app's malloc is its own.
-    public static func mapLargeAllocationsApart() {
+    package static func mapLargeAllocationsApart() {
         _ = sysound_set_mmap_threshold(512 * 1024)
     }
 }

@@ -5,12 +5,12 @@ import COpenAL
 /// bytes and decode its file again should a device be reopened. No copy of
 /// the PCM is kept. Obtained from `AudioEngine.preload`, `clip(named:)` or
 /// `clip(forFile:)`; the engine's lock guards the mutable parts.
-public final class Clip: @unchecked Sendable, CustomStringConvertible {
+package final class Clip: @unchecked Sendable, CustomStringConvertible {
     /// The theme name, or the file path for ad-hoc clips.
-    public let name: String
+    package let name: String
     /// The theme's relative gain for this sound (for the policy's final gain).
-    public let gain: Double
-    public let format: ClipFormat
+    package let gain: Double
+    package let format: ClipFormat
 
     /// The AL buffer, 0 while not uploaded (device lost, or evicted).
     var buffer: ALuint = 0
@@ -45,8 +45,8 @@ public final class Clip: @unchecked Sendable, CustomStringConvertible {
     static let monoCentreGain: Float = 0.5 + 5.52305643e-2 * 1.7320508
 
     /// Length in seconds at the file's own rate.
-    public var duration: Double { format.seconds }
-    public var description: String {
+    package var duration: Double { format.seconds }
+    package var description: String {
         let kind = format.sample == .int16 ? "16-bit" : "float"
         return "\(name) (\(format.channels) ch, \(kind), \(format.sampleRate) Hz, \(format.frames) frames)"
     }

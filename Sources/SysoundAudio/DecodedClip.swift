@@ -3,51 +3,51 @@ import COpenAL
 /// A sound decoded to float32 PCM, for callers that analyse samples (the
 /// benchmark, tests). The engine keeps no such copy: its clips hold their
 /// PCM only in the AL buffer, in the file's own sample format (`ClipFormat`).
-public struct DecodedClip: Sendable, Equatable {
+package struct DecodedClip: Sendable, Equatable {
     /// The file it came from (for messages).
-    public var path: String
+    package var path: String
     /// Interleaved samples, `frames × channels`, nominally in −1…1.
-    public var samples: [Float]
+    package var samples: [Float]
     /// 1 (mono) or 2 (stereo).
-    public var channels: Int
+    package var channels: Int
     /// Frames per second of the file.
-    public var sampleRate: Int
+    package var sampleRate: Int
 
-    public init(path: String, samples: [Float], channels: Int, sampleRate: Int) {
+    package init(path: String, samples: [Float], channels: Int, sampleRate: Int) {
         self.path = path
         self.samples = samples
         self.channels = channels
         self.sampleRate = sampleRate
     }
 
-    public var frames: Int { channels > 0 ? samples.count / channels : 0 }
-    public var seconds: Double { Double(frames) / Double(sampleRate) }
+    package var frames: Int { channels > 0 ? samples.count / channels : 0 }
+    package var seconds: Double { Double(frames) / Double(sampleRate) }
     /// Memory held by the samples.
-    public var byteCount: Int { samples.count * MemoryLayout<Float>.size }
+    package var byteCount: Int { samples.count * MemoryLayout<Float>.size }
 }
 
 /// What a clip's AL buffer holds, kept instead of the PCM itself: enough to
 /// account for the memory, describe the clip and decode the file again when a
 /// device must be reopened.
-public struct ClipFormat: Sendable, Equatable {
+package struct ClipFormat: Sendable, Equatable {
     /// How each sample is stored: as the file holds it where OpenAL takes
     /// that (16-bit integer), else float32 (AL_EXT_FLOAT32).
-    public enum Sample: Sendable, Equatable {
+    package enum Sample: Sendable, Equatable {
         case int16, float32
 
-        public var bytes: Int { self == .int16 ? 2 : 4 }
+        package var bytes: Int { self == .int16 ? 2 : 4 }
     }
 
     /// The file it came from (decoded again after a device loss).
-    public var path: String
-    public var sample: Sample
+    package var path: String
+    package var sample: Sample
     /// 1 (mono, centred by the source) or 2 (stereo).
-    public var channels: Int
+    package var channels: Int
     /// Frames per second of the file.
-    public var sampleRate: Int
-    public var frames: Int
+    package var sampleRate: Int
+    package var frames: Int
 
-    public init(path: String, sample: Sample, channels: Int, sampleRate: Int, frames: Int) {
+    package init(path: String, sample: Sample, channels: Int, sampleRate: Int, frames: Int) {
         self.path = path
         self.sample = sample
         self.channels = channels
@@ -55,10 +55,10 @@ public struct ClipFormat: Sendable, Equatable {
         self.frames = frames
     }
 
-    public var bytesPerFrame: Int { channels * sample.bytes }
+    package var bytesPerFrame: Int { channels * sample.bytes }
     /// Bytes the AL buffer holds: what the budgets count.
-    public var byteCount: Int { frames * bytesPerFrame }
-    public var seconds: Double { Double(frames) / Double(sampleRate) }
+    package var byteCount: Int { frames * bytesPerFrame }
+    package var seconds: Double { Double(frames) / Double(sampleRate) }
 
     /// The alBufferData format.
     var alFormat: ALenum {

@@ -5,10 +5,10 @@ import Foundation
 /// Decodes sound files with libsndfile (every format it reads: WAV, FLAC,
 /// Ogg Vorbis, Opus, AIFF…), refusing hostile files with an error that names
 /// the file: checked against the declared length before any sample is read.
-public struct SoundDecoder: Sendable {
+package struct SoundDecoder: Sendable {
     /// Longest clip accepted, in seconds; checked against the declared length
     /// before any sample is read, so a 1-hour file costs nothing.
-    public var maxSeconds: Double
+    package var maxSeconds: Double
 
     package init(maxSeconds: Double = AudioSettings.defaults.maxClipSeconds) {
         self.maxSeconds = maxSeconds
@@ -16,7 +16,7 @@ public struct SoundDecoder: Sendable {
 
     /// Decodes `path` to float32 (`sf_readf_float`), whatever the file holds:
     /// for analysis. The engine uses `withPCM` instead.
-    public func decode(path: String) throws(AudioError) -> DecodedClip {
+    package func decode(path: String) throws(AudioError) -> DecodedClip {
         try withFile(path: path) { (file, info) throws(AudioError) -> DecodedClip in
             let (channels, rate, capacity) = try check(file, info: info, path: path)
             var samples = [Float](repeating: 0, count: capacity * channels)
@@ -37,7 +37,7 @@ public struct SoundDecoder: Sendable {
     /// PCM lives in an anonymous mapping only while `body` runs (it uploads
     /// it), so its pages go back to the system at once instead of staying in
     /// the allocator's heap: the daemon's memory is what OpenAL holds.
-    public func withPCM<T>(
+    package func withPCM<T>(
         path: String, _ body: (ClipFormat, UnsafeRawBufferPointer) throws(AudioError) -> T
     ) throws(AudioError) -> T {
         try withFile(path: path) { (file, info) throws(AudioError) -> T in

@@ -4,8 +4,8 @@ import Foundation
 /// Writes interleaved float32 PCM to a sound file through libsndfile
 /// (`sf_open` + `sf_writef_float`). WAV float by default (16-bit with
 /// `sample: .int16`); FLAC when the path ends in `.flac` (16-bit).
-public enum SoundFileWriter {
-    public static func write(
+package enum SoundFileWriter {
+    package static func write(
         _ samples: [Float], channels: Int, sampleRate: Int, to path: String, sample: ClipFormat.Sample = .float32
     ) throws(AudioError) {
         var info = SF_INFO()

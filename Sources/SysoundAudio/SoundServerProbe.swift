@@ -14,9 +14,9 @@ import SysoundPlatform
 /// accepts and never answers got READY=1 after 30.6 s, without PulseAudio
 /// for good). So every device open first asks here, with the same first
 /// packet and a short deadline, and leaves OpenAL alone until a server answers.
-public enum SoundServerProbe {
+package enum SoundServerProbe {
     /// What the server at the socket did when asked.
-    public enum Answer: Sendable, Equatable {
+    package enum Answer: Sendable, Equatable {
         /// It replied to an AUTH packet: libpulse's first try will not hang.
         case answers
         /// Nothing listens at any of the paths.
@@ -34,13 +34,13 @@ public enum SoundServerProbe {
     /// How long a server has to answer the AUTH packet. A running
     /// PulseAudio or pipewire-pulse answers in well under a millisecond;
     /// a daemon starts without audio at most this much later when the server hangs.
-    public static let answerDeadlineMs: Int32 = 1000
+    package static let answerDeadlineMs: Int32 = 1000
 
     /// The unix socket paths libpulse would connect to: `PULSE_SERVER`'s
     /// (`unix:/path` or `/path` entries), else `$PULSE_RUNTIME_PATH/native`,
     /// else `$XDG_RUNTIME_DIR/pulse/native`. Nil when that cannot be told
     /// from here (a TCP server, OpenAL Soft pinned to another backend).
-    public static func socketPaths(_ variable: (String) -> String? = Self.variable) -> [String]? {
+    package static func socketPaths(_ variable: (String) -> String? = Self.variable) -> [String]? {
         // OpenAL Soft pinned to another backend, unless sysound left it none (it only mixes here).
         if !AudioProcess.openALMixesOnly, let drivers = variable("ALSOFT_DRIVERS"), !drivers.isEmpty,
            !drivers.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "pulse" }) {
@@ -64,7 +64,7 @@ public enum SoundServerProbe {
     /// the first path where something listens decides. Blocks at most
     /// `deadlineMs` (a server that hangs). Once per device open: the
     /// answer is handed to the open (`AudioEngine.init`'s `server`).
-    public static func ask(deadlineMs: Int32 = answerDeadlineMs, _ variable: (String) -> String? = Self.variable) -> Answer {
+    package static func ask(deadlineMs: Int32 = answerDeadlineMs, _ variable: (String) -> String? = Self.variable) -> Answer {
         guard let paths = socketPaths(variable) else { return .unknown }
         for path in paths {
             switch firstReply(path, deadlineMs: deadlineMs) {
@@ -133,7 +133,7 @@ public enum SoundServerProbe {
     }()
 
     /// An environment variable of the process (`getenv(3)`).
-    public static func variable(_ name: String) -> String? {
+    package static func variable(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
     }
 }
