@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import SysoundCLIOptions
+import SysoundClient
 
 /// The engine host behind the `sysound` CLI: runs the daemon, and runs single
 /// requests in-process when no daemon is up. Not meant to be called by hand:
@@ -16,7 +17,12 @@ struct EngineCommand: ParsableCommand {
     static func main() {
         let arguments = CommandLine.arguments.dropFirst()
         bootstrapLogging(verbose: arguments.contains("-v") || arguments.contains("--verbose") || arguments.first == "serve")
-        if let play = PlayCommand.handedOver(Array(arguments)) {
+        // The hand-over from `sysound` (its `play` shape) is read without the
+        // argument parser, whose start (its commands' reflection, the runtime's
+        // conformance lookups) was the largest part of this process's own work
+        // before the configuration; anything else is the parser's, with its messages.
+        let words = Array(arguments)
+        if let play = PlayArguments.parse(count: words.count, { words[$0] }) {
             PlayCommand.play(play.name, stateDirectory: play.stateDirectory, app: play.app)
         }
         do {

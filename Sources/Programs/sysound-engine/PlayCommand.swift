@@ -49,28 +49,4 @@ struct PlayCommand: ParsableCommand {
         service.waitUntilIdle()
         endOneShot()
     }
-
-    /// The arguments `sysound` hands over (`EmbeddedPlay`): `play NAME`,
-    /// then `--state-dir DIR` and `--app ID` at most once each — the shape
-    /// its fast path accepted (sysound/FastPath.swift), so read here without
-    /// the argument parser, whose start (its commands' reflection, the
-    /// runtime's conformance lookups) was the largest part of this process's
-    /// own work before the configuration. Nil for anything else: the parser
-    /// takes it, with its messages.
-    static func handedOver(_ arguments: [String]) -> (name: String, stateDirectory: String?, app: String?)? {
-        guard arguments.count >= 2, arguments.count % 2 == 0, arguments.count <= 6, arguments[0] == "play",
-              !arguments[1].hasPrefix("-") else { return nil }
-        var stateDirectory: String?, app: String?
-        for i in stride(from: 2, to: arguments.count, by: 2) {
-            let value = arguments[i + 1]
-            if arguments[i] == "--state-dir", stateDirectory == nil {
-                stateDirectory = value
-            } else if arguments[i] == "--app", app == nil, PlayRequest.isValidApp(value) {
-                app = value
-            } else {
-                return nil
-            }
-        }
-        return (arguments[1], stateDirectory, app)
-    }
 }

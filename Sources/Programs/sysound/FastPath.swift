@@ -19,32 +19,15 @@ enum FastPath {
     /// sound twice). An error reply, a timeout (75) and a lost connection
     /// (70) are reported here.
     static func play(_ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, count: Int) -> Outcome? {
-        func argument(_ i: Int, is text: String) -> Bool { argv[i].map { strcmp($0, text) == 0 } ?? false }
-        guard count >= 3, count % 2 == 1, count <= 7, argument(1, is: "play"),
-              let nameArgument = argv[2], nameArgument[0] != CChar(UInt8(ascii: "-"))
-        else { return nil }
-        // Each option at most once; anything else (or a bad app id, whose
-        // message is the full CLI's) goes to the full CLI.
-        var stateDirectory: String?, app: String?
-        for i in stride(from: 3, to: count, by: 2) {
-            guard let value = argv[i + 1].map({ String(cString: $0) }) else { return nil }
-            if argument(i, is: "--state-dir"), stateDirectory == nil {
-                stateDirectory = value
-            } else if argument(i, is: "--app"), app == nil, PlayRequest.isValidApp(value) {
-                app = value
-            } else {
-                return nil
-            }
-        }
-        let name = String(cString: nameArgument)
-        let socket = StateDirectoryLocation.path(explicit: stateDirectory) + "/socket"
+        guard let play = PlayArguments.parse(count: count - 1, { argv[$0 + 1].map { String(cString: $0) } }) else { return nil }
+        let name = play.name
+        let socket = StateDirectoryLocation.path(explicit: play.stateDirectory) + "/socket"
         let reply: Reply
         do {
-            reply = try DaemonClient(socketPath: socket).send(.play(PlayRequest(.name(name), app: app)))
+            reply = try DaemonClient(socketPath: socket).send(.play(PlayRequest(.name(name), app: play.app)))
         } catch {
             guard !error.reachedNoDaemon else {
-                return .noDaemon(engineArguments: ["play", name] + (stateDirectory.map { ["--state-dir", $0] } ?? [])
-                    + (app.map { ["--app", $0] } ?? []))
+                return .noDaemon(engineArguments: play.engineArguments)
             }
             standardError("sysound: cannot play \(name): \(error)")
             return .answered(error.exitStatus)
