@@ -333,7 +333,7 @@ package final class AudioEngine: @unchecked Sendable {
     /// `body` with the engine's lock held; the context current on this
     /// thread before is current again after (`body` makes the output's
     /// current where it calls AL: `makeCurrent()`).
-    func locked<T>(_ body: () throws(AudioError) -> T) throws(AudioError) -> T {
+    func locked<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
         lock.lock()
         let previous = ALThreadContext.current
         defer {
@@ -341,16 +341,6 @@ package final class AudioEngine: @unchecked Sendable {
             lock.unlock()
         }
         return try body()
-    }
-
-    func locked<T>(_ body: () -> T) -> T {
-        lock.lock()
-        let previous = ALThreadContext.current
-        defer {
-            ALThreadContext.restore(previous)
-            lock.unlock()
-        }
-        return body()
     }
 
     /// Stops the source of `slot` and frees it. Callers broadcast the condition.

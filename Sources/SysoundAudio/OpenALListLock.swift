@@ -22,9 +22,5 @@ enum OpenALListLock {
     private static let lock = PthreadLock()
 
     /// `call` with the lock held.
-    static func around<T>(_ call: () -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return call()
-    }
+    static func around<T>(_ call: () -> T) -> T { lock.withLock(call) }
 }
