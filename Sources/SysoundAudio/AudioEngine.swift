@@ -223,7 +223,7 @@ package final class AudioEngine: @unchecked Sendable {
     ///   - loop: repeat until stopped (AL_LOOPING).
     ///   - duck: lower every other voice by `settings.duckDecibels` while it plays.
     /// - Throws: `.deviceUnavailable` while the device is lost; `.clipNotLoaded`
-    ///   for an evicted clip.
+    ///   for an evicted clip, or a theme sound dropped and not replaced.
     package func play(
         _ clip: Clip, gain: Double = 1, rate: Double = 1, category: SoundCategory = .ambient,
         priority: Int = 0, loop: Bool = false, duck: Bool = false
@@ -234,6 +234,11 @@ package final class AudioEngine: @unchecked Sendable {
         var wake = false
         lock.lock()
         guard let out = output, pool.count > 0 else { lock.unlock(); throw .deviceUnavailable }
+        // A theme sound replaced since the caller looked it up (a reload, or
+        // the theme's load at start finishing after a play loaded the sound
+        // itself) plays its replacement: the name is what was asked for.
+        var clip = clip
+        if clip.buffer == 0, let current = store.named[clip.name], current.buffer != 0 { clip = current }
         guard clip.buffer != 0 else { lock.unlock(); throw .clipNotLoaded(clip.name) }
         // A lost output answers that there is no device, never "played":
         // the own stream's loss is told at once (its new stream may be on

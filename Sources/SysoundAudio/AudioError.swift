@@ -47,7 +47,7 @@ package enum AudioError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unknownClip(let name):
             return "no sound named \(ControlValue.quoted(name)) is loaded"
         case .clipNotLoaded(let name):
-            return "the sound \(ControlValue.quoted(name)) is no longer loaded (evicted from the cache); load it again"
+            return "the sound \(ControlValue.quoted(name)) is no longer loaded (evicted from the cache, or dropped from the theme); load it again"
         case .writeFailed(let path, let reason):
             return "\(path): cannot write the rendered audio: \(reason)"
         case .wrongOutput(let what):

@@ -43,6 +43,26 @@ final class ReloadTests: XCTestCase {
         engine.stop(w)
     }
 
+    /// The daemon serves while its theme loads: a play that loaded a sound
+    /// itself may find it replaced by the theme's copy before its voice
+    /// starts. It plays the sound of that name as it is now.
+    func testAPlayOfASoundReplacedSinceItWasLookedUpPlaysTheReplacement() throws {
+        let dir = try Fixture.directory(self)
+        let engine = try loopbackEngine()
+        engine.preload(try theme(dir, ["ring": Fixture.tone(frequency: 300, seconds: 0.2)]))
+        let lookedUp = try engine.clip(named: "ring")
+        engine.preload(try theme(dir, ["ring": Fixture.tone(frequency: 700, seconds: 0.2)]), replacingTheme: true)
+        XCTAssertEqual(lookedUp.buffer, 0, "the old clip was released (nothing played it)")
+        let v = try engine.play(lookedUp, category: .playback)
+        let left = Fixture.channel(try engine.render(frames: 4_800), 0)
+        XCTAssertTrue(isTone(Array(left[480..<3_360]), frequency: 700), "the replacement plays")
+        engine.stop(v)
+        // Dropped from the theme and not replaced: still refused, by name.
+        let ring = try engine.clip(named: "ring")
+        engine.preload([], replacingTheme: true)
+        XCTAssertThrowsError(try engine.play(ring)) { XCTAssertEqual($0 as? AudioError, .clipNotLoaded("ring")) }
+    }
+
     func testAVoiceOfARemovedSoundFinishesAndItsMemoryGoesAfter() throws {
         let dir = try Fixture.directory(self)
         let engine = try loopbackEngine()
