@@ -27,6 +27,13 @@ final class UnderLoadTests: DaemonTestCase {
         let file = try readSamples(TestPaths.packageRoot + "/Sounds/tap.wav")
         XCTAssertEqual(file.channels, 1, "the test compares a mono clip")
         let clip = file.samples
+        // A plain stream beside the daemon's (ControlTone, on the right): a
+        // tap whose gap the control shares in the same frames was dropped by
+        // a starved sound server, which no client's stream survives; only a
+        // gap of the daemon's own stream is judged.
+        let control = try ControlTone()
+        defer { control.stop() }
+        var serverDropped: [Int] = []
         // Two busy processes: one per core, at the daemon's own priority.
         let busy = try (0..<2).map { _ in try Spawned("/bin/sh", ["-c", "while :; do :; done"], output: .discard) }
         defer { busy.forEach { $0.signal(SIGKILL); _ = $0.wait() } }
@@ -43,8 +50,20 @@ final class UnderLoadTests: DaemonTestCase {
                 broken.append("tap \(i): never reached the sink within 3 s")
                 continue
             }
-            if residual >= maxResidual { broken.append(String(format: "tap %d: %.0f %% of it not the clip", i, residual * 100)) }
+            if residual >= maxResidual {
+                let control = try recording.stereo(atLeast: Double(samples.count) / 48_000).right
+                let onset = Signal.onset(samples, threshold: Self.onsetThreshold) ?? 0
+                if ControlTone.own([onset], window: clip.count, control: control).isEmpty {
+                    serverDropped.append(i)
+                } else {
+                    broken.append(String(format: "tap %d: %.0f %% of it not the clip", i, residual * 100))
+                }
+            }
             usleep(useconds_t(100_000 * i))
+        }
+        print("under load: taps dropped by the sound server with the control stream: \(serverDropped)")
+        if serverDropped.count > 5 {
+            throw XCTSkip("the sound server itself dropped \(serverDropped.count) of 10 taps (the control stream fell silent with them): too starved to judge the daemon")
         }
         XCTAssertEqual(broken, [], "taps with a gap at the sink while both cores were busy: \(daemon.log(tail: 5))")
         XCTAssertTrue(daemon.log(tail: 1000).contains("audio threads real-time"), "the daemon's audio threads were real-time: \(daemon.log(tail: 5))")
