@@ -19,9 +19,24 @@ struct ServeCommand: ParsableCommand {
         commandName: "serve", abstract: EngineCommandText.serveAbstract, discussion: EngineCommandText.serveDiscussion)
 
     @OptionGroup var options: ServeOptions
-    var stateDir: String? { options.stateDir }
-    var config: String? { options.config }
-    var inputDir: String { options.inputDir }
+
+    func run() throws {
+        try Serve(ServeArguments(config: options.config, stateDirectory: options.stateDir, inputDirectory: options.inputDir)).run()
+    }
+}
+
+/// The daemon: `serve` as the argument parser read it, or as `sysound` handed
+/// it over in `ServeArguments`' shape (EngineCommand.main), without the parser.
+struct Serve {
+    let stateDir: String?
+    let config: String?
+    let inputDir: String
+
+    init(_ arguments: ServeArguments) {
+        stateDir = arguments.stateDirectory
+        config = arguments.config
+        inputDir = arguments.inputDirectory
+    }
 
     func run() throws {
         // Before any thread starts (OpenAL's, PulseAudio's, the workers), so
