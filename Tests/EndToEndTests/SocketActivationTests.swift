@@ -7,12 +7,8 @@ import XCTest
 final class SocketActivationTests: XCTestCase {
     func testFirstRequestStartsTheDaemonOnThePassedSocket() throws {
         let cli = try CLI()
-        defer { cli.cleanUp() }
-        let process = try activate(cli)
-        defer {
-            process.signal(SIGTERM)
-            process.wait()
-        }
+        addTeardownBlock { cli.cleanUp() }
+        _ = try activate(cli)
 
         let recording = try MonitorRecording()
         let result = try cli.run(["play", "tap", "--verbose"])
@@ -31,16 +27,12 @@ final class SocketActivationTests: XCTestCase {
     /// thread's).
     func testTheRequestThatStartedTheDaemonIsAnsweredBeforeTheThemeLoadsAndTheDBusFaceStarts() throws {
         let cli = try CLI()
-        defer { cli.cleanUp() }
+        addTeardownBlock { cli.cleanUp() }
         let log = cli.stateDir + "/daemon.log"
         // The daemon logs each request at trace level; the activator passes the variable on (-E).
         setenv("SYSOUND_LOG_LEVEL", "trace", 1)
         defer { unsetenv("SYSOUND_LOG_LEVEL") }
-        let process = try activate(cli, passing: ["SYSOUND_LOG_LEVEL"], log: log)
-        defer {
-            process.signal(SIGTERM)
-            process.wait()
-        }
+        _ = try activate(cli, passing: ["SYSOUND_LOG_LEVEL"], log: log)
 
         let result = try cli.run(["play", "tap", "--verbose"])
         XCTAssertEqual(result.status, 0, result.stderr)
@@ -64,14 +56,10 @@ final class SocketActivationTests: XCTestCase {
     /// is missing, and the first request is still answered).
     func testServeStartsTheEngineWithoutTheFullCLI() throws {
         let cli = try CLI()
-        defer { cli.cleanUp() }
+        addTeardownBlock { cli.cleanUp() }
         setenv("SYSOUND_CLI", cli.stateDir + "/no-such-sysound-cli", 1)
         defer { unsetenv("SYSOUND_CLI") }
         let process = try activate(cli, passing: ["SYSOUND_CLI"])
-        defer {
-            process.signal(SIGTERM)
-            process.wait()
-        }
         // `play NAME` is the launcher's own fast path: it needs no full CLI either.
         // (Without a daemon it would play embedded: the daemon is asked for by its lock and its process.)
         let result = try cli.run(["play", "tap"])
@@ -84,13 +72,9 @@ final class SocketActivationTests: XCTestCase {
     /// control files before it answered the request that started it.
     func testTheRequestThatStartedTheDaemonFollowsSilentMode() throws {
         let cli = try CLI()
-        defer { cli.cleanUp() }
+        addTeardownBlock { cli.cleanUp() }
         try "1\n".write(toFile: cli.stateDir + "/silent", atomically: true, encoding: .utf8)
-        let process = try activate(cli)
-        defer {
-            process.signal(SIGTERM)
-            process.wait()
-        }
+        _ = try activate(cli)
         let recording = try MonitorRecording()
         let result = try cli.run(["play", "tap", "--verbose"])
         XCTAssertEqual(result.status, 0, result.stderr)
@@ -102,6 +86,7 @@ final class SocketActivationTests: XCTestCase {
     /// systemd's own activator listening on the state directory's socket for
     /// `sysound serve`, which it starts at the first connection; it clears
     /// the environment but for what -E passes on: the fixture's sound server and `passing`.
+    /// Stopped when the test ends, before its state directory goes (teardown blocks run last first).
     private func activate(_ cli: CLI, passing: [String] = [], log: String? = nil) throws -> Spawned {
         try Pulse.require()
         let activator = "/usr/bin/systemd-socket-activate"
@@ -113,6 +98,10 @@ final class SocketActivationTests: XCTestCase {
         let process = try Spawned(activator, ["--seqpacket", "-l", socket] + passed + [
             try TestPaths.sysound, "serve", "--state-dir", cli.stateDir, "--input-dir", cli.stateDir + "/no-input",
         ], output: log.map { .append(to: $0) } ?? .capture)
+        addTeardownBlock {
+            process.signal(SIGTERM)
+            process.wait()
+        }
         XCTAssertTrue(eventually(5) { FileManager.default.fileExists(atPath: socket) }, "\(activator) did not listen on \(socket)")
         return process
     }
