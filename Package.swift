@@ -207,7 +207,7 @@ let package = Package(
         .target(
             name: "SysoundCLIOptions",
             dependencies: [
-                "CSystemd",
+                "CSystemd", "SysoundClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -41,17 +41,18 @@ package enum ServiceSetup {
     /// restarted by systemd until its start limit, taking the socket down;
     /// serving the defaults keeps every sound working meanwhile. Only a
     /// missing data directory (no theme at all) still throws.
+    /// `checkingFiles` as for `load`.
     package static func loadForServing(
-        configPath: String?, search: ConfigurationSearch = ConfigurationSearch()
+        configPath: String?, search: ConfigurationSearch = ConfigurationSearch(), checkingFiles: Bool = true
     ) throws(ConfigurationError) -> (SysoundConfiguration, Theme, [Diagnostic], problem: ConfigurationError?) {
         do {
             let configuration = try SysoundConfiguration.load(path: configPath, search: search)
-            let (theme, problems) = Theme.read(configuration: configuration, environment: search.environment)
+            let (theme, problems) = Theme.read(configuration: configuration, environment: search.environment, checkingFiles: checkingFiles)
             return (configuration, theme, problems, nil)
         } catch {
             if case .noDataDirectory = error { throw error }
             let configuration = SysoundConfiguration(dataDirectory: try search.dataDirectory())
-            let (theme, problems) = Theme.read(configuration: configuration, environment: search.environment)
+            let (theme, problems) = Theme.read(configuration: configuration, environment: search.environment, checkingFiles: checkingFiles)
             return (configuration, theme, problems, error)
         }
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import SysoundClient
 
 /// Options of `sysound serve`, parsed by the CLI (for help and validation)
 /// and again by sysound-engine, which runs the daemon.
@@ -10,7 +11,7 @@ package struct ServeOptions: ParsableArguments {
     package var config: String?
 
     @Option(name: .long, help: ArgumentHelp("Where force-feedback devices appear.", valueName: "dir"))
-    package var inputDir = "/dev/input"
+    package var inputDir = ServeArguments.defaultInputDirectory
 
     @Flag(name: .shortAndLong, help: "Log at info level (the default for the daemon); kept for symmetry with other commands.")
     package var verbose = false

@@ -25,6 +25,14 @@ struct EngineCommand: ParsableCommand {
         if let play = PlayArguments.parse(count: words.count, { words[$0] }) {
             PlayCommand.play(play.name, stateDirectory: play.stateDirectory, app: play.app)
         }
+        if let serve = ServeArguments.parse(count: words.count, { words[$0] }) {
+            do {
+                try Serve(serve).run()
+                exit()
+            } catch {
+                exit(withError: error)
+            }
+        }
         do {
             var command = try parseAsRoot()
             try command.run()

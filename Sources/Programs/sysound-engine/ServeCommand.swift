@@ -19,9 +19,24 @@ struct ServeCommand: ParsableCommand {
         commandName: "serve", abstract: EngineCommandText.serveAbstract, discussion: EngineCommandText.serveDiscussion)
 
     @OptionGroup var options: ServeOptions
-    var stateDir: String? { options.stateDir }
-    var config: String? { options.config }
-    var inputDir: String { options.inputDir }
+
+    func run() throws {
+        try Serve(ServeArguments(config: options.config, stateDirectory: options.stateDir, inputDirectory: options.inputDir)).run()
+    }
+}
+
+/// The daemon: `serve` as the argument parser read it, or as `sysound` handed
+/// it over in `ServeArguments`' shape (EngineCommand.main), without the parser.
+struct Serve {
+    let stateDir: String?
+    let config: String?
+    let inputDir: String
+
+    init(_ arguments: ServeArguments) {
+        stateDir = arguments.stateDirectory
+        config = arguments.config
+        inputDir = arguments.inputDirectory
+    }
 
     func run() throws {
         // Before any thread starts (OpenAL's, PulseAudio's, the workers), so
@@ -31,7 +46,9 @@ struct ServeCommand: ParsableCommand {
         let logger = Logger(label: "sysound.daemon")
         let (configuration, theme, problems, configurationProblem): (SysoundConfiguration, Theme, [Diagnostic], ConfigurationError?)
         do {
-            (configuration, theme, problems, configurationProblem) = try ServiceSetup.loadForServing(configPath: config)
+            // The theme's files are not opened here: its load, after the
+            // first requests, decodes each and logs every one that fails.
+            (configuration, theme, problems, configurationProblem) = try ServiceSetup.loadForServing(configPath: config, checkingFiles: false)
         } catch {
             printError("sysound serve: \(error)")
             throw ExitCode(Exit.configuration)
@@ -108,33 +125,47 @@ struct ServeCommand: ParsableCommand {
             throw ExitCode(Exit.busy)
         }
         watcher.onDirectoryChange { [weak daemon] in daemon?.checkFiles() }
-        // The theme loads in the background while the daemon serves: a play of a
-        // sound loaded already is answered at once, one not yet loaded is
-        // loaded for it (FeedbackManager.clip(for:)), so a big theme never
-        // delays readiness.
-        workers.submitInBackground(logger: logger, { manager.preloadTheme() }, then: { report in
-            if let report { logger.info("preloaded \(report.loaded.count) sounds, \(report.failures.count) failed") }
-        })
-        // One session-bus connection for the D-Bus face and the screensaver
-        // lock source; opened by the first of them that starts, closed last.
+        // One session-bus connection for the D-Bus face, the desktop's
+        // switches and the screensaver lock source; opened by the first of
+        // them that starts, closed last.
         let sessionBus = BusConnection(loop: loop, open: { () throws(BusError) in try Bus.open(.user) })
         defer { sessionBus.stop() }
-        let sessionLock = followSessionLock(
-            configuration.lockSources, manager: manager, files: ControlFiles(directory: directory), loop: loop, sessionBus: sessionBus)
-        defer { sessionLock?.stop() }
-        logger.info("serving \(daemon.socketPath) (audio: \(manager.audio?.deviceName ?? "none yet"), haptic devices: \(haptics?.devices.count ?? 0))")
-        // The D-Bus face (feedbackd's interface): one more source on the loop.
-        let bus = FeedbackBusService.start(
-            manager: manager, events: events, sessionBus: sessionBus, watcher: watcher, logger: Logger(label: "sysound.dbus"),
-            callers: callers)
-        defer { bus?.stop() }
-        // The desktop's own switches (GNOME, feedbackd's settings, Plasma): inputs of the policy.
+        // What the policy decides with is read before the first request: the
+        // control files (the watcher read them), the desktop's own switches
+        // (GNOME, feedbackd's settings, Plasma) and the alert slider's position.
         let desktop = DesktopSources.start(
             manager: manager, loop: loop, sessionBus: sessionBus, watcher: watcher, logger: Logger(label: "sysound.desktop"))
         defer { desktop.stop() }
-        // The alert slider (the ring/silent switch), among the input nodes the haptics engine watches too.
         let slider = AlertSlider.start(manager: manager, loop: loop, inputDirectory: inputDir, logger: Logger(label: "sysound.slider"))
         defer { slider.stop() }
+        // The rest waits until the requests that started the daemon (socket
+        // activation: the first sound of a session) are answered: on two busy
+        // cores each of them is time before that sound. The theme's load
+        // (a play of a sound not loaded yet loads it itself,
+        // FeedbackManager.clip(for:)); the D-Bus face, whose callers' requests
+        // are answered once its name is taken; the screen lock's followers,
+        // whose first answers come from the buses anyway, after the locked
+        // file the watcher read.
+        let faces = LaterFaces()
+        defer { faces.stop() }
+        let startLater = { [self] in
+            workers.submitInBackground(logger: logger, { manager.preloadTheme() }, then: { report in
+                if let report { logger.info("preloaded \(report.loaded.count) sounds, \(report.failures.count) failed") }
+            })
+            faces.sessionLock = followSessionLock(
+                configuration.lockSources, manager: manager, files: ControlFiles(directory: directory), loop: loop, sessionBus: sessionBus)
+            // The D-Bus face (feedbackd's interface): one more source on the loop.
+            faces.bus = FeedbackBusService.start(
+                manager: manager, events: events, sessionBus: sessionBus, watcher: watcher, logger: Logger(label: "sysound.dbus"),
+                callers: callers)
+        }
+        do {
+            try loop.addWhenIdle(startLater)
+        } catch {
+            logger.warning("cannot defer the theme's load and the D-Bus face past the first requests (\(error)); starting them now")
+            startLater()
+        }
+        logger.info("serving \(daemon.socketPath) (audio: \(manager.audio?.deviceName ?? "none yet"), haptic devices: \(haptics?.devices.count ?? 0))")
         daemon.run()
         logger.info("stopped")
     }
@@ -155,7 +186,7 @@ struct ServeCommand: ParsableCommand {
                 throw LockWriteRefused(message)
             }
         }
-        // Made before the loop runs, on the thread that will run it.
+        // Made on the loop's thread (after the first requests).
         let lock = SessionLock(sources: sources, loop: loop, sessionBus: sessionBus, logger: logger, write: write)
         lock.start()
         return lock
@@ -184,6 +215,19 @@ struct ServeCommand: ParsableCommand {
             // In the background opens nothing here, and the host is given, so it cannot fail.
             return try! make(.deviceInBackground)
         }
+    }
+}
+
+/// The faces `serve` starts after the first requests, on the loop thread;
+/// stopped when the daemon has stopped, the D-Bus face before the lock
+/// followers that share its session bus.
+private final class LaterFaces {
+    var bus: FeedbackBusService?
+    var sessionLock: SessionLock?
+
+    func stop() {
+        bus?.stop()
+        sessionLock?.stop()
     }
 }
 

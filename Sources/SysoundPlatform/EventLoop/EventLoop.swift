@@ -189,6 +189,23 @@ package final class EventLoop: @unchecked Sendable {
         }
     }
 
+    /// Calls `body` once, at the first iteration that has nothing else to
+    /// dispatch: a timer already due, at sd-event's idle priority. Sources
+    /// ready now (a connection waiting on the socket, its request) are seen
+    /// in the same iteration's poll and dispatched first, and so are those
+    /// they add and find ready; `body` runs when none is left. For work a
+    /// start defers past the requests that started it (`serve`).
+    package func addWhenIdle(_ body: @escaping () -> Void) throws(EventLoopError) {
+        let holder = OwnedSource()
+        let source = try addTimer(at: now, accuracy: .exact) { _ in
+            // Released here: sd-event frees a source that is dispatching once its handler returns.
+            holder.source = nil
+            body()
+        }
+        _ = try check("sd_event_source_set_priority", sd_event_source_set_priority(source.pointer, Int64(SD_EVENT_PRIORITY_IDLE)))
+        holder.source = source
+    }
+
     /// Calls `body` every `interval` µs, the first time one interval from
     /// now; each time up to `accuracy` late, counted from when it ran.
     package func addRepeatingTimer(

@@ -59,6 +59,41 @@ final class EventLoopTests: XCTestCase {
         source.cancel()  // idempotent
     }
 
+    /// What is ready when the loop starts (a connection waiting on a passed
+    /// socket), and what its handler adds and finds ready (that connection's
+    /// request), run before the work added with `addWhenIdle`.
+    func testWorkWhenIdleWaitsForWhatIsReadyAndWhatThatAdds() throws {
+        let loop = try EventLoop()
+        var waiting: [Int32] = [0, 0], request: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&waiting), 0)
+        XCTAssertEqual(pipe(&request), 0)
+        defer { (waiting + request).forEach { close($0) } }
+        var byte: UInt8 = 1
+        _ = write(waiting[1], &byte, 1)
+        _ = write(request[1], &byte, 1)
+        var order: [String] = []
+        var sources: [EventSource] = []
+        try loop.addWhenIdle {
+            order.append("idle")
+            loop.exit()
+        }
+        sources.append(try loop.addIO(fd: waiting[0], events: .readable) { _ in
+            _ = read(waiting[0], &byte, 1)
+            order.append("accepted")
+            do {
+                sources.append(try loop.addIO(fd: request[0], events: .readable) { _ in
+                    _ = read(request[0], &byte, 1)
+                    order.append("answered")
+                })
+            } catch {
+                XCTFail("\(error)")
+            }
+        })
+        try loop.run()
+        XCTAssertEqual(order, ["accepted", "answered", "idle"])
+        sources.forEach { $0.cancel() }
+    }
+
     func testTimersFireOnTimeOnTheMonotonicClock() throws {
         let loop = try EventLoop()
         let start = EventLoop.monotonicNow()
