@@ -26,6 +26,7 @@ extension SoundService {
     /// Warms what the next sound needs, from a synchronous context.
     public func prepareNow() {
         if mode != .embedded {
+            // No daemon answering is the case to warm for, not an error.
             if (try? link.send(.ping))?.isOK == true || mode == .daemon { return }
         }
         // A hint: what fails here fails again, and is reported, at the play.

@@ -11,7 +11,7 @@ extension AudioEngine {
     /// call back into the engine. Nothing waits or polls in the meantime.
     package func whenEnded(_ voice: VoiceID, _ ended: @escaping @Sendable () -> Void) {
         let now = locked { () -> Bool in
-            guard !closed, pool.isCurrent(voice) else { return true }
+            guard !outputState.isClosed, pool.isCurrent(voice) else { return true }
             endObservers[voice, default: []].append(ended)
             return false
         }

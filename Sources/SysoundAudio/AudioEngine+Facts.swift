@@ -26,7 +26,7 @@ extension AudioEngine {
     /// Voices in the pool (the configured count, or fewer if the device gives fewer).
     package var voiceCount: Int { locked { pool.count } }
     /// Whether an output device is open (false between a device loss and its return).
-    package var isConnected: Bool { locked { output.map { !streamLost && !$0.hasToldLoss } ?? false } }
+    package var isConnected: Bool { locked { if case .attached(let out) = outputState { !out.hasToldLoss } else { false } } }
     /// How many times the device was reopened after a loss.
     package var reconnections: Int { locked { reopenCount } }
     /// How many times a clip was decoded again from its file to give a new

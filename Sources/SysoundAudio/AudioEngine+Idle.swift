@@ -26,7 +26,7 @@ extension AudioEngine {
     func beginIdlePause(now: Double) -> (any AudioOutputDevice)? {
         locked { () -> (any AudioOutputDevice)? in
             let after = settings.idlePauseMilliseconds / 1000
-            guard !closed, after > 0, idlePause == .running, !playedSinceCheck,
+            guard !outputState.isClosed, after > 0, idlePause == .running, !playedSinceCheck,
                   let out = output, out.canPause, out.isConnected,
                   !pool.voices.contains(where: \.isActive), now - lastBusy >= after
             else { return nil }

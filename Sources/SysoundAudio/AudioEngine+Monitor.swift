@@ -165,7 +165,7 @@ final class AudioMonitor: @unchecked Sendable {
         let settings = engine.settings, realtime = engine.realtime, role = engine.role
         let kept = engine.locked { () -> (any ReconnectingOutput)? in
             engine.reopening = true
-            return engine.streamLost ? engine.output?.reconnection : nil
+            return engine.lostStreamOutput
         }
         host.workers.submit({ () -> Reopened in
             // Waiting on the sound server (or its absence) is a worker's, not the loop's.
@@ -285,8 +285,11 @@ extension AudioEngine {
     /// The monitor's look (loop thread, takes the lock briefly).
     func monitorCheck(now: Double) -> MonitorStep {
         locked { () -> MonitorStep in
-            if closed { return .nothing }
-            guard let out = output else { return .nothing }
+            let out: any AudioOutputDevice
+            switch outputState {
+            case .attached(let attached), .streamLost(let attached): out = attached
+            case .none, .closing, .closed: return .nothing
+            }
             // A voice ending in this very check needs no doorbell.
             monitorRung = true
             defer { monitorRung = false }
@@ -296,7 +299,7 @@ extension AudioEngine {
                 openedDeviceName = out.name
             }
             // Waiting for the stream that replaces a lost one (`reopen`).
-            if streamLost { return .nothing }
+            if outputState.isStreamLost { return .nothing }
             // A pause or resume in flight keeps the device open: the loss is handled at a later check.
             if !out.isConnected && !idlePause.callInFlight {
                 checkArmedAt = nil
@@ -305,7 +308,7 @@ extension AudioEngine {
                 if out.reconnection != nil {
                     logger.warning("audio output \(out.name) lost its sound server; voices dropped, connecting a new stream (the mix and its clips stay)")
                     dropVoices(out)
-                    streamLost = true
+                    outputState = .streamLost(out)
                     idlePause.endPause()
                     return .lost(gone: nil)
                 }
@@ -372,6 +375,12 @@ extension AudioEngine {
         locked { output.map { !$0.isConnected && !idlePause.callInFlight } ?? false }
     }
 
+    /// The own stream's output waiting for a new stream (lock held); nil
+    /// in every other state.
+    var lostStreamOutput: (any ReconnectingOutput)? {
+        if case .streamLost(let out) = outputState { out.reconnection } else { nil }
+    }
+
     /// Takes a device reopened after a loss (loop thread); false when the
     /// engine closed meanwhile (the caller closes `out`).
     func attachReopened(_ out: any AudioOutputDevice, now: Double, buffers: [(Clip, ALuint)]) -> Bool {
@@ -379,11 +388,8 @@ extension AudioEngine {
         var kept: (any AudioOutputDevice)?
         let attached = locked { () -> Bool in
             // The own stream's kept mix, when the server came back as none (`auto`).
-            if streamLost {
-                kept = detach()
-                streamLost = false
-            }
-            if closed || output != nil { return false }
+            if outputState.isStreamLost { kept = detach() }
+            guard case .none = outputState else { return false }
             attach(out, buffers: buffers)
             reopenCount += 1
             if out.whoMixes == .device { lastTick = now }
@@ -403,12 +409,12 @@ extension AudioEngine {
     /// caller to close; nil when the engine closed or no longer waits for a
     /// stream (the caller closes `stream`).
     func replaceLostStream(with stream: PulseStream, now: Double) -> PulseStream? {
-        guard let out = locked({ streamLost ? output?.reconnection : nil }) else { return nil }
+        guard let out = locked({ lostStreamOutput }) else { return nil }
         // Before it plays: nothing reaches the new stream until the swap.
         out.connect(stream, to: self)
         let lost = locked { () -> PulseStream? in
-            guard streamLost, !closed, output === out else { return nil }
-            streamLost = false
+            guard case .streamLost(let kept) = outputState, kept === out else { return nil }
+            outputState = .attached(kept)
             reopenCount += 1
             latencyNs = 0
             lastTick = renderedSeconds

@@ -8,7 +8,7 @@ extension AudioEngine {
     /// clip it lacks — loaded meanwhile — is decoded again here, a clip whose
     /// upload failed there (buffer 0) stays unloaded, and leaves the cache).
     func attach(_ out: any AudioOutputDevice, buffers: [(Clip, ALuint)] = []) {
-        output = out
+        outputState = .attached(out)
         idlePause.endPause()
         latencyNs = 0
         // The engine's render ticks with what it has rendered (AudioEngine+Render.swift).
@@ -83,7 +83,7 @@ extension AudioEngine {
         sources = []
         pool = VoicePool(count: 0, nextOrder: pool.nextOrder)
         out.releaseCurrent()
-        output = nil
+        outputState = outputState.isClosed ? .closed : .none
         idlePause.endPause()
         return out
     }

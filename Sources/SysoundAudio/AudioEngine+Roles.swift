@@ -13,7 +13,7 @@ extension AudioEngine {
     /// with nothing playing there is nothing to duck.
     package func duck(_ others: [AudioEngine], whilePlaying voice: VoiceID) {
         locked {
-            guard !closed, pool.isCurrent(voice), !others.isEmpty else { return }
+            guard !outputState.isClosed, pool.isCurrent(voice), !others.isEmpty else { return }
             for other in others { other.duckHolds.add(1, ordering: .relaxed) }
             // Told with this engine's lock held (tellEnded): the others' counts are atomics, not under it.
             endObservers[voice, default: []].append {

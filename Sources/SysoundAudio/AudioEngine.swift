@@ -35,7 +35,9 @@ package final class AudioEngine: @unchecked Sendable {
     let lock = PriorityInheritingCondition()
 
     // Everything below is guarded by `lock`.
-    var output: (any AudioOutputDevice)?
+    var outputState = OutputState.none
+    /// The output voices play on (`OutputState.output`).
+    var output: (any AudioOutputDevice)? { outputState.output }
     var sources: [ALuint] = []
     var pool = VoicePool(count: 0)
     var store = ClipStore()
@@ -46,7 +48,6 @@ package final class AudioEngine: @unchecked Sendable {
     /// Seconds rendered so far (loopback clock).
     var renderedSeconds: Double = 0
     var interrupted = false
-    var closed = false
     /// The output's name as last logged (at attach, or a move the monitor
     /// saw); what `deviceName` says after a loss.
     var openedDeviceName = ""
@@ -69,12 +70,9 @@ package final class AudioEngine: @unchecked Sendable {
     var pauseCount = 0
     /// The output's latency (ns) as the monitor last read it; 0 on loopback.
     var latencyNs: UInt64 = 0
-    /// A worker is opening the device again after a loss (alcOpenDevice).
+    /// A worker is opening the device again after a loss (alcOpenDevice),
+    /// or connecting a new stream for the kept mix.
     var reopening = false
-    /// The own stream's server went away; the output stays attached (its
-    /// mix, sources and buffers need no server) until a new stream replaces
-    /// the lost one (`reconnect`) or a device of another kind the whole output.
-    var streamLost = false
     /// Clips decoded again to give a new device their buffers (`reupload`).
     let reuploads = Atomic<Int>(0)
     /// Ducking voices of other media roles' engines (AudioEngine+Roles.swift):
@@ -191,8 +189,8 @@ package final class AudioEngine: @unchecked Sendable {
 
     private func shutdown(closingOnWorker: Bool) {
         let out = locked { () -> (any AudioOutputDevice)?? in
-            if closed { return nil }
-            closed = true
+            if outputState.isClosed { return nil }
+            outputState = output.map { .closing($0) } ?? .closed
             // The device may not close under a pause or resume in flight, nor
             // under an upload into its context (a preload on a worker). Waited
             // for here, so the close below needs nothing of the engine: from
@@ -245,7 +243,7 @@ package final class AudioEngine: @unchecked Sendable {
         // the way); where OpenAL Soft tells no loss (no disconnect event;
         // ALSA while paused), a paused device playing nothing, a loss matters
         // from the next play on, which finds it here and has the monitor reopen.
-        if streamLost || (!out.isConnected && (out.hasToldLoss || !idlePause.callInFlight)) {
+        if outputState.isStreamLost || (!out.isConnected && (out.hasToldLoss || !idlePause.callInFlight)) {
             lock.unlock()
             monitor?.outputFailed()
             throw .deviceUnavailable
@@ -323,7 +321,7 @@ package final class AudioEngine: @unchecked Sendable {
         let deadline = timeout.map { EventLoop.monotonicNow() + UInt64(max($0, 0) * 1e6) }
         lock.lock()
         defer { lock.unlock() }
-        while pool.isCurrent(voice) && !closed {
+        while pool.isCurrent(voice) && !outputState.isClosed {
             if let d = deadline {
                 if !lock.wait(until: d) { return !pool.isCurrent(voice) }
             } else {
@@ -372,7 +370,7 @@ package final class AudioEngine: @unchecked Sendable {
         // pause and lets its timer be; or, on OpenAL Soft's device, a ducking
         // or solo voice was stopped: the check moves the ramps. One ring
         // until its check has run.
-        if let monitor, !monitorRung, !closed,
+        if let monitor, !monitorRung, !outputState.isClosed,
            !pool.voices.contains(where: \.isActive) || (output?.whoMixes != .engine && rampTargetsMove) {
             monitorRung = true
             // The end is the last activity: the idle pause comes

@@ -117,7 +117,15 @@ final class FaultTests: DaemonTestCase {
 
     func testStateDirectoryRemovedAndRecreated() throws {
         let fm = FileManager.default
-        try fm.removeItem(atPath: daemon.stateDir)
+        // rm -r as a user would: the daemon may put its socket back while
+        // the tree goes (it saw the socket deleted), and the directory's
+        // rmdir then fails (ENOTEMPTY, which Foundation reports as EPERM);
+        // try again until it is gone.
+        var removal: Error?
+        for _ in 0..<50 where fm.fileExists(atPath: daemon.stateDir) {
+            do { try fm.removeItem(atPath: daemon.stateDir) } catch { removal = error; usleep(20_000) }
+        }
+        XCTAssertFalse(fm.fileExists(atPath: daemon.stateDir), "cannot remove the state directory: \(String(describing: removal))")
         try fm.createDirectory(atPath: daemon.stateDir, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         // The socket comes back (or the daemon says in its log that it cannot).
         XCTAssertTrue(eventually(5) { (try? daemon.client.send(.ping))?.isOK == true },
