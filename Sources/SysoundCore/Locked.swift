@@ -58,7 +58,7 @@ package final class Locked<Value>: @unchecked Sendable {
     // and comes out is `sending`, as with `Mutex`.
     // @usableFromInline: `withLock` is inlined where it is called, so it is
     // specialized for the value there. Called generic from another module,
-    // its body alone took 5 % of the library's `play()` (perf, issue 37):
+    // its body alone took 5 % of the library's `play()` (perf, bench figure 3):
     // the play path reads six `Locked` values.
     @usableFromInline let lock = PthreadLock()
     @usableFromInline var value: Value

@@ -42,7 +42,7 @@ enum Targets {
         // The call's bound comes from what it is for (docs/latency.md, "The play() call"):
         // a call that returns within 0.1 ms in 99 of 100 adds at most a thirtieth
         // to the library's 3 ms launch → sink budget and 1.2 % to a 120 Hz frame
-        // of the app's thread that calls it. It was 20 µs until issue 37: below
+        // of the app's thread that calls it. It was 20 µs before: below
         // what the call must do (its median is 20–30 µs on this machine), and below
         // one preemption on two shared cores.
         let library = "SoundService.play(\"tap\") (library, embedded)", callBound = 100.0
