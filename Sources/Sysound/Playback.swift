@@ -67,8 +67,8 @@ public final class Playback: Sendable {
 
     #if EmbeddedEngine
     /// From the embedded engine's result, typed: what the daemon's reply
-    /// would say, without writing the reply's text and reading it back (a
-    /// fifth of the library's `play()` was that, measured with perf). The duration is
+    /// would say, without writing the reply's text and reading it back
+    /// (17 % of the library's `play()` in perf's samples). The duration is
     /// in whole milliseconds, as the reply gives it.
     init(result: PlayResult, engine: Engine) {
         id = result.voice.map { ID(text: $0.wireID) }

@@ -24,13 +24,7 @@ package struct VoiceID: Hashable, Sendable, CustomStringConvertible {
 extension VoiceID {
     /// The text form on the wire: `slot.serial` for the event stream's voices
     /// (as before roles), `slot.serial.role` for another role's (`3.17.alarm`).
-    /// Joined from small strings rather than interpolated: up to 15 bytes
-    /// (every event voice's id) it stays a small string and allocates
-    /// nothing, where interpolation allocates its buffer (on every play).
-    package var wireID: String {
-        let id = String(slot) + "." + String(serial)
-        return role == .event ? id : id + "." + role.rawValue
-    }
+    package var wireID: String { role == .event ? "\(slot).\(serial)" : "\(slot).\(serial).\(role.rawValue)" }
 
     /// Parses the wire form (in place: no array of parts for a play's id).
     package init?(_ text: String) {

@@ -42,9 +42,9 @@ enum Targets {
         // The call's bound comes from what it is for (docs/latency.md, "The play() call"):
         // a call that returns within 0.1 ms in 99 of 100 adds at most a thirtieth
         // to the library's 3 ms launch → sink budget and 1.2 % to a 120 Hz frame
-        // of the app's thread that calls it. It was 20 µs before: below
-        // what the call must do (its median is 20–30 µs on this machine), and below
-        // one preemption on two shared cores.
+        // of the app's thread that calls it. It was 20 µs before: below what
+        // the call must do with cold caches (its median is 20–50 µs on this
+        // machine), and below one preemption on two shared cores.
         let library = "SoundService.play(\"tap\") (library, embedded)", callBound = 100.0
         let daemonPath = "FeedbackManager.handle(play tap) (daemon, no socket)"
         func callMeasured(_ layer: String) -> (Double) -> String {
