@@ -67,10 +67,10 @@ final class InProcessEngine: Sendable {
     /// Answers `request` as the daemon would.
     func handle(_ request: Request) -> Reply { manager.handle(request) }
 
-    /// Starts a sound; its reply's fields.
-    func play(_ request: PlayRequest) throws(SoundServiceError) -> WireFields {
+    /// Starts a sound: its `Playback`, made from the manager's typed result.
+    func play(_ request: PlayRequest) throws(SoundServiceError) -> Playback {
         do throws(FeedbackError) {
-            return FeedbackManager.fields(of: try manager.play(request))
+            return Playback(result: try manager.play(request), engine: .embedded(self))
         } catch {
             throw SoundServiceError(code: error.code, message: error.message)
         }
@@ -143,7 +143,7 @@ enum InProcessEngine: Sendable {
     }
 
     func handle(_ request: Request) -> Reply { switch self {} }
-    func play(_ request: PlayRequest) throws(SoundServiceError) -> WireFields { switch self {} }
+    func play(_ request: PlayRequest) throws(SoundServiceError) -> Playback { switch self {} }
     func whenHeard(_ id: String, _ heard: @escaping @Sendable () -> Void) -> Bool { switch self {} }
     func openAudio() -> Bool { switch self {} }
     func preloadTheme() { switch self {} }

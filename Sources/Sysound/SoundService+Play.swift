@@ -54,7 +54,7 @@ extension SoundService {
         case .daemon(let reply):
             return Playback(fields: try Self.unpack(reply), engine: .daemon(link))
         case .embedded(let engine):
-            return Playback(fields: try engine.play(request), engine: .embedded(engine))
+            return try engine.play(request)
         }
     }
 

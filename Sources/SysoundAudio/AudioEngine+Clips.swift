@@ -168,10 +168,8 @@ extension AudioEngine {
 
     /// The preloaded clip with this name.
     package func clip(named name: String) throws(AudioError) -> Clip {
-        try locked { () throws(AudioError) -> Clip in
-            guard let clip = store.named[name] else { throw .unknownClip(name) }
-            return clip
-        }
+        guard let clip = guarded({ store.named[name] }) else { throw .unknownClip(name) }
+        return clip
     }
 
     /// Names of the preloaded clips.

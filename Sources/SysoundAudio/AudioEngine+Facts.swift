@@ -3,7 +3,7 @@ extension AudioEngine {
     /// The device actually opened (ALC_ALL_DEVICES_SPECIFIER), e.g. the PulseAudio
     /// sink's description, or the sink the own stream plays on now; "OpenAL
     /// Soft" for the loopback output. After a loss, the last one's.
-    package var deviceName: String { locked { output?.name ?? openedDeviceName } }
+    package var deviceName: String { guarded { output?.name ?? openedDeviceName } }
     /// Whether the engine plays through its own PulseAudio stream (`output =
     /// "pulse"`, or `"auto"` with a server) rather than OpenAL Soft's device.
     package var playsOnOwnStream: Bool { streamFacts != nil }
@@ -41,7 +41,7 @@ extension AudioEngine {
     /// A paired haptic starts this much later, so that it is felt when the
     /// sound is heard.
     package var outputLatencyNanoseconds: UInt64 {
-        locked { output.map { $0.keepsTiming ? $0.latencyNanoseconds() : latencyNs } ?? 0 }
+        guarded { output.map { $0.keepsTiming ? $0.latencyNanoseconds() : latencyNs } ?? 0 }
     }
     /// How long until what the output was given has been heard, in ns: a
     /// voice the engine has just told ended still plays for this long. On

@@ -346,6 +346,16 @@ package final class AudioEngine: @unchecked Sendable {
         return try body()
     }
 
+    /// `body` with the engine's lock held, for a read of the engine's own
+    /// state that calls no AL: no context to remember and put back (two
+    /// `alcGetThreadContext` and an `alcSetThreadContext` fewer than `locked`,
+    /// on the play path: the clip's lookup, the reply's device name).
+    func guarded<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
+
     /// Stops the source of `slot` and frees it. Callers broadcast the condition.
     func finish(slot: Int) {
         let clip = pool[slot].clip

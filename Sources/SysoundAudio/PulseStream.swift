@@ -1,6 +1,7 @@
 import CPulse
 import CSysoundShims
 import Glibc
+import Synchronization
 import SysoundCore
 import SysoundPlatform
 
@@ -54,6 +55,10 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
         /// Kicks written and not yet handled by the mainloop.
         var kicksPending = 0
     }
+
+    /// `Shared.failed`'s opposite, readable without the lock: every play
+    /// asks (`isConnected`) while the stream's thread may hold that lock.
+    private let connected = Atomic<Bool>(true)
 
     static let frameBytes = 8
     let rate: Int
@@ -252,7 +257,7 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
     }
 
     /// False once the context or the stream failed (the server went away).
-    var isConnected: Bool { !shared.withLock { $0.failed } }
+    var isConnected: Bool { connected.load(ordering: .acquiring) }
     /// Why the stream failed, once it has.
     var failure: String? { shared.withLock { $0.failure } }
     /// How long a sound started now takes to reach the sink, in ns. While a
@@ -456,6 +461,7 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
                 let first = !shared.failed
                 shared.failed = true
                 shared.failure = shared.failure ?? reason
+                connected.store(false, ordering: .releasing)
                 return first
             }
             writing = false

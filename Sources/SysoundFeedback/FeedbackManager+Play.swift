@@ -118,14 +118,16 @@ extension FeedbackManager {
         _ clip: Clip?, on engine: AudioEngine?, _ request: PlayRequest, entry: SoundEntry, decision: Decision
     ) throws(FeedbackError) -> PlayResult {
         var result = PlayResult(decision: decision, voice: nil, duration: clip?.duration, haptic: .notDue)
-        // The sound is heard the output's latency after it starts: the haptic
-        // starts then too (nothing to wait for without a sound, or on loopback).
-        let sounds = if case .play = decision.sound, clip != nil { true } else { false }
-        let latency = sounds ? (engine?.outputLatencyNanoseconds ?? 0) : 0
         switch decision.haptic {
         case .none: break
         case .skip(let reason): result.haptic = .skipped(.policy(reason))
         case .vibrate(let preset):
+            // The sound is heard the output's latency after it starts: the haptic
+            // starts then too (nothing to wait for without a sound, or on loopback).
+            // Asked only here: the query takes the engine's lock, which a play
+            // without a vibration need not take twice.
+            let sounds = if case .play = decision.sound, clip != nil { true } else { false }
+            let latency = sounds ? (engine?.outputLatencyNanoseconds ?? 0) : 0
             result.haptic = vibrate(
                 preset: preset, intensity: desktop.hapticScale, priority: decision.category.voicePriority, delayNanoseconds: latency)
         }

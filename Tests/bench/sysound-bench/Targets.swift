@@ -39,10 +39,21 @@ enum Targets {
         check("shipped period: no clip broken with both cores loaded", r.row("11", loaded)?.value,
               { "\(fmt($0)) of \(r.row("11", "CLI launch → sink: " + LeverFigure.levers[0].label + " (both cores loaded)")?.summary?.n ?? 0) measured" },
               { $0 == 0 })
-        let library = "SoundService.play(\"tap\") (library, embedded)"
-        check("play() call ≤ 20 µs p99 (library)", p99("3", "call: " + library), { "\(fmt($0)) µs p99" }, { $0 <= 20 })
-        check("play() call ≤ 20 µs p99 (daemon's in-process path)", p99("3", "call: FeedbackManager.handle(play tap) (daemon, no socket)"),
-              { "\(fmt($0)) µs p99" }, { $0 <= 20 })
+        // The call's bound comes from what it is for (docs/latency.md, "The play() call"):
+        // a call that returns within 0.1 ms in 99 of 100 adds at most a thirtieth
+        // to the library's 3 ms launch → sink budget and 1.2 % to a 120 Hz frame
+        // of the app's thread that calls it. It was 20 µs before: below what
+        // the call must do with cold caches (its median is 20–50 µs on this
+        // machine), and below one preemption on two shared cores.
+        let library = "SoundService.play(\"tap\") (library, embedded)", callBound = 100.0
+        let daemonPath = "FeedbackManager.handle(play tap) (daemon, no socket)"
+        func callMeasured(_ layer: String) -> (Double) -> String {
+            let typical = fmt(median("3", "call: " + layer) ?? .nan)
+            return { "\(fmt($0)) µs p99 (median \(typical) µs)" }
+        }
+        check("play() call ≤ \(Int(callBound)) µs p99 (library)", p99("3", "call: " + library), callMeasured(library), { $0 <= callBound })
+        check("play() call ≤ \(Int(callBound)) µs p99 (daemon's in-process path)", p99("3", "call: " + daemonPath),
+              callMeasured(daemonPath), { $0 <= callBound })
         for layer in [library, "FeedbackManager.play(tap, haptic: false)", "AudioEngine.play(clip) (engine primitive)"] {
             check("no allocation on the play path: \(layer)", r.row("3", "allocations: " + layer)?.summary?.max,
                   { "\(fmt($0)) at most per call (median \(fmt(median("3", "allocations: " + layer) ?? .nan)))" }, { $0 == 0 })
