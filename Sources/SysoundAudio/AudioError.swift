@@ -28,6 +28,14 @@ package enum AudioError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A libpulse call of the engine's own PulseAudio stream failed (`output = "pulse"`).
     case pulse(operation: String, reason: String)
 
+    /// The file the failure is about, as the caller named it, if it is about one.
+    package var file: String? {
+        switch self {
+        case .badFile(let path, _), .clipTooLong(let path, _, _), .preloadBudgetExceeded(let path, _, _), .writeFailed(let path, _): path
+        case .noOutputDevice, .deviceUnavailable, .openAL, .missingExtension, .unknownClip, .clipNotLoaded, .wrongOutput, .pulse: nil
+        }
+    }
+
     package var description: String {
         switch self {
         case .noOutputDevice(let detail):

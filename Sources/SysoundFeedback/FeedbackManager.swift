@@ -156,7 +156,11 @@ package final class FeedbackManager: Sendable {
         guard let audio else { return nil }
         let report = audio.preload(
             theme.entries.map { ClipSource(name: $0.name, path: $0.file, gain: $0.gain) }, replacingTheme: true)
-        for failure in report.failures { logger.warning("\(failure)") }
+        for failure in report.failures {
+            // The file as the theme resolved it (a link's target): which sound it is.
+            let names = theme.entries.filter { $0.file == failure.file }.map { "\"\($0.name)\"" }
+            logger.warning("\(names.isEmpty ? "" : "the theme's sound \(names.joined(separator: ", ")) is not played: ")\(failure)")
+        }
         // Another role's engine holds only what played on it: those clips are
         // brought up to date, the others it loads on their first play.
         for engine in roles.engines {

@@ -59,9 +59,9 @@ final class HostileFileTests: XCTestCase {
         for c in HostileFiles.cases {
             let name = c.name.replacingOccurrences(of: ".wav", with: "")
             let path = dir + "/" + c.name
-            // The start-up log names the file, or the index key that names it
-            // (the theme resolves the /dev/zero link and names its target).
-            XCTAssertTrue(daemon.log().contains(path) || daemon.log().contains("sounds.\(name).file"),
+            // The theme load's report names the file, or the sound whose file
+            // it is (the theme resolves the /dev/zero link and names its target).
+            XCTAssertTrue(daemon.log().contains(path) || daemon.log().contains("the theme's sound \"\(name)\""),
                           "the daemon's log does not name \(path): \(daemon.log(tail: 40))")
             let reply = try daemon.client.send(.play(PlayRequest(.name(name))))
             guard case .error(_, let message) = reply else {
