@@ -88,6 +88,12 @@ final class HapticScoreTests: XCTestCase {
         XCTAssertEqual(error("{\"Version\": 1}"), "line 1, Pattern: no \"Pattern\"; an AHAP file lists its events in \"Pattern\": [...]")
         XCTAssertTrue(error("{\n\n\"Pattern\": [1, }").hasPrefix("line 3: not valid JSON"), error("{\n\n\"Pattern\": [1, }"))
         XCTAssertTrue(error("[]").contains("expected an AHAP object"))
+        // Found by the fuzzer: a sound named with the text form's separators did not read back.
+        for name in ["s;unds/ding.wav", "ding*0.5", "tab\\there"] {
+            XCTAssertTrue(
+                error("{\"Pattern\": [{\"Event\": {\"Time\": 0, \"EventType\": \"AudioCustom\", \"EventWaveformPath\": \"\(name)\"}}]}")
+                    .hasPrefix("line 1, Pattern[0].Event.EventWaveformPath: "), name)
+        }
         XCTAssertTrue(error("{\"Pattern\": [{\"Event\": {\"Time\": 40, \"EventType\": \"HapticTransient\"}}]}").contains("at most 30000 ms"))
         XCTAssertEqual(
             error("{\"Pattern\": [{\"ParameterCurve\": {\"ParameterID\": \"HapticIntensityControl\", \"ParameterCurveControlPoints\": 3}}]}"),

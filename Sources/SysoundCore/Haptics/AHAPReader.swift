@@ -87,7 +87,15 @@ public struct AHAPReader: Sendable {
                     guard !path.isEmpty else {
                         throw AHAPError(line: event.line, key: key + ".EventWaveformPath", message: "empty; name a theme sound (\"tap\") or a sound file")
                     }
-                    sounds.append(HapticScore.Sound(atMs: time, name: resolved(path), volume: parameters["AudioVolume"] ?? 1))
+                    let name = resolved(path)
+                    // The score's text form (the wire's `score=`) separates its parts
+                    // with ';' and a sound's volume with '*': a name holding either,
+                    // or a control character, could not be carried as it is.
+                    guard !name.contains(where: { $0 == ";" || $0 == "*" || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7f } == true }) else {
+                        throw AHAPError(line: event.line, key: key + ".EventWaveformPath",
+                                        message: "\(ControlValue.quoted(name)) holds ';', '*' or a control character, which a haptic score cannot carry; rename the file")
+                    }
+                    sounds.append(HapticScore.Sound(atMs: time, name: name, volume: parameters["AudioVolume"] ?? 1))
                 case "AudioContinuous":
                     notes.append(AHAPError(line: event.line, key: key, message: "AudioContinuous (Apple's built-in tone) has no counterpart here; ignored"))
                 default:
