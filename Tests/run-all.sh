@@ -15,9 +15,9 @@
 #     outside package, and a check that such a package cannot name the wire
 #     protocol's types. Then the real-kernel force-feedback test under qemu
 #     (Tests/kernel/run.sh).
-#  3. the fuzz targets, 15 s each, two at a time on two cores (Tests/fuzz/run.sh 15), crash inputs of
+#  3. the fuzz targets, 10 s each, two at a time on two cores (Tests/fuzz/run.sh 10), crash inputs of
 #     earlier runs and the committed regressions replayed first; longer runs
-#     by hand (Tests/fuzz/run.sh 600 TARGET) find what 15 s does not.
+#     by hand (Tests/fuzz/run.sh 600 TARGET) find what 10 s does not.
 #  4. a smoke run of the benchmark (Tests/bench/run.sh --smoke): a few
 #     iterations of every figure on both servers, no thresholds, so the bench
 #     cannot rot; then Tests/bench/report.py on its JSON.
@@ -126,10 +126,10 @@ fuzz_build=$!
 echo "== real-kernel force-feedback test (qemu)"
 run_counted kernel Tests/kernel/run.sh
 
-echo "== fuzzing (libFuzzer + AddressSanitizer, 15 s per target)"
+echo "== fuzzing (libFuzzer + AddressSanitizer, 10 s per target)"
 wait "$fuzz_build" || true
 cat "$logs/fuzz-build.log"
-run_counted fuzz Tests/fuzz/run.sh 15
+run_counted fuzz Tests/fuzz/run.sh 10
 
 echo "== benchmark smoke run"
 if Tests/bench/run.sh --smoke --json "$logs/bench.json" 2>&1 | tee "$logs/bench.log"; then

@@ -9,7 +9,7 @@ import XCTest
 /// Sizes come from the environment: the defaults are the short form CI runs,
 /// Tests/reliability/soak.sh sets the long one (1000 per client, 1 000 000):
 ///   SYSOUND_LOAD_CLIENTS (100), SYSOUND_LOAD_REQUESTS per client (100)
-///   SYSOUND_SOAK_REQUESTS total (20 000), SYSOUND_SOAK_CLIENTS (8)
+///   SYSOUND_SOAK_REQUESTS total (12 000), SYSOUND_SOAK_CLIENTS (8)
 final class LoadTests: XCTestCase {
     static func setting(_ key: String, _ fallback: Int) -> Int {
         ProcessInfo.processInfo.environment[key].flatMap(Int.init) ?? fallback
@@ -143,7 +143,7 @@ final class LoadTests: XCTestCase {
         try Pulse.require()
         let daemon = try DaemonProcess()
         defer { XCTAssertEqual(daemon.stop(), 0) }
-        let total = Self.setting("SYSOUND_SOAK_REQUESTS", 20_000)
+        let total = Self.setting("SYSOUND_SOAK_REQUESTS", 12_000)
         let clients = Self.setting("SYSOUND_SOAK_CLIENTS", 8)
         let rounds = 20
         let perRound = max(1, total / rounds / clients)
