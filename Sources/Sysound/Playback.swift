@@ -80,7 +80,7 @@ public final class Playback: Sendable {
         case .skipped(let skip): haptic = nil; hapticSkipped = skip
         case .notDue, .failed: haptic = nil; hapticSkipped = nil
         }
-        duration = result.duration.map { Double(Int($0 * 1000)) / 1000 }
+        duration = result.durationMs.map { Double($0) / 1000 }
         self.engine = id == nil ? .none : engine
     }
     #endif

@@ -10,6 +10,9 @@ package struct PlayResult: Sendable, Equatable {
     package var voice: VoiceID?
     /// The clip's length in seconds, if it was loaded.
     package var duration: Double?
+    /// The same in whole milliseconds, as the reply gives it (and the library's
+    /// `Playback`, made from this result without the reply).
+    package var durationMs: Int? { duration.map { Int($0 * 1000) } }
     /// What became of the vibration the policy asked for.
     package var haptic: HapticResult
     /// Whether the flash for alerts flashed for it.

@@ -318,7 +318,7 @@ extension FeedbackManager {
         case .skipped(let reason): fields["haptic-skipped"] = reason.rawValue
         case .failed(let message): fields["haptic-problem"] = message
         }
-        if let duration = result.duration { fields["duration-ms"] = "\(Int(duration * 1000))" }
+        if let ms = result.durationMs { fields["duration-ms"] = "\(ms)" }
         if result.flashed { fields["flash"] = "1" }
         return fields
     }
