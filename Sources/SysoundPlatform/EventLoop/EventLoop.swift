@@ -181,12 +181,7 @@ package final class EventLoop: @unchecked Sendable {
     package func addOneShot(
         after delay: UInt64, accuracy: TimerAccuracy, _ body: @escaping () -> Void
     ) throws(EventLoopError) {
-        let holder = OwnedSource()
-        holder.source = try addTimer(after: delay, accuracy: accuracy) { _ in
-            // Released here: sd-event frees a source that is dispatching once its handler returns.
-            holder.source = nil
-            body()
-        }
+        try addHeldTimer(after: delay, accuracy: accuracy, priority: nil, body)
     }
 
     /// Calls `body` once, at the first iteration that has nothing else to
@@ -196,13 +191,23 @@ package final class EventLoop: @unchecked Sendable {
     /// they add and find ready; `body` runs when none is left. For work a
     /// start defers past the requests that started it (`serve`).
     package func addWhenIdle(_ body: @escaping () -> Void) throws(EventLoopError) {
+        try addHeldTimer(after: 0, accuracy: .exact, priority: Int64(SD_EVENT_PRIORITY_IDLE), body)
+    }
+
+    /// A one-shot timer the loop keeps until it has fired, at `priority`
+    /// (nil: sd-event's default).
+    private func addHeldTimer(
+        after delay: UInt64, accuracy: TimerAccuracy, priority: Int64?, _ body: @escaping () -> Void
+    ) throws(EventLoopError) {
         let holder = OwnedSource()
-        let source = try addTimer(at: now, accuracy: .exact) { _ in
+        let source = try addTimer(after: delay, accuracy: accuracy) { _ in
             // Released here: sd-event frees a source that is dispatching once its handler returns.
             holder.source = nil
             body()
         }
-        _ = try check("sd_event_source_set_priority", sd_event_source_set_priority(source.pointer, Int64(SD_EVENT_PRIORITY_IDLE)))
+        if let priority {
+            _ = try check("sd_event_source_set_priority", sd_event_source_set_priority(source.pointer, priority))
+        }
         holder.source = source
     }
 
