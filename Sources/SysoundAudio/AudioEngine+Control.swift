@@ -6,7 +6,7 @@ extension AudioEngine {
     /// Stops one voice now; a stale ID is ignored.
     package func stop(_ voice: VoiceID) {
         locked {
-            guard pool.isCurrent(voice) else { return }
+            guard core.pool.isCurrent(voice) else { return }
             output?.makeCurrent()
             finish(slot: voice.slot)
             lock.broadcast()
@@ -19,9 +19,9 @@ extension AudioEngine {
     /// end to foresee; the own stream's render tells it by itself.
     package func endLoop(_ voice: VoiceID) {
         let foresee = locked { () -> Bool in
-            guard pool.isCurrent(voice), let out = output else { return false }
+            guard core.pool.isCurrent(voice), let out = output else { return false }
             out.makeCurrent()
-            AL.setLooping(source: sources[voice.slot], false)
+            AL.setLooping(source: core.sources[voice.slot], false)
             return out.whoMixes == .device
         }
         if foresee { monitor?.wake() }
@@ -34,7 +34,7 @@ extension AudioEngine {
     package func stopVoices(categories: Set<SoundCategory>) {
         locked {
             output?.makeCurrent()
-            for i in 0..<pool.count where pool[i].isActive && categories.contains(pool[i].category) {
+            for i in 0..<core.pool.count where core.pool[i].isActive && categories.contains(core.pool[i].category) {
                 finish(slot: i)
             }
             lock.broadcast()
@@ -42,13 +42,13 @@ extension AudioEngine {
     }
 
     /// The system volume (0–1) the engine applies now.
-    package var appliedVolume: Double { locked { Double(volume) } }
+    package var appliedVolume: Double { locked { Double(core.volume) } }
 
     /// The system volume (0–1) the engine applies; changing it re-applies the
     /// gain of every voice now playing.
     package func setVolume(_ newValue: Double) {
         locked {
-            volume = newValue.isFinite ? Float(min(max(newValue, 0), 1)) : 0
+            core.volume = newValue.isFinite ? Float(min(max(newValue, 0), 1)) : 0
             output?.makeCurrent()
             applyGains()
         }
@@ -59,13 +59,13 @@ extension AudioEngine {
     package func beginInterruption() {
         locked {
             output?.makeCurrent()
-            interrupted = true
-            for i in 0..<pool.count where pool[i].phase == .playing {
-                switch pool[i].category.interruptionRule {
+            core.interrupted = true
+            for i in 0..<core.pool.count where core.pool[i].phase == .playing {
+                switch core.pool[i].category.interruptionRule {
                 case .notStarted: finish(slot: i)
                 case .deferredUntilResumableEnd:
-                    AL.pause(source: sources[i])
-                    pool[i].phase = .paused
+                    AL.pause(source: core.sources[i])
+                    core.pool[i].phase = .paused
                 }
             }
             lock.broadcast()
@@ -77,11 +77,11 @@ extension AudioEngine {
     package func endInterruption(resumable: Bool) {
         let out = locked { () -> (writer: (any MixWriter)?, foresees: Bool)? in
             output?.makeCurrent()
-            interrupted = false
-            for i in 0..<pool.count where pool[i].phase == .paused {
+            core.interrupted = false
+            for i in 0..<core.pool.count where core.pool[i].phase == .paused {
                 if resumable {
-                    pool[i].phase = .playing
-                    AL.resume(source: sources[i])
+                    core.pool[i].phase = .playing
+                    AL.resume(source: core.sources[i])
                 } else {
                     finish(slot: i)
                 }
@@ -97,5 +97,5 @@ extension AudioEngine {
     }
 
     /// Whether an interruption is in progress.
-    package var isInterrupted: Bool { locked { interrupted } }
+    package var isInterrupted: Bool { locked { core.interrupted } }
 }

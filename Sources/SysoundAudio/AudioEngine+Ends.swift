@@ -11,8 +11,8 @@ extension AudioEngine {
     /// call back into the engine. Nothing waits or polls in the meantime.
     package func whenEnded(_ voice: VoiceID, _ ended: @escaping @Sendable () -> Void) {
         let now = locked { () -> Bool in
-            guard !outputState.isClosed, pool.isCurrent(voice) else { return true }
-            endObservers[voice, default: []].append(ended)
+            guard !core.outputState.isClosed, core.pool.isCurrent(voice) else { return true }
+            core.endObservers[voice, default: []].append(ended)
             return false
         }
         if now { ended() }
@@ -20,7 +20,7 @@ extension AudioEngine {
 
     /// Tells the observers of `voice` that it ended (lock held: see `whenEnded`).
     func tellEnded(_ voice: VoiceID) {
-        guard let observers = endObservers.removeValue(forKey: voice) else { return }
+        guard let observers = core.endObservers.removeValue(forKey: voice) else { return }
         for observer in observers { observer() }
     }
 }

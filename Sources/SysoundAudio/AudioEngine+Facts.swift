@@ -3,7 +3,7 @@ extension AudioEngine {
     /// The device actually opened (ALC_ALL_DEVICES_SPECIFIER), e.g. the PulseAudio
     /// sink's description, or the sink the own stream plays on now; "OpenAL
     /// Soft" for the loopback output. After a loss, the last one's.
-    package var deviceName: String { guarded { output?.name ?? openedDeviceName } }
+    package var deviceName: String { guarded { output?.name ?? core.openedDeviceName } }
     /// Whether the engine plays through its own PulseAudio stream (`output =
     /// "pulse"`, or `"auto"` with a server) rather than OpenAL Soft's device.
     package var playsOnOwnStream: Bool { streamFacts != nil }
@@ -24,11 +24,11 @@ extension AudioEngine {
     /// The own stream's facts now, if the output has one.
     private var streamFacts: StreamFacts? { locked { output?.streamFacts } }
     /// Voices in the pool (the configured count, or fewer if the device gives fewer).
-    package var voiceCount: Int { locked { pool.count } }
+    package var voiceCount: Int { locked { core.pool.count } }
     /// Whether an output device is open (false between a device loss and its return).
-    package var isConnected: Bool { locked { if case .attached(let out) = outputState { !out.hasToldLoss } else { false } } }
+    package var isConnected: Bool { locked { if case .attached(let out) = core.outputState { !out.hasToldLoss } else { false } } }
     /// How many times the device was reopened after a loss.
-    package var reconnections: Int { locked { reopenCount } }
+    package var reconnections: Int { locked { core.reopenCount } }
     /// How many times a clip was decoded again from its file to give a new
     /// device its buffer (a reopen of OpenAL Soft's device; never the own
     /// stream's reconnection, whose mix keeps them).
@@ -41,14 +41,14 @@ extension AudioEngine {
     /// A paired haptic starts this much later, so that it is felt when the
     /// sound is heard.
     package var outputLatencyNanoseconds: UInt64 {
-        guarded { output.map { $0.keepsTiming ? $0.latencyNanoseconds() : latencyNs } ?? 0 }
+        guarded { output.map { $0.keepsTiming ? $0.latencyNanoseconds() : core.latencyNs } ?? 0 }
     }
     /// How long until what the output was given has been heard, in ns: a
     /// voice the engine has just told ended still plays for this long. On
     /// the own stream, what it wrote ahead and the sink's latency
     /// (`PlayoutClock`); on OpenAL Soft's device, its latency; 0 on loopback.
     package var untilHeardNanoseconds: UInt64 {
-        locked { output.map { $0.keepsTiming ? $0.untilHeardNanoseconds() : latencyNs } ?? 0 }
+        locked { output.map { $0.keepsTiming ? $0.untilHeardNanoseconds() : core.latencyNs } ?? 0 }
     }
     /// The mixing rate and refresh (updates per second) the device granted.
     package var grantedFormat: (frequency: Int, refresh: Int) {

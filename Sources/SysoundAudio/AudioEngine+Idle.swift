@@ -15,10 +15,10 @@
 /// paused resumes the device once the pause has returned.
 extension AudioEngine {
     /// Whether the output device is paused for idleness now.
-    package var isOutputPaused: Bool { locked { idlePause.isPaused } }
+    package var isOutputPaused: Bool { locked { core.idlePause.isPaused } }
     /// How many times the device was paused for idleness (each later resumed
     /// by a play, unless it is paused now).
-    package var idlePauses: Int { locked { pauseCount } }
+    package var idlePauses: Int { locked { core.pauseCount } }
 
     /// The idle timer fired (loop thread): when nothing played since and no
     /// device call is in flight, marks the device paused and returns it for
@@ -26,12 +26,12 @@ extension AudioEngine {
     func beginIdlePause(now: Double) -> (any AudioOutputDevice)? {
         locked { () -> (any AudioOutputDevice)? in
             let after = settings.idlePauseMilliseconds / 1000
-            guard !outputState.isClosed, after > 0, idlePause == .running, !playedSinceCheck,
+            guard !core.outputState.isClosed, after > 0, core.idlePause == .running, !core.playedSinceCheck,
                   let out = output, out.canPause, out.isConnected,
-                  !pool.voices.contains(where: \.isActive), now - lastBusy >= after
+                  !core.pool.voices.contains(where: \.isActive), now - core.lastBusy >= after
             else { return nil }
-            idlePause = .pausing(resumeOwed: false)
-            pauseCount += 1
+            core.idlePause = .pausing(resumeOwed: false)
+            core.pauseCount += 1
             return out
         }
     }
@@ -45,9 +45,9 @@ extension AudioEngine {
         // make that milliseconds) started its voice on the running device:
         // then there is nothing to pause, and pausing would cut that voice.
         let go = locked { () -> Bool in
-            guard idlePause == .pausing(resumeOwed: false), output === out else {
-                idlePause.pauseReturned()
-                pauseCount -= 1  // counted when decided; it did not happen
+            guard core.idlePause == .pausing(resumeOwed: false), output === out else {
+                core.idlePause.pauseReturned()
+                core.pauseCount -= 1  // counted when decided; it did not happen
                 lock.broadcast()
                 return false
             }
@@ -56,9 +56,9 @@ extension AudioEngine {
         guard go else { return }
         out.pause()
         let (resume, lost) = locked { () -> (Bool, Bool) in
-            let owed = idlePause == .pausing(resumeOwed: true) && output === out
-            idlePause.pauseReturned()
-            if owed { idlePause = .resuming }
+            let owed = core.idlePause == .pausing(resumeOwed: true) && output === out
+            core.idlePause.pauseReturned()
+            if owed { core.idlePause = .resuming }
             lock.broadcast()  // shutdown() waits for the pause to end
             // A loss told during the pause was let be (a device call was in
             // flight), and a paused device is not watched: look now.
@@ -72,9 +72,9 @@ extension AudioEngine {
     /// returns the output for `resumeLater`, or nil while the pause itself is
     /// still in flight (its worker resumes the device when it returns).
     func resumeOutput(_ out: any AudioOutputDevice) -> (any AudioOutputDevice)? {
-        idlePause.endPause()
-        if case .pausing = idlePause { return nil }
-        idlePause = .resuming
+        core.idlePause.endPause()
+        if case .pausing = core.idlePause { return nil }
+        core.idlePause = .resuming
         return out
     }
 
@@ -93,7 +93,7 @@ extension AudioEngine {
     func resumeOnWorker(_ out: any AudioOutputDevice) {
         let started = out.resume()
         locked {
-            idlePause.resumeReturned()
+            core.idlePause.resumeReturned()
             lock.broadcast()
         }
         if out.whoMixes == .device { monitor?.wake() }

@@ -164,7 +164,7 @@ final class AudioMonitor: @unchecked Sendable {
         guard let engine else { return }
         let settings = engine.settings, realtime = engine.realtime, role = engine.role
         let kept = engine.locked { () -> (any ReconnectingOutput)? in
-            engine.reopening = true
+            engine.core.reopening = true
             return engine.lostStreamOutput
         }
         host.workers.submit({ () -> Reopened in
@@ -188,7 +188,7 @@ final class AudioMonitor: @unchecked Sendable {
                 return .failed(error)
             }
         }, then: { [self] result in
-            engine.locked { engine.reopening = false }
+            engine.locked { engine.core.reopening = false }
             switch result {
             case .stream(let stream): reconnected(stream)
             case .output(let out, let buffers): reopened(out, buffers: buffers)
@@ -286,50 +286,50 @@ extension AudioEngine {
     func monitorCheck(now: Double) -> MonitorStep {
         locked { () -> MonitorStep in
             let out: any AudioOutputDevice
-            switch outputState {
+            switch core.outputState {
             case .attached(let attached), .streamLost(let attached): out = attached
             case .none, .closing, .closed: return .nothing
             }
             // A voice ending in this very check needs no doorbell.
-            monitorRung = true
-            defer { monitorRung = false }
+            core.monitorRung = true
+            defer { core.monitorRung = false }
             // The server moved the own stream to another sink (PulseStream's moved callback).
-            if out.name != openedDeviceName {
-                logger.info("audio output now on \(out.name) (was \(openedDeviceName))")
-                openedDeviceName = out.name
+            if out.name != core.openedDeviceName {
+                logger.info("audio output now on \(out.name) (was \(core.openedDeviceName))")
+                core.openedDeviceName = out.name
             }
             // Waiting for the stream that replaces a lost one (`reopen`).
-            if outputState.isStreamLost { return .nothing }
+            if core.outputState.isStreamLost { return .nothing }
             // A pause or resume in flight keeps the device open: the loss is handled at a later check.
-            if !out.isConnected && !idlePause.callInFlight {
-                checkArmedAt = nil
+            if !out.isConnected && !core.idlePause.callInFlight {
+                core.checkArmedAt = nil
                 defer { lock.broadcast() }
                 // The own stream's mix, sources and buffers need no server: they stay.
                 if out.reconnection != nil {
                     logger.warning("audio output \(out.name) lost its sound server; voices dropped, connecting a new stream (the mix and its clips stay)")
                     dropVoices(out)
-                    outputState = .streamLost(out)
-                    idlePause.endPause()
+                    core.outputState = .streamLost(out)
+                    core.idlePause.endPause()
                     return .lost(gone: nil)
                 }
-                logger.warning("audio device \(out.name) disconnected; voices dropped, reopening")
+                logger.warning("audio device \(out.name) disconnected; voices dropped, core.reopening")
                 return .lost(gone: detach())
             }
             // Not while a worker pauses or resumes: the query would wait for its
             // backend lock. The own stream's is read when asked (`outputLatencyNanoseconds`).
-            if !out.keepsTiming && idlePause == .running { latencyNs = out.latencyNanoseconds() }
+            if !out.keepsTiming && core.idlePause == .running { core.latencyNs = out.latencyNanoseconds() }
             // Seen before tick: a short voice may end in this very tick.
-            let played = playedSinceCheck || pool.voices.contains(where: \.isActive)
-            playedSinceCheck = false
+            let played = core.playedSinceCheck || core.pool.voices.contains(where: \.isActive)
+            core.playedSinceCheck = false
             // The engine's render ticks with what it renders; a device's own mixer is ticked here.
             if out.whoMixes == .device { tick(now: now) }
             settleRampsIfSilent()
-            let quiet = !pool.voices.contains(where: \.isActive)
-            if played || !quiet { lastBusy = now }
-            checkArmedAt = nextCheck(out, now: now)
+            let quiet = !core.pool.voices.contains(where: \.isActive)
+            if played || !quiet { core.lastBusy = now }
+            core.checkArmedAt = nextCheck(out, now: now)
             let after = settings.idlePauseMilliseconds / 1000
-            let armIdle = quiet && after > 0 && out.canPause && !idlePause.isPaused
-            return .running(next: checkArmedAt, idleDeadline: armIdle ? lastBusy + after : nil)
+            let armIdle = quiet && after > 0 && out.canPause && !core.idlePause.isPaused
+            return .running(next: core.checkArmedAt, idleDeadline: armIdle ? core.lastBusy + after : nil)
         }
     }
 
@@ -344,16 +344,16 @@ extension AudioEngine {
     /// with no end to foresee holds the device (a loop; a voice paused by an
     /// interruption).
     func nextCheck(_ out: any AudioOutputDevice, now: Double) -> Double? {
-        guard out.whoMixes == .device, !idlePause.isPaused else { return nil }
+        guard out.whoMixes == .device, !core.idlePause.isPaused else { return nil }
         let busy = settings.monitorIntervalMilliseconds / 1000
-        if duckRamp.level != duckRamp.target || hushRamp.level != hushRamp.target { return now + busy }
+        if core.duckRamp.level != core.duckRamp.target || core.hushRamp.level != core.hushRamp.target { return now + busy }
         let update = out.refresh > 0 ? 1 / Double(out.refresh) : busy
         let watch = lossWatch(out).map { now + max(busy, $0) }
         var next: Double?
-        for i in 0..<pool.count where pool[i].isActive {
+        for i in 0..<core.pool.count where core.pool[i].isActive {
             var at = watch
-            if pool[i].phase == .playing, let clip = pool[i].clip,
-               let left = AL.secondsLeft(source: sources[i], frames: clip.format.frames, rate: clip.format.sampleRate) {
+            if core.pool[i].phase == .playing, let clip = core.pool[i].clip,
+               let left = AL.secondsLeft(source: core.sources[i], frames: clip.format.frames, rate: clip.format.sampleRate) {
                 at = now + max(left + update, 0.001)
             }
             if let at { next = min(next ?? at, at) }
@@ -372,13 +372,13 @@ extension AudioEngine {
     /// OpenAL Soft's device says it is gone (ALC_CONNECTED), with no device
     /// call in flight: what the idle timer asks before it lets a lost device be.
     var outputGone: Bool {
-        locked { output.map { !$0.isConnected && !idlePause.callInFlight } ?? false }
+        locked { output.map { !$0.isConnected && !core.idlePause.callInFlight } ?? false }
     }
 
     /// The own stream's output waiting for a new stream (lock held); nil
     /// in every other state.
     var lostStreamOutput: (any ReconnectingOutput)? {
-        if case .streamLost(let out) = outputState { out.reconnection } else { nil }
+        if case .streamLost(let out) = core.outputState { out.reconnection } else { nil }
     }
 
     /// Takes a device reopened after a loss (loop thread); false when the
@@ -388,12 +388,12 @@ extension AudioEngine {
         var kept: (any AudioOutputDevice)?
         let attached = locked { () -> Bool in
             // The own stream's kept mix, when the server came back as none (`auto`).
-            if outputState.isStreamLost { kept = detach() }
-            guard case .none = outputState else { return false }
+            if core.outputState.isStreamLost { kept = detach() }
+            guard case .none = core.outputState else { return false }
             attach(out, buffers: buffers)
-            reopenCount += 1
-            if out.whoMixes == .device { lastTick = now }
-            lastBusy = now
+            core.reopenCount += 1
+            if out.whoMixes == .device { core.lastTick = now }
+            core.lastBusy = now
             return true
         }
         if let kept, let host { host.workers.submit { [self] in closeAfterUploads(kept) } }
@@ -413,14 +413,14 @@ extension AudioEngine {
         // Before it plays: nothing reaches the new stream until the swap.
         out.connect(stream, to: self)
         let lost = locked { () -> PulseStream? in
-            guard case .streamLost(let kept) = outputState, kept === out else { return nil }
-            outputState = .attached(kept)
-            reopenCount += 1
-            latencyNs = 0
-            lastTick = renderedSeconds
-            lastBusy = now
+            guard case .streamLost(let kept) = core.outputState, kept === out else { return nil }
+            core.outputState = .attached(kept)
+            core.reopenCount += 1
+            core.latencyNs = 0
+            core.lastTick = core.renderedSeconds
+            core.lastBusy = now
             let lost = out.replaceStream(stream)
-            openedDeviceName = out.name
+            core.openedDeviceName = out.name
             return lost
         }
         if lost != nil {

@@ -8,22 +8,22 @@ extension AudioEngine {
     /// clip it lacks — loaded meanwhile — is decoded again here, a clip whose
     /// upload failed there (buffer 0) stays unloaded, and leaves the cache).
     func attach(_ out: any AudioOutputDevice, buffers: [(Clip, ALuint)] = []) {
-        outputState = .attached(out)
-        idlePause.endPause()
-        latencyNs = 0
+        core.outputState = .attached(out)
+        core.idlePause.endPause()
+        core.latencyNs = 0
         // The engine's render ticks with what it has rendered (AudioEngine+Render.swift).
-        if out.whoMixes == .engine { lastTick = renderedSeconds }
+        if out.whoMixes == .engine { core.lastTick = core.renderedSeconds }
         out.makeCurrent()
-        openedDeviceName = out.name
+        core.openedDeviceName = out.name
         let wanted = max(1, min(settings.voices, out.maxSources > 0 ? out.maxSources : settings.voices))
-        sources = AL.makeSources(wanted)
-        pool = VoicePool(count: sources.count, nextOrder: pool.nextOrder)
-        duckRamp = Ramp()
-        hushRamp = Ramp()
+        core.sources = AL.makeSources(wanted)
+        core.pool = VoicePool(count: core.sources.count, nextOrder: core.pool.nextOrder)
+        core.duckRamp = Ramp()
+        core.hushRamp = Ramp()
         // Keyed by identity while `buffers` keeps every clip alive.
         var made = Dictionary(uniqueKeysWithValues: buffers.map { (ObjectIdentifier($0.0), $0.1) })
         var lost: [Clip] = []
-        for clip in store.allClips {
+        for clip in core.store.allClips {
             if let buffer = made.removeValue(forKey: ObjectIdentifier(clip)) {
                 clip.buffer = buffer
                 if buffer == 0 { lost.append(clip) }
@@ -36,7 +36,7 @@ extension AudioEngine {
             }
         }
         // An ad-hoc file that cannot be loaded again is decoded anew on its next use.
-        store.dropCached(lost)
+        core.store.dropCached(lost)
         // Clips dropped while their buffers were made.
         for buffer in made.values where buffer != 0 { AL.deleteBuffer(buffer) }
     }
@@ -47,7 +47,7 @@ extension AudioEngine {
     /// attached yet, so nothing else uses its context. A clip that cannot be
     /// loaded again gets buffer 0.
     func uploadClips(into out: any AudioOutputDevice) -> [(Clip, ALuint)] {
-        locked { store.allClips }.map { clip in
+        locked { core.store.allClips }.map { clip in
             do {
                 return (clip, try ALThreadContext.with(out.context) { () throws(AudioError) -> ALuint in try reupload(clip) })
             } catch {
@@ -60,7 +60,7 @@ extension AudioEngine {
     /// Ends every voice of `out`, the attached output (lock held).
     func dropVoices(_ out: any AudioOutputDevice) {
         out.makeCurrent()
-        for i in 0..<pool.count where pool[i].isActive { finish(slot: i) }
+        for i in 0..<core.pool.count where core.pool[i].isActive { finish(slot: i) }
     }
 
     /// Ends every voice and deletes the sources and buffers, keeping what
@@ -69,22 +69,22 @@ extension AudioEngine {
     func detach() -> (any AudioOutputDevice)? {
         guard let out = output else { return nil }
         dropVoices(out)
-        for clip in store.forgetRetired() where clip.buffer != 0 {
+        for clip in core.store.forgetRetired() where clip.buffer != 0 {
             AL.deleteBuffer(clip.buffer)
             clip.buffer = 0
         }
-        AL.deleteSources(sources)
-        for buffer in releasedBuffers { AL.deleteBuffer(buffer) }
-        releasedBuffers = []
-        for clip in store.allClips where clip.buffer != 0 {
+        AL.deleteSources(core.sources)
+        for buffer in core.releasedBuffers { AL.deleteBuffer(buffer) }
+        core.releasedBuffers = []
+        for clip in core.store.allClips where clip.buffer != 0 {
             AL.deleteBuffer(clip.buffer)
             clip.buffer = 0
         }
-        sources = []
-        pool = VoicePool(count: 0, nextOrder: pool.nextOrder)
+        core.sources = []
+        core.pool = VoicePool(count: 0, nextOrder: core.pool.nextOrder)
         out.releaseCurrent()
-        outputState = outputState.isClosed ? .closed : .none
-        idlePause.endPause()
+        core.outputState = core.outputState.isClosed ? .closed : .none
+        core.idlePause.endPause()
         return out
     }
 }

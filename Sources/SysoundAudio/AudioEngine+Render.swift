@@ -33,8 +33,8 @@ extension AudioEngine {
             let n = min(chunk, frames - done)
             o.render(into: buf + done * 2, frames: n)
             done += n
-            renderedSeconds += Double(n) / Double(settings.sampleRate)
-            tick(now: renderedSeconds)
+            core.renderedSeconds += Double(n) / Double(settings.sampleRate)
+            tick(now: core.renderedSeconds)
         }
     }
 
@@ -55,7 +55,7 @@ extension AudioEngine {
                 return false
             }
             mix(mixer, into: buf, frames: frames)
-            let more = pool.voices.contains(where: { $0.phase == .playing })
+            let more = core.pool.voices.contains(where: { $0.phase == .playing })
             writing(more)
             if !more { settleRampsIfSilent() }
             return more
@@ -63,10 +63,10 @@ extension AudioEngine {
     }
 
     /// Whether any voice is still playing or paused.
-    package var hasActiveVoices: Bool { locked { pool.voices.contains { $0.isActive } } }
+    package var hasActiveVoices: Bool { locked { core.pool.voices.contains { $0.isActive } } }
 
     /// How many voices are playing or paused now (`voiceCount` is the pool's size).
-    package var activeVoiceCount: Int { locked { pool.voices.reduce(0) { $0 + ($1.isActive ? 1 : 0) } } }
+    package var activeVoiceCount: Int { locked { core.pool.voices.reduce(0) { $0 + ($1.isActive ? 1 : 0) } } }
 
     /// Renders until every voice has ended (plus `tailSeconds` of silence),
     /// at most `maxSeconds`, and writes the mix to `path` through libsndfile

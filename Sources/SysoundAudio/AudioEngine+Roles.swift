@@ -13,10 +13,10 @@ extension AudioEngine {
     /// with nothing playing there is nothing to duck.
     package func duck(_ others: [AudioEngine], whilePlaying voice: VoiceID) {
         locked {
-            guard !outputState.isClosed, pool.isCurrent(voice), !others.isEmpty else { return }
+            guard !core.outputState.isClosed, core.pool.isCurrent(voice), !others.isEmpty else { return }
             for other in others { other.duckHolds.add(1, ordering: .relaxed) }
             // Told with this engine's lock held (tellEnded): the others' counts are atomics, not under it.
-            endObservers[voice, default: []].append {
+            core.endObservers[voice, default: []].append {
                 for other in others { other.releaseDuckHold() }
             }
         }

@@ -34,63 +34,16 @@ package final class AudioEngine: @unchecked Sendable {
     /// Lock order: the stream's mainloop lock, this lock, `OpenALListLock`.
     let lock = PriorityInheritingCondition()
 
-    // Everything below is guarded by `lock`.
-    var outputState = OutputState.none
+    /// The engine's state, one value changed only under `lock` (AudioCore.swift).
+    var core = AudioCore()
     /// The output voices play on (`OutputState.output`).
-    var output: (any AudioOutputDevice)? { outputState.output }
-    var sources: [ALuint] = []
-    var pool = VoicePool(count: 0)
-    var store = ClipStore()
-    var volume: Float = 1
-    var duckRamp = Ramp()
-    var hushRamp = Ramp()
-    var lastTick: Double = 0
-    /// Seconds rendered so far (loopback clock).
-    var renderedSeconds: Double = 0
-    var interrupted = false
-    /// The output's name as last logged (at attach, or a move the monitor
-    /// saw); what `deviceName` says after a loss.
-    var openedDeviceName = ""
-    var reopenCount = 0
-    /// The idle pause of the output (IdlePause.swift): paused for idleness
-    /// (`play` ends it), or a worker's pause or resume in flight (without the
-    /// lock: the device is not paused, resumed or closed meanwhile).
-    var idlePause = IdlePause.running
-    /// A voice started since the monitor last looked (it may have ended already).
-    var playedSinceCheck = false
-    /// When the monitor's check is armed (monotonic seconds; nil: none, it
-    /// waits for an event). A play on OpenAL Soft's device wakes the monitor
-    /// when its voice may end before that.
-    var checkArmedAt: Double?
-    /// The monitor's doorbell has rung and its check has not run yet, or it
-    /// runs now: the end of the last voice needs no ring.
-    var monitorRung = false
-    /// Monotonic seconds when the monitor last saw a voice or a play.
-    var lastBusy: Double = 0
-    var pauseCount = 0
-    /// The output's latency (ns) as the monitor last read it; 0 on loopback.
-    var latencyNs: UInt64 = 0
-    /// A worker is opening the device again after a loss (alcOpenDevice),
-    /// or connecting a new stream for the kept mix.
-    var reopening = false
+    var output: (any AudioOutputDevice)? { core.outputState.output }
     /// Clips decoded again to give a new device their buffers (`reupload`).
     let reuploads = Atomic<Int>(0)
     /// Ducking voices of other media roles' engines (AudioEngine+Roles.swift):
     /// this engine's voices duck while any plays. An atomic, not under
     /// `lock`: another engine changes it with its own lock held.
     let duckHolds = Atomic<Int>(0)
-    /// Who is told when a voice ends (`whenEnded`), by voice.
-    var endObservers: [VoiceID: [@Sendable () -> Void]] = [:]
-    /// Preloads whose uploads may be in flight (off the lock, into the
-    /// context of `output` as it was): a close waits for them.
-    var uploadsInFlight = 0
-    /// Buffers of dropped clips (a reload's, an evicted file's, a retired
-    /// clip's after its last voice), detached from every source and waiting
-    /// for `deleteReleasedBuffers` to delete them off the lock: deleting
-    /// frees the PCM (a munmap per big clip; 0.1 ms each, 0.9 ms for a
-    /// reload's chunk of 8 measured), which the render must not wait for.
-    /// They are of `output`'s context; `detach` deletes what is left.
-    var releasedBuffers: [ALuint] = []
     /// Held by a whole theme's preload (not under `lock`).
     let themeLoads = NSLock()
     /// Where a device engine's timers and device calls run; nil on loopback.
@@ -160,13 +113,13 @@ package final class AudioEngine: @unchecked Sendable {
         locked {
             attach(out)
             if output == .device {
-                lastBusy = Self.monotonicSeconds()
+                core.lastBusy = Self.monotonicSeconds()
                 // A device's own mixer is ticked by the monitor, on the monotonic clock.
-                if out.whoMixes == .device { lastTick = lastBusy }
+                if out.whoMixes == .device { core.lastTick = core.lastBusy }
             }
         }
         out.prime()
-        logger.info("audio output \(out.name): \(out.summary), \(sources.count) voices")
+        logger.info("audio output \(out.name): \(out.summary), \(core.sources.count) voices")
         monitor?.start(self)
     }
 
@@ -189,13 +142,13 @@ package final class AudioEngine: @unchecked Sendable {
 
     private func shutdown(closingOnWorker: Bool) {
         let out = locked { () -> (any AudioOutputDevice)?? in
-            if outputState.isClosed { return nil }
-            outputState = output.map { .closing($0) } ?? .closed
+            if core.outputState.isClosed { return nil }
+            core.outputState = output.map { .closing($0) } ?? .closed
             // The device may not close under a pause or resume in flight, nor
             // under an upload into its context (a preload on a worker). Waited
             // for here, so the close below needs nothing of the engine: from
             // `deinit` no closure may keep `self`.
-            while idlePause.callInFlight || uploadsInFlight > 0 { lock.wait() }
+            while core.idlePause.callInFlight || core.uploadsInFlight > 0 { lock.wait() }
             defer { lock.broadcast() }
             return .some(detach())
         }
@@ -231,38 +184,38 @@ package final class AudioEngine: @unchecked Sendable {
         var resume: (any AudioOutputDevice)?
         var wake = false
         lock.lock()
-        guard let out = output, pool.count > 0 else { lock.unlock(); throw .deviceUnavailable }
+        guard let out = output, core.pool.count > 0 else { lock.unlock(); throw .deviceUnavailable }
         // A theme sound replaced since the caller looked it up (a reload, or
         // the theme's load at start finishing after a play loaded the sound
         // itself) plays its replacement: the name is what was asked for.
         var clip = clip
-        if clip.buffer == 0, let current = store.named[clip.name], current.buffer != 0 { clip = current }
+        if clip.buffer == 0, let current = core.store.named[clip.name], current.buffer != 0 { clip = current }
         guard clip.buffer != 0 else { lock.unlock(); throw .clipNotLoaded(clip.name) }
         // A lost output answers that there is no device, never "played":
         // the own stream's loss is told at once (its new stream may be on
         // the way); where OpenAL Soft tells no loss (no disconnect event;
         // ALSA while paused), a paused device playing nothing, a loss matters
         // from the next play on, which finds it here and has the monitor reopen.
-        if outputState.isStreamLost || (!out.isConnected && (out.hasToldLoss || !idlePause.callInFlight)) {
+        if core.outputState.isStreamLost || (!out.isConnected && (out.hasToldLoss || !core.idlePause.callInFlight)) {
             lock.unlock()
             monitor?.outputFailed()
             throw .deviceUnavailable
         }
         let previousContext = ALThreadContext.current
         out.makeCurrent()
-        playedSinceCheck = true
+        core.playedSinceCheck = true
         let pitch = rate.isFinite ? Float(min(max(rate, 0.5), 2)) : 1
-        let slot = pool.chooseSlot()
-        if pool[slot].isActive {
+        let slot = core.pool.chooseSlot()
+        if core.pool[slot].isActive {
             finish(slot: slot)
             lock.broadcast() // a waiter on the stolen voice
         }
         let g = gain.isFinite ? Float(min(max(gain, 0), 1)) : 0
-        let base = volume > 0 ? min(g / volume, 1) : g
-        let id = pool.begin(slot: slot, clip: clip, baseGain: base, category: category, priority: priority, duck: duck).of(role)
-        clip.lastUse = store.touch()
-        AL.start(source: sources[slot], buffer: clip.buffer,
-                 gain: pool.gain(slot: slot, volume: volume, duckLevel: duckRamp.level, hushLevel: hushRamp.level),
+        let base = core.volume > 0 ? min(g / core.volume, 1) : g
+        let id = core.pool.begin(slot: slot, clip: clip, baseGain: base, category: category, priority: priority, duck: duck).of(role)
+        clip.lastUse = core.store.touch()
+        AL.start(source: core.sources[slot], buffer: clip.buffer,
+                 gain: core.pool.gain(slot: slot, volume: core.volume, duckLevel: core.duckRamp.level, hushLevel: core.hushRamp.level),
                  pitch: pitch, loop: loop)
         // The own stream's render tells the voice's end and moves the ramps.
         // On OpenAL Soft's device the check foresees the end, and must look
@@ -271,15 +224,15 @@ package final class AudioEngine: @unchecked Sendable {
         if out.whoMixes == .device {
             let now = Self.monotonicSeconds()
             let end = loop ? lossWatch(out).map { now + $0 } : now + clip.duration / Double(pitch)
-            if rampTargetsMove || end.map({ end in checkArmedAt.map { $0 > end } ?? true }) == true {
-                checkArmedAt = [checkArmedAt, end].compactMap { $0 }.min()
+            if rampTargetsMove || end.map({ end in core.checkArmedAt.map { $0 > end } ?? true }) == true {
+                core.checkArmedAt = [core.checkArmedAt, end].compactMap { $0 }.min()
                 wake = true
             }
         }
-        if idlePause.isPaused {
+        if core.idlePause.isPaused {
             // The stream's kick uncorks it (after writing); a cork still in
             // flight is undone by its worker once it returns.
-            if out.playEndsPause { idlePause.endPause() } else { resume = resumeOutput(out) }
+            if out.playEndsPause { core.idlePause.endPause() } else { resume = resumeOutput(out) }
         }
         // A stream still rendering mixes the voice into its next block, where
         // a kick would write it too: only a drained stream is woken.
@@ -302,9 +255,9 @@ package final class AudioEngine: @unchecked Sendable {
     /// Whether `voice` is still playing (or paused by an interruption).
     package func isPlaying(_ voice: VoiceID) -> Bool {
         locked {
-            guard pool.isCurrent(voice), let out = output else { return false }
+            guard core.pool.isCurrent(voice), let out = output else { return false }
             out.makeCurrent()
-            if pool[voice.slot].phase == .playing && AL.hasEnded(source: sources[voice.slot]) {
+            if core.pool[voice.slot].phase == .playing && AL.hasEnded(source: core.sources[voice.slot]) {
                 finish(slot: voice.slot)
                 lock.broadcast()
                 return false
@@ -321,9 +274,9 @@ package final class AudioEngine: @unchecked Sendable {
         let deadline = timeout.map { EventLoop.monotonicNow() + UInt64(max($0, 0) * 1e6) }
         lock.lock()
         defer { lock.unlock() }
-        while pool.isCurrent(voice) && !outputState.isClosed {
+        while core.pool.isCurrent(voice) && !core.outputState.isClosed {
             if let d = deadline {
-                if !lock.wait(until: d) { return !pool.isCurrent(voice) }
+                if !lock.wait(until: d) { return !core.pool.isCurrent(voice) }
             } else {
                 lock.wait()
             }
@@ -358,31 +311,31 @@ package final class AudioEngine: @unchecked Sendable {
 
     /// Stops the source of `slot` and frees it. Callers broadcast the condition.
     func finish(slot: Int) {
-        let clip = pool[slot].clip
+        let clip = core.pool[slot].clip
         if let out = output {
             out.makeCurrent()  // mostly made so by the caller already: a thread-local read
-            AL.stop(source: sources[slot])
+            AL.stop(source: core.sources[slot])
         }
-        let voice = VoiceID(slot: slot, serial: UInt32(truncatingIfNeeded: pool[slot].order), role: role)
-        pool.end(slot: slot)
-        if !endObservers.isEmpty { tellEnded(voice) }
+        let voice = VoiceID(slot: slot, serial: UInt32(truncatingIfNeeded: core.pool[slot].order), role: role)
+        core.pool.end(slot: slot)
+        if !core.endObservers.isEmpty { tellEnded(voice) }
         // The last voice ended (the render, a stop): the monitor arms the idle
         // pause and lets its timer be; or, on OpenAL Soft's device, a ducking
         // or solo voice was stopped: the check moves the ramps. One ring
         // until its check has run.
-        if let monitor, !monitorRung, !outputState.isClosed,
-           !pool.voices.contains(where: \.isActive) || (output?.whoMixes != .engine && rampTargetsMove) {
-            monitorRung = true
+        if let monitor, !core.monitorRung, !core.outputState.isClosed,
+           !core.pool.voices.contains(where: \.isActive) || (output?.whoMixes != .engine && rampTargetsMove) {
+            core.monitorRung = true
             // The end is the last activity: the idle pause comes
             // `idle_pause_ms` after it, not at once (a cork while the stream
             // still writes the sound's tail is refused, and nothing retries it).
-            if !pool.voices.contains(where: \.isActive) { lastBusy = Self.monotonicSeconds() }
+            if !core.pool.voices.contains(where: \.isActive) { core.lastBusy = Self.monotonicSeconds() }
             monitor.ring()
         }
         // The last voice of a clip a reload replaced: its buffer can go now,
         // off the lock (the render may be here): the monitor's check deletes it.
-        if let clip, clip.retired, !pool.voices.contains(where: { $0.isActive && $0.clip === clip }) {
-            store.forget(retired: clip)
+        if let clip, clip.retired, !core.pool.voices.contains(where: { $0.isActive && $0.clip === clip }) {
+            core.store.forget(retired: clip)
             release(clip)
             monitor?.ring()
         }
