@@ -19,6 +19,12 @@ import SysoundCore
 /// did, and an interruption, the volume and the monitor's marks change
 /// independently of both.
 struct AudioCore {
+    let settings: AudioSettings
+
+    init(settings: AudioSettings) {
+        self.settings = settings
+    }
+
     // MARK: The output
 
     /// The output's life: none, attached, its stream lost, closing, closed.
@@ -87,4 +93,231 @@ struct AudioCore {
     var monitorRung = false
     /// Monotonic seconds when the monitor last saw a voice or a play.
     var lastBusy: Double = 0
+}
+
+// MARK: - Decisions
+
+/// What the engine does with its core: each rule below changes only the
+/// core and says what the engine is to do on the device (stop a source, set
+/// gains, ring the monitor, pause or resume on a worker); the engine calls
+/// them with its lock held and makes those calls itself.
+extension AudioCore {
+    /// A voice plays or is paused by an interruption.
+    var anyActive: Bool { pool.voices.contains(where: \.isActive) }
+    /// A voice plays now (one paused by an interruption is not heard).
+    var anyPlaying: Bool { pool.voices.contains { $0.phase == .playing } }
+    /// The duck and hush ramps have not reached their targets.
+    var rampsMoving: Bool { duckRamp.level != duckRamp.target || hushRamp.level != hushRamp.target }
+
+    // MARK: Playing
+
+    /// What a play decided, for the engine's AL call.
+    struct Start: Equatable {
+        var id: VoiceID
+        /// AL_PITCH: the rate, clamped to 0.5–2.
+        var pitch: Float
+        /// AL_GAIN at the start: the voice's gain with the volume and the levels now.
+        var gain: Float
+    }
+
+    /// The slot a play takes: a free one, else the voice to steal (the
+    /// engine ends it first: `pool[slot].isActive`).
+    func slotForPlay() -> Int { pool.chooseSlot() }
+
+    /// Fills the free `slot` with a new voice of `clip`. `gain` is the final
+    /// gain (0–1) from the policy; the voice keeps it without the system
+    /// volume, so that a later volume change applies to it.
+    mutating func start(
+        slot: Int, clip: Clip, gain: Double, rate: Double, category: SoundCategory, priority: Int,
+        duck: Bool, role: MediaRole
+    ) -> Start {
+        playedSinceCheck = true
+        let pitch = rate.isFinite ? Float(min(max(rate, 0.5), 2)) : 1
+        let g = gain.isFinite ? Float(min(max(gain, 0), 1)) : 0
+        let base = volume > 0 ? min(g / volume, 1) : g
+        let id = pool.begin(slot: slot, clip: clip, baseGain: base, category: category, priority: priority, duck: duck).of(role)
+        clip.lastUse = store.touch()
+        return Start(id: id, pitch: pitch, gain: self.gain(of: slot))
+    }
+
+    /// The AL gain of the voice in `slot` now.
+    func gain(of slot: Int) -> Float {
+        pool.gain(slot: slot, volume: volume, duckLevel: duckRamp.level, hushLevel: hushRamp.level)
+    }
+
+    /// A play on OpenAL Soft's device, whose voice may end at `end`
+    /// (monotonic seconds; nil: a loop with no loss watch): whether the
+    /// monitor must look before its armed check — a ramp starts, or the voice
+    /// ends earlier — and the armed check moved to that end.
+    mutating func playNeedsCheck(endingAt end: Double?, duckHeld: Bool) -> Bool {
+        let earlier = end.map { end in checkArmedAt.map { $0 > end } ?? true } ?? false
+        guard earlier || rampTargetsMove(duckHeld: duckHeld) else { return false }
+        checkArmedAt = [checkArmedAt, end].compactMap { $0 }.min()
+        return true
+    }
+
+    /// A play found the output paused for idleness (or being paused):
+    /// ends the pause. True when the engine is to resume the device on a
+    /// worker now; false when nothing is to be done (not paused), when the
+    /// own stream's kick ends it (`kickResumes`), or when a pause is still in
+    /// flight (its worker resumes the device once it returns).
+    mutating func playEndsIdlePause(kickResumes: Bool) -> Bool {
+        guard idlePause.isPaused else { return false }
+        idlePause.endPause()
+        if kickResumes { return false }
+        if case .pausing = idlePause { return false }
+        idlePause = .resuming
+        return true
+    }
+
+    // MARK: Ends
+
+    /// What the end of a voice asks of the engine.
+    struct Ended {
+        var voice: VoiceID
+        /// Who is told, now (with the engine's lock held, as `whenEnded` says).
+        var observers: [@Sendable () -> Void]
+        /// The monitor is to look: the engine fell quiet (it arms the idle
+        /// pause), or on OpenAL Soft's device the ramps are to move.
+        var ringMonitor: Bool
+        /// The last voice of a clip a reload retired: its buffer can go.
+        var retired: Clip?
+    }
+
+    /// The voice in `slot` ended — played out, stopped, stolen or dropped —
+    /// at `now` (monotonic seconds): frees the slot. `monitored`: a device
+    /// engine with a monitor to ring; `engineMixes`: the engine's render
+    /// (not OpenAL Soft's device) moves the ramps.
+    mutating func end(slot: Int, role: MediaRole, now: @autoclosure () -> Double, monitored: Bool, engineMixes: Bool, duckHeld: Bool) -> Ended {
+        let clip = pool[slot].clip
+        let voice = VoiceID(slot: slot, serial: UInt32(truncatingIfNeeded: pool[slot].order), role: role)
+        pool.end(slot: slot)
+        let observers = endObservers.isEmpty ? [] : endObservers.removeValue(forKey: voice) ?? []
+        let quiet = !anyActive
+        // One ring until the check has run. The end is the last activity:
+        // the idle pause comes `idle_pause_ms` after it, not at once (a cork
+        // while the stream still writes the sound's tail is refused, and
+        // nothing retries it).
+        var ring = false
+        if monitored, !monitorRung, !outputState.isClosed, quiet || (!engineMixes && rampTargetsMove(duckHeld: duckHeld)) {
+            monitorRung = true
+            ring = true
+            if quiet { lastBusy = now() }
+        }
+        var retired: Clip?
+        if let clip, clip.retired, !pool.voices.contains(where: { $0.isActive && $0.clip === clip }) {
+            store.forget(retired: clip)
+            retired = clip
+        }
+        return Ended(voice: voice, observers: observers, ringMonitor: ring, retired: retired)
+    }
+
+    /// Keeps `ended` to be told when `voice` ends; false when it has ended
+    /// already (or the engine is closed): the caller tells it at once.
+    mutating func observe(_ voice: VoiceID, _ ended: @escaping @Sendable () -> Void) -> Bool {
+        guard !outputState.isClosed, pool.isCurrent(voice) else { return false }
+        endObservers[voice, default: []].append(ended)
+        return true
+    }
+
+    // MARK: Ramps
+
+    /// Where the duck and hush levels go while these voices play;
+    /// `duckHeld`: another role's ducking voice plays (`AudioEngine.duckHolds`).
+    func rampTargets(duckHeld: Bool) -> (duck: Float, hush: Float) {
+        (pool.anyDucking || duckHeld ? settings.duckGain : 1, pool.anySolo ? 0 : 1)
+    }
+
+    /// The voices now playing want other levels than the ramps go to (a
+    /// ducking or solo voice started or ended): the ramps are to move.
+    func rampTargetsMove(duckHeld: Bool) -> Bool {
+        let t = rampTargets(duckHeld: duckHeld)
+        return t.duck != duckRamp.target || t.hush != hushRamp.target
+    }
+
+    /// Moves the duck and hush ramps to `now` (seconds: monotonic on a
+    /// device, rendered time where the engine renders): the hush its whole
+    /// travel in `ramp_ms`, the duck its depth in the same time. True when a
+    /// level changed: the engine sets the voices' gains.
+    mutating func advanceRamps(to now: Double, duckHeld: Bool) -> Bool {
+        (duckRamp.target, hushRamp.target) = rampTargets(duckHeld: duckHeld)
+        let dt = max(0, now - lastTick)
+        lastTick = now
+        let ramp = settings.rampMilliseconds / 1000
+        let d = duckRamp.advance(dt: dt, rampSeconds: ramp / Double(max(1 - settings.duckGain, 0.001)))
+        let h = hushRamp.advance(dt: dt, rampSeconds: ramp)
+        return d || h
+    }
+
+    /// With no voice playing nothing is audible: the levels go where they
+    /// are going at once. True when they moved: the engine sets the gains
+    /// (voices paused by an interruption resume at the settled level).
+    mutating func settleRampsIfSilent() -> Bool {
+        guard !anyPlaying, rampsMoving else { return false }
+        duckRamp.level = duckRamp.target
+        hushRamp.level = hushRamp.target
+        return true
+    }
+
+    // MARK: The idle pause and the monitor's check
+
+    /// The idle timer fired at `now`: whether the output is to be paused
+    /// now — quiet for `idle_pause_ms` since the last activity, nothing
+    /// played since the check, no device call in flight, and the output
+    /// able to pause (`canPause`: it can, and it is connected). Marks the
+    /// pause begun and counts it.
+    mutating func beginIdlePause(now: Double, canPause: Bool) -> Bool {
+        let after = settings.idlePauseMilliseconds / 1000
+        guard !outputState.isClosed, after > 0, idlePause == .running, !playedSinceCheck, canPause,
+              !anyActive, now - lastBusy >= after
+        else { return false }
+        idlePause = .pausing(resumeOwed: false)
+        pauseCount += 1
+        return true
+    }
+
+    /// The check begins: whether anything played since the last (seen
+    /// before its tick: a short voice may end in that very tick).
+    mutating func takePlayed() -> Bool {
+        defer { playedSinceCheck = false }
+        return playedSinceCheck || anyActive
+    }
+
+    /// The check at `now`, after its tick: the last activity moves if
+    /// anything played or plays, and the idle pause's deadline when the
+    /// engine is quiet and its output can pause and is not paused.
+    mutating func idleDeadline(now: Double, played: Bool, canPause: Bool) -> Double? {
+        let quiet = !anyActive
+        if played || !quiet { lastBusy = now }
+        let after = settings.idlePauseMilliseconds / 1000
+        return quiet && after > 0 && canPause && !idlePause.isPaused ? lastBusy + after : nil
+    }
+
+    /// When the check is next needed, nil for "on an event only". Only on
+    /// OpenAL Soft's running device (`deviceMixes`): the own stream's render
+    /// ends voices and moves the ramps itself and the stream tells its loss,
+    /// and a paused device plays nothing. Then: a ramp's next step, else the
+    /// earliest foreseen end of a voice (`secondsLeft` of its buffer at its
+    /// pitch, plus one mixer update of `refresh` per second, by when OpenAL
+    /// Soft has mixed it out); and `lossWatch` (seconds; only where OpenAL
+    /// tells no loss) while a voice with no end to foresee holds the device
+    /// (a loop; a voice paused by an interruption).
+    func nextCheck(
+        now: Double, deviceMixes: Bool, refresh: Int, lossWatch: Double?, secondsLeft: (Int, Clip) -> Double?
+    ) -> Double? {
+        guard deviceMixes, !idlePause.isPaused else { return nil }
+        let busy = settings.monitorIntervalMilliseconds / 1000
+        if rampsMoving { return now + busy }
+        let update = refresh > 0 ? 1 / Double(refresh) : busy
+        let watch = lossWatch.map { now + max(busy, $0) }
+        var next: Double?
+        for i in 0..<pool.count where pool[i].isActive {
+            var at = watch
+            if pool[i].phase == .playing, let clip = pool[i].clip, let left = secondsLeft(i, clip) {
+                at = now + max(left + update, 0.001)
+            }
+            if let at { next = min(next ?? at, at) }
+        }
+        return next
+    }
 }

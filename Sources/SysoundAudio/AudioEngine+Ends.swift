@@ -10,18 +10,7 @@ extension AudioEngine {
     /// on (resume a continuation, post to a loop or a queue), never block or
     /// call back into the engine. Nothing waits or polls in the meantime.
     package func whenEnded(_ voice: VoiceID, _ ended: @escaping @Sendable () -> Void) {
-        let now = locked { () -> Bool in
-            guard !core.outputState.isClosed, core.pool.isCurrent(voice) else { return true }
-            core.endObservers[voice, default: []].append(ended)
-            return false
-        }
-        if now { ended() }
-    }
-
-    /// Tells the observers of `voice` that it ended (lock held: see `whenEnded`).
-    func tellEnded(_ voice: VoiceID) {
-        guard let observers = core.endObservers.removeValue(forKey: voice) else { return }
-        for observer in observers { observer() }
+        if !locked({ core.observe(voice, ended) }) { ended() }
     }
 }
 

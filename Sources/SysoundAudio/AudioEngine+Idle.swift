@@ -25,13 +25,7 @@ extension AudioEngine {
     /// `pauseOnWorker`.
     func beginIdlePause(now: Double) -> (any AudioOutputDevice)? {
         locked { () -> (any AudioOutputDevice)? in
-            let after = settings.idlePauseMilliseconds / 1000
-            guard !core.outputState.isClosed, after > 0, core.idlePause == .running, !core.playedSinceCheck,
-                  let out = output, out.canPause, out.isConnected,
-                  !core.pool.voices.contains(where: \.isActive), now - core.lastBusy >= after
-            else { return nil }
-            core.idlePause = .pausing(resumeOwed: false)
-            core.pauseCount += 1
+            guard let out = output, core.beginIdlePause(now: now, canPause: out.canPause && out.isConnected) else { return nil }
             return out
         }
     }
@@ -66,16 +60,6 @@ extension AudioEngine {
         }
         if resume { resumeOnWorker(out) }
         if lost { monitor?.outputFailed() }
-    }
-
-    /// A play found the device paused (lock held): clears the pause and
-    /// returns the output for `resumeLater`, or nil while the pause itself is
-    /// still in flight (its worker resumes the device when it returns).
-    func resumeOutput(_ out: any AudioOutputDevice) -> (any AudioOutputDevice)? {
-        core.idlePause.endPause()
-        if case .pausing = core.idlePause { return nil }
-        core.idlePause = .resuming
-        return out
     }
 
     /// Has a worker resume the device (after the lock is released).

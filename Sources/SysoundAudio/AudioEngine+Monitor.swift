@@ -319,46 +319,23 @@ extension AudioEngine {
             // backend lock. The own stream's is read when asked (`outputLatencyNanoseconds`).
             if !out.keepsTiming && core.idlePause == .running { core.latencyNs = out.latencyNanoseconds() }
             // Seen before tick: a short voice may end in this very tick.
-            let played = core.playedSinceCheck || core.pool.voices.contains(where: \.isActive)
-            core.playedSinceCheck = false
+            let played = core.takePlayed()
             // The engine's render ticks with what it renders; a device's own mixer is ticked here.
             if out.whoMixes == .device { tick(now: now) }
             settleRampsIfSilent()
-            let quiet = !core.pool.voices.contains(where: \.isActive)
-            if played || !quiet { core.lastBusy = now }
+            let idleDeadline = core.idleDeadline(now: now, played: played, canPause: out.canPause)
             core.checkArmedAt = nextCheck(out, now: now)
-            let after = settings.idlePauseMilliseconds / 1000
-            let armIdle = quiet && after > 0 && out.canPause && !core.idlePause.isPaused
-            return .running(next: core.checkArmedAt, idleDeadline: armIdle ? core.lastBusy + after : nil)
+            return .running(next: core.checkArmedAt, idleDeadline: idleDeadline)
         }
     }
 
-    /// When the check is next needed (lock held), nil for "on an event only".
-    /// The own stream's render ends voices and moves the ramps itself, and
-    /// the stream tells its loss: never. A paused device plays nothing, and
-    /// OpenAL Soft tells its loss (`ALDisconnectEvent`), or a play finds it:
-    /// never. On OpenAL Soft's running device: a ramp's next step, else the
-    /// earliest foreseen end of a voice (what is left of its buffer at its
-    /// pitch, plus one mixer update, by when OpenAL Soft has mixed it out);
-    /// and, only where OpenAL tells no loss, the loss watch while a voice
-    /// with no end to foresee holds the device (a loop; a voice paused by an
-    /// interruption).
+    /// When the check is next needed (lock held), nil for "on an event
+    /// only" (`AudioCore.nextCheck`): what is left of each voice's buffer is
+    /// read from its source.
     func nextCheck(_ out: any AudioOutputDevice, now: Double) -> Double? {
-        guard out.whoMixes == .device, !core.idlePause.isPaused else { return nil }
-        let busy = settings.monitorIntervalMilliseconds / 1000
-        if core.duckRamp.level != core.duckRamp.target || core.hushRamp.level != core.hushRamp.target { return now + busy }
-        let update = out.refresh > 0 ? 1 / Double(out.refresh) : busy
-        let watch = lossWatch(out).map { now + max(busy, $0) }
-        var next: Double?
-        for i in 0..<core.pool.count where core.pool[i].isActive {
-            var at = watch
-            if core.pool[i].phase == .playing, let clip = core.pool[i].clip,
-               let left = AL.secondsLeft(source: core.sources[i], frames: clip.format.frames, rate: clip.format.sampleRate) {
-                at = now + max(left + update, 0.001)
-            }
-            if let at { next = min(next ?? at, at) }
+        core.nextCheck(now: now, deviceMixes: out.whoMixes == .device, refresh: out.refresh, lossWatch: lossWatch(out)) { [sources = core.sources] slot, clip in
+            AL.secondsLeft(source: sources[slot], frames: clip.format.frames, rate: clip.format.sampleRate)
         }
-        return next
     }
 
     /// How often ALC_CONNECTED is read while a voice with no foreseeable end

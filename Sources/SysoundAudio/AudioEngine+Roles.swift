@@ -13,12 +13,10 @@ extension AudioEngine {
     /// with nothing playing there is nothing to duck.
     package func duck(_ others: [AudioEngine], whilePlaying voice: VoiceID) {
         locked {
-            guard !core.outputState.isClosed, core.pool.isCurrent(voice), !others.isEmpty else { return }
+            guard !others.isEmpty else { return }
+            // Told with this engine's lock held (`finish`): the others' counts are atomics, not under it.
+            guard core.observe(voice, { for other in others { other.releaseDuckHold() } }) else { return }
             for other in others { other.duckHolds.add(1, ordering: .relaxed) }
-            // Told with this engine's lock held (tellEnded): the others' counts are atomics, not under it.
-            core.endObservers[voice, default: []].append {
-                for other in others { other.releaseDuckHold() }
-            }
         }
     }
 

@@ -35,7 +35,7 @@ package final class AudioEngine: @unchecked Sendable {
     let lock = PriorityInheritingCondition()
 
     /// The engine's state, one value changed only under `lock` (AudioCore.swift).
-    var core = AudioCore()
+    var core: AudioCore
     /// The output voices play on (`OutputState.output`).
     var output: (any AudioOutputDevice)? { core.outputState.output }
     /// Clips decoded again to give a new device their buffers (`reupload`).
@@ -76,6 +76,7 @@ package final class AudioEngine: @unchecked Sendable {
     ) throws(AudioError) {
         self.logger = logger
         self.settings = settings
+        core = AudioCore(settings: settings)
         self.outputKind = output
         self.role = role
         self.realtime = realtime
@@ -203,37 +204,25 @@ package final class AudioEngine: @unchecked Sendable {
         }
         let previousContext = ALThreadContext.current
         out.makeCurrent()
-        core.playedSinceCheck = true
-        let pitch = rate.isFinite ? Float(min(max(rate, 0.5), 2)) : 1
-        let slot = core.pool.chooseSlot()
+        let slot = core.slotForPlay()
         if core.pool[slot].isActive {
             finish(slot: slot)
             lock.broadcast() // a waiter on the stolen voice
         }
-        let g = gain.isFinite ? Float(min(max(gain, 0), 1)) : 0
-        let base = core.volume > 0 ? min(g / core.volume, 1) : g
-        let id = core.pool.begin(slot: slot, clip: clip, baseGain: base, category: category, priority: priority, duck: duck).of(role)
-        clip.lastUse = core.store.touch()
-        AL.start(source: core.sources[slot], buffer: clip.buffer,
-                 gain: core.pool.gain(slot: slot, volume: core.volume, duckLevel: core.duckRamp.level, hushLevel: core.hushRamp.level),
-                 pitch: pitch, loop: loop)
+        let start = core.start(slot: slot, clip: clip, gain: gain, rate: rate, category: category, priority: priority, duck: duck, role: role)
+        AL.start(source: core.sources[slot], buffer: clip.buffer, gain: start.gain, pitch: start.pitch, loop: loop)
         // The own stream's render tells the voice's end and moves the ramps.
         // On OpenAL Soft's device the check foresees the end, and must look
         // now if a ramp starts, or before the armed check if the voice may
         // end earlier (a loop has no end: at most the loss watch).
         if out.whoMixes == .device {
             let now = Self.monotonicSeconds()
-            let end = loop ? lossWatch(out).map { now + $0 } : now + clip.duration / Double(pitch)
-            if rampTargetsMove || end.map({ end in core.checkArmedAt.map { $0 > end } ?? true }) == true {
-                core.checkArmedAt = [core.checkArmedAt, end].compactMap { $0 }.min()
-                wake = true
-            }
+            let end = loop ? lossWatch(out).map { now + $0 } : now + clip.duration / Double(start.pitch)
+            wake = core.playNeedsCheck(endingAt: end, duckHeld: isDuckHeld)
         }
-        if core.idlePause.isPaused {
-            // The stream's kick uncorks it (after writing); a cork still in
-            // flight is undone by its worker once it returns.
-            if out.playEndsPause { core.idlePause.endPause() } else { resume = resumeOutput(out) }
-        }
+        // The stream's kick uncorks it (after writing); a cork still in
+        // flight is undone by its worker once it returns.
+        if core.playEndsIdlePause(kickResumes: out.playEndsPause) { resume = out }
         // A stream still rendering mixes the voice into its next block, where
         // a kick would write it too: only a drained stream is woken.
         let drained = out.isWriting ? nil : out.writer
@@ -249,7 +238,7 @@ package final class AudioEngine: @unchecked Sendable {
         } else if wake {
             monitor?.wake()
         }
-        return id
+        return start.id
     }
 
     /// Whether `voice` is still playing (or paused by an interruption).
@@ -311,31 +300,21 @@ package final class AudioEngine: @unchecked Sendable {
 
     /// Stops the source of `slot` and frees it. Callers broadcast the condition.
     func finish(slot: Int) {
-        let clip = core.pool[slot].clip
         if let out = output {
             out.makeCurrent()  // mostly made so by the caller already: a thread-local read
             AL.stop(source: core.sources[slot])
         }
-        let voice = VoiceID(slot: slot, serial: UInt32(truncatingIfNeeded: core.pool[slot].order), role: role)
-        core.pool.end(slot: slot)
-        if !core.endObservers.isEmpty { tellEnded(voice) }
         // The last voice ended (the render, a stop): the monitor arms the idle
         // pause and lets its timer be; or, on OpenAL Soft's device, a ducking
-        // or solo voice was stopped: the check moves the ramps. One ring
-        // until its check has run.
-        if let monitor, !core.monitorRung, !core.outputState.isClosed,
-           !core.pool.voices.contains(where: \.isActive) || (output?.whoMixes != .engine && rampTargetsMove) {
-            core.monitorRung = true
-            // The end is the last activity: the idle pause comes
-            // `idle_pause_ms` after it, not at once (a cork while the stream
-            // still writes the sound's tail is refused, and nothing retries it).
-            if !core.pool.voices.contains(where: \.isActive) { core.lastBusy = Self.monotonicSeconds() }
-            monitor.ring()
-        }
+        // or solo voice was stopped: the check moves the ramps.
+        let ended = core.end(
+            slot: slot, role: role, now: Self.monotonicSeconds(), monitored: monitor != nil,
+            engineMixes: output?.whoMixes == .engine, duckHeld: isDuckHeld)
+        for observer in ended.observers { observer() }
+        if ended.ringMonitor { monitor?.ring() }
         // The last voice of a clip a reload replaced: its buffer can go now,
         // off the lock (the render may be here): the monitor's check deletes it.
-        if let clip, clip.retired, !core.pool.voices.contains(where: { $0.isActive && $0.clip === clip }) {
-            core.store.forget(retired: clip)
+        if let clip = ended.retired {
             release(clip)
             monitor?.ring()
         }
