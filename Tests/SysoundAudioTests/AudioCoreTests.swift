@@ -122,6 +122,15 @@ final class AudioCoreTests: XCTestCase {
         let c = clip()
         core.lastBusy = 10
         XCTAssertFalse(core.beginIdlePause(now: 10.5, canPause: true), "not before idle_pause_ms")
+        // A voice that started and ended between two checks, its end not
+        // rung (the check was under way): the idle time is past, but the
+        // check has not seen that play yet.
+        let quick = play(&core, c, now: 10.2).start.id
+        core.monitorRung = true
+        _ = core.end(slot: quick.slot, role: .event, now: 10.3, monitored: true, engineMixes: true, duckHeld: false)
+        core.monitorRung = false
+        XCTAssertFalse(core.beginIdlePause(now: 11.5, canPause: true), "a play the check has not seen keeps the output running")
+        XCTAssertTrue(core.takePlayed())
         let v = play(&core, c, now: 10.5).start.id
         XCTAssertFalse(core.beginIdlePause(now: 12, canPause: true), "a voice plays")
         let ended = core.end(slot: v.slot, role: .event, now: 12, monitored: true, engineMixes: true, duckHeld: false)
