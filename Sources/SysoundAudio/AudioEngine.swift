@@ -1,9 +1,9 @@
 import COpenAL
 import Foundation
 import Logging
+import Synchronization
 import SysoundCore
 import SysoundPlatform
-import Synchronization
 
 /// The audio engine: one OpenAL device and context for the life of the
 /// process, preloaded clips, a fixed voice pool, and the primitives the policy
@@ -16,7 +16,14 @@ import Synchronization
 /// (`ALThreadContext`); no engine takes another's lock. `play` does no file
 /// I/O, decoding or allocation.
 ///
-/// A device engine runs on a `LoopHost` (AudioEngine+Monitor.swift): its
+/// Its state is one value, `core` (`AudioCore`, AudioCore.swift), which
+/// decides; this class is the shell that holds it under `lock` and makes the
+/// AL and device calls the core's decisions ask for. This file holds the
+/// engine and its voices; AudioEngine+Output.swift its output (attach,
+/// the monitor's check and reopen, the idle pause, the render, its facts);
+/// AudioEngine+Clips.swift its clips.
+///
+/// A device engine runs on a `LoopHost` (AudioMonitor.swift): its
 /// timers (voice ends, ramps, device loss, the idle pause) are sources on the
 /// host's loop, and the device calls that may wait for the sound server
 /// (pausing, resuming, reopening, closing) run on the host's workers.
@@ -40,7 +47,7 @@ package final class AudioEngine: @unchecked Sendable {
     var output: (any AudioOutputDevice)? { core.outputState.output }
     /// Clips decoded again to give a new device their buffers (`reupload`).
     let reuploads = Atomic<Int>(0)
-    /// Ducking voices of other media roles' engines (AudioEngine+Roles.swift):
+    /// Ducking voices of other media roles' engines ("Other media roles" below):
     /// this engine's voices duck while any plays. An atomic, not under
     /// `lock`: another engine changes it with its own lock held.
     let duckHolds = Atomic<Int>(0)
@@ -317,6 +324,266 @@ package final class AudioEngine: @unchecked Sendable {
         if let clip = ended.retired {
             release(clip)
             monitor?.ring()
+        }
+    }
+}
+
+extension AudioEngine {
+    /// The loop shared by the process's embedded device engines (the library,
+    /// the CLI without a daemon, tools, tests): one thread and two workers for
+    /// the life of the process, however many engines come and go.
+    package static func embeddedHost() throws(AudioError) -> LoopHost {
+        do { return try LoopHost.embedded() } catch {
+            throw .openAL(operation: "starting the audio loop (\(error))", code: 0)
+        }
+    }
+
+    static func monotonicSeconds() -> Double {
+        Double(EventLoop.monotonicNow()) / 1e6
+    }
+}
+
+// MARK: - Stops, the volume, interruptions
+
+/// The primitives the policy layer drives beyond a play: stops, the system
+/// volume, and interruptions (a call pauses what may resume and drops the rest).
+extension AudioEngine {
+    /// Stops one voice now; a stale ID is ignored.
+    package func stop(_ voice: VoiceID) {
+        locked {
+            guard core.pool.isCurrent(voice) else { return }
+            output?.makeCurrent()
+            finish(slot: voice.slot)
+            lock.broadcast()
+        }
+    }
+
+    /// Ends a looping voice's loop: it plays to the end of the round in
+    /// progress and stops there (AL_LOOPING off); a stale ID is ignored. On
+    /// OpenAL Soft's device the monitor looks again, as the voice now has an
+    /// end to foresee; the own stream's render tells it by itself.
+    package func endLoop(_ voice: VoiceID) {
+        let foresee = locked { () -> Bool in
+            guard core.pool.isCurrent(voice), let out = output else { return false }
+            out.makeCurrent()
+            AL.setLooping(source: core.sources[voice.slot], false)
+            return out.whoMixes == .device
+        }
+        if foresee { monitor?.wake() }
+    }
+
+    /// Stops every voice.
+    package func stopAll() { stopVoices(categories: Set(SoundCategory.allCases)) }
+
+    /// Stops the voices of these categories (silent mode on: `[.ambient, .soloAmbient]`).
+    package func stopVoices(categories: Set<SoundCategory>) {
+        locked {
+            output?.makeCurrent()
+            for i in 0..<core.pool.count where core.pool[i].isActive && categories.contains(core.pool[i].category) {
+                finish(slot: i)
+            }
+            lock.broadcast()
+        }
+    }
+
+    /// The system volume (0–1) the engine applies now.
+    package var appliedVolume: Double { locked { Double(core.volume) } }
+
+    /// The system volume (0–1) the engine applies; changing it re-applies the
+    /// gain of every voice now playing.
+    package func setVolume(_ newValue: Double) {
+        locked {
+            core.volume = newValue.isFinite ? Float(min(max(newValue, 0), 1)) : 0
+            output?.makeCurrent()
+            applyGains()
+        }
+    }
+
+    /// An interruption begins (e.g. a phone call): `playback` and `alert`
+    /// voices pause where they are, ambient voices stop.
+    package func beginInterruption() {
+        locked {
+            output?.makeCurrent()
+            core.interrupted = true
+            for i in 0..<core.pool.count where core.pool[i].phase == .playing {
+                switch core.pool[i].category.interruptionRule {
+                case .notStarted: finish(slot: i)
+                case .deferredUntilResumableEnd:
+                    AL.pause(source: core.sources[i])
+                    core.pool[i].phase = .paused
+                }
+            }
+            lock.broadcast()
+        }
+    }
+
+    /// The interruption ends: paused voices resume where they were when
+    /// `resumable`, else they are dropped.
+    package func endInterruption(resumable: Bool) {
+        let out = locked { () -> (writer: (any MixWriter)?, foresees: Bool)? in
+            output?.makeCurrent()
+            core.interrupted = false
+            for i in 0..<core.pool.count where core.pool[i].phase == .paused {
+                if resumable {
+                    core.pool[i].phase = .playing
+                    AL.resume(source: core.sources[i])
+                } else {
+                    finish(slot: i)
+                }
+            }
+            lock.broadcast()
+            return output.map { ($0.writer, $0.whoMixes == .device) }
+        }
+        // Resumed voices are written from now on; on OpenAL Soft's device the
+        // check foresees their ends.
+        if resumable, let out {
+            if let writer = out.writer { writer.kick() } else if out.foresees { monitor?.wake() }
+        }
+    }
+
+    /// Whether an interruption is in progress.
+    package var isInterrupted: Bool { locked { core.interrupted } }
+}
+
+// MARK: - The clock step: ends and ramps
+
+/// The engine's clock step (lock held): ended voices are finished and the
+/// duck and hush ramps move. The own stream's render and the loopback render
+/// tick with the time they render; the monitor's check ticks OpenAL Soft's
+/// device with the monotonic clock.
+extension AudioEngine {
+    /// The voices now playing want other levels than the ramps go to (lock held).
+    var rampTargetsMove: Bool { core.rampTargetsMove(duckHeld: isDuckHeld) }
+
+    /// Sets every active voice's AL gain from its base gain and the levels.
+    func applyGains() {
+        guard let out = output else { return }
+        out.makeCurrent()  // the monitor settles the own stream's ramps without a tick
+        for i in 0..<core.pool.count where core.pool[i].isActive {
+            AL.setGain(source: core.sources[i], core.gain(of: i))
+        }
+    }
+
+    /// Notices ended voices and moves the duck and hush ramps; `now` is in
+    /// seconds (monotonic on a device, rendered time on loopback).
+    func tick(now: Double) {
+        guard let out = output else { return }
+        out.makeCurrent()
+        var ended = false
+        for i in 0..<core.pool.count where core.pool[i].phase == .playing && AL.hasEnded(source: core.sources[i]) {
+            finish(slot: i)
+            ended = true
+        }
+        if core.advanceRamps(to: now, duckHeld: isDuckHeld) { applyGains() }
+        if ended { lock.broadcast() }
+    }
+
+    /// With no voice playing nothing is audible: the duck and hush levels go
+    /// where they are going at once (lock held), as the stream's render does.
+    func settleRampsIfSilent() {
+        if core.settleRampsIfSilent() { applyGains() }  // voices paused by an interruption resume at the settled level
+    }
+}
+
+// MARK: - Who is told of an end
+
+extension AudioEngine {
+    /// Calls `ended` once `voice` has ended — played out, stopped, stolen by
+    /// a newer sound, or dropped with a lost device — or at once if it has.
+    ///
+    /// The end is told where the engine notices it (the render, the monitor,
+    /// a stop), with the engine's lock held: `ended` must only pass the news
+    /// on (resume a continuation, post to a loop or a queue), never block or
+    /// call back into the engine. Nothing waits or polls in the meantime.
+    package func whenEnded(_ voice: VoiceID, _ ended: @escaping @Sendable () -> Void) {
+        if !locked({ core.observe(voice, ended) }) { ended() }
+    }
+}
+
+extension AudioEngine {
+    /// The longest a voice told ended is taken to still be heard, whatever a
+    /// sound server reports (ns).
+    static let longestTail: UInt64 = 500_000_000
+
+    /// Calls `heard` once `voice` has ended (`whenEnded`) and the output has
+    /// played what it still held of it (`untilHeardNanoseconds`): the reply to
+    /// `play … wait=1` and `wait ID`, D-Bus `FeedbackEnded`, the library's
+    /// `Playback.finished`.
+    ///
+    /// A device engine tells it on its host's loop, the tail a one-shot timer
+    /// there (a millisecond of slack: a person hears no difference, and the
+    /// loop may wake once for it and its neighbours). A loopback engine has
+    /// no loop and no tail: `heard` is called where the end is noticed, with
+    /// the engine's lock held, so it must only pass the news on.
+    package func whenHeard(_ voice: VoiceID, _ heard: @escaping @Sendable () -> Void) {
+        guard let loop = host?.loop else { return whenEnded(voice, heard) }
+        whenEnded(voice) { [self] in
+            // The lock is held here: the tail is read on the loop.
+            loop.post { [self] in
+                let tail = min(untilHeardNanoseconds, Self.longestTail)
+                if tail < 1_000 { return heard() }
+                do {
+                    try loop.addOneShot(after: tail / 1_000, accuracy: .millisecond, heard)
+                } catch {
+                    logger.error("no timer for the end of voice \(voice) on the loop (\(error)): told ended before its tail is heard")
+                    heard()
+                }
+            }
+        }
+    }
+
+    /// Blocks until the output has played everything it was given and the
+    /// sink has let it out (the own stream's drain, `AudioOutputDevice.drain`),
+    /// at most `timeoutSeconds`: a process about to exit calls it once its
+    /// voices have ended, or its close would drop what the server still holds.
+    /// True when the output said so (or has nothing to hold); false when it
+    /// cannot tell (OpenAL Soft's device): then only `untilHeardNanoseconds`
+    /// and a margin tell. Not on the host's loop, nor holding the engine's lock.
+    package func drainOutput(timeoutSeconds: Double) -> Bool {
+        guard let out = locked({ output }) else { return true }
+        return out.drain(timeoutSeconds: timeoutSeconds)
+    }
+
+    /// Blocks the caller until `voice` has been heard to its end (`whenHeard`):
+    /// the embedded engine's synchronous `wait=1`. Never on the host's loop.
+    package func waitUntilHeard(_ voice: VoiceID) {
+        let done = PosixSemaphore()
+        whenHeard(voice) { done.post() }
+        done.wait()
+    }
+}
+
+// MARK: - Other media roles
+
+/// What the engines of other media roles ask of this one (AudioRoles in
+/// SysoundFeedback keeps one engine per role in use). Each engine has its
+/// own lock and takes no other's: another role's ducking voice reaches this
+/// engine only through `duckHolds`, a count it changes without a lock.
+extension AudioEngine {
+    /// `voice` (of this engine) ducks: the voices of `others` duck with it,
+    /// by the same `duck_db` and ramp as one of their own would, until it
+    /// ends (played out, stopped, stolen, or the engine closed). Their ramps
+    /// move at their next tick, which runs while anything of them plays;
+    /// with nothing playing there is nothing to duck.
+    package func duck(_ others: [AudioEngine], whilePlaying voice: VoiceID) {
+        locked {
+            guard !others.isEmpty else { return }
+            // Told with this engine's lock held (`finish`): the others' counts are atomics, not under it.
+            guard core.observe(voice, { for other in others { other.releaseDuckHold() } }) else { return }
+            for other in others { other.duckHolds.add(1, ordering: .relaxed) }
+        }
+    }
+
+    /// Whether another role's ducking voice holds this engine's voices down.
+    package var isDuckHeld: Bool { duckHolds.load(ordering: .relaxed) > 0 }
+
+    /// One ducking voice of another role ended (never below 0).
+    private func releaseDuckHold() {
+        var held = duckHolds.load(ordering: .relaxed)
+        while held > 0 {
+            let (done, now) = duckHolds.compareExchange(expected: held, desired: held - 1, ordering: .relaxed)
+            if done { return }
+            held = now
         }
     }
 }

@@ -6,7 +6,7 @@ import XCTest
 @testable import SysoundAudio
 
 /// A device engine runs on a loop and workers it is given (a `LoopHost`):
-/// its timers are the loop's, its device calls the workers' (AudioEngine+Monitor.swift),
+/// its timers are the loop's, its device calls the workers' (AudioMonitor.swift),
 /// on the private PulseAudio server of Tests/fixture/with-pulse.sh.
 final class AudioLoopTests: XCTestCase {
     /// A loop that is not running yet, with two workers; stopped at teardown.
