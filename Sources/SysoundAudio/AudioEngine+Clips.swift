@@ -222,9 +222,11 @@ extension AudioEngine {
                 // device came meanwhile; decoded again, up under the lock.
                 if output?.context != context { clip.buffer = 0 }
                 if output != nil && clip.buffer == 0 { clip.buffer = try reupload(clip) }
+                // The voices read apart from the store's change (one access to `core` at a time).
+                let voices = core.pool.voices
                 let victims = core.store.evictions(
                     forIncoming: format.byteCount, maxBytes: settings.maxCacheBytes, maxFiles: settings.maxCachedFiles,
-                    inUse: { c in core.pool.voices.contains { $0.clip === c } })
+                    inUse: { c in voices.contains { $0.clip === c } })
                 victims.forEach(release)
                 clip.lastUse = core.store.touch()
                 // Without a key (stat failed after a successful decode) the clip is
