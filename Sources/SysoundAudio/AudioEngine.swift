@@ -452,9 +452,6 @@ extension AudioEngine {
 /// tick with the time they render; the monitor's check ticks OpenAL Soft's
 /// device with the monotonic clock.
 extension AudioEngine {
-    /// The voices now playing want other levels than the ramps go to (lock held).
-    var rampTargetsMove: Bool { core.rampTargetsMove(duckHeld: isDuckHeld) }
-
     /// Sets every active voice's AL gain from its base gain and the levels.
     func applyGains() {
         guard let out = output else { return }
