@@ -103,11 +103,11 @@ struct AudioCore {
 /// them with its lock held and makes those calls itself.
 extension AudioCore {
     /// A voice plays or is paused by an interruption.
-    var anyActive: Bool { pool.voices.contains(where: \.isActive) }
+    @inline(__always) var anyActive: Bool { pool.voices.contains(where: \.isActive) }
     /// A voice plays now (one paused by an interruption is not heard).
-    var anyPlaying: Bool { pool.voices.contains { $0.phase == .playing } }
+    @inline(__always) var anyPlaying: Bool { pool.voices.contains { $0.phase == .playing } }
     /// The duck and hush ramps have not reached their targets.
-    var rampsMoving: Bool { duckRamp.level != duckRamp.target || hushRamp.level != hushRamp.target }
+    @inline(__always) var rampsMoving: Bool { duckRamp.level != duckRamp.target || hushRamp.level != hushRamp.target }
 
     // MARK: Playing
 
@@ -122,7 +122,7 @@ extension AudioCore {
 
     /// The slot a play takes: a free one, else the voice to steal (the
     /// engine ends it first: `pool[slot].isActive`).
-    func slotForPlay() -> Int { pool.chooseSlot() }
+    @inline(__always) func slotForPlay() -> Int { pool.chooseSlot() }
 
     /// Fills the free `slot` with a new voice of `clip`. `gain` is the final
     /// gain (0–1) from the policy; the voice keeps it without the system
@@ -141,7 +141,7 @@ extension AudioCore {
     }
 
     /// The AL gain of the voice in `slot` now.
-    func gain(of slot: Int) -> Float {
+    @inline(__always) func gain(of slot: Int) -> Float {
         pool.gain(slot: slot, volume: volume, duckLevel: duckRamp.level, hushLevel: hushRamp.level)
     }
 
@@ -224,13 +224,13 @@ extension AudioCore {
 
     /// Where the duck and hush levels go while these voices play;
     /// `duckHeld`: another role's ducking voice plays (`AudioEngine.duckHolds`).
-    func rampTargets(duckHeld: Bool) -> (duck: Float, hush: Float) {
+    @inline(__always) func rampTargets(duckHeld: Bool) -> (duck: Float, hush: Float) {
         (pool.anyDucking || duckHeld ? settings.duckGain : 1, pool.anySolo ? 0 : 1)
     }
 
     /// The voices now playing want other levels than the ramps go to (a
     /// ducking or solo voice started or ended): the ramps are to move.
-    func rampTargetsMove(duckHeld: Bool) -> Bool {
+    @inline(__always) func rampTargetsMove(duckHeld: Bool) -> Bool {
         let t = rampTargets(duckHeld: duckHeld)
         return t.duck != duckRamp.target || t.hush != hushRamp.target
     }
