@@ -320,4 +320,51 @@ extension AudioCore {
         }
         return next
     }
+
+    // MARK: The output's life
+
+    /// `out` is attached with these `sources` (one per voice slot): a new
+    /// pool, whose start order goes on (an old VoiceID never names a new
+    /// voice), levels at rest, no pause. `engineRenders`: the engine's render
+    /// clock, not the monotonic one, ticks it.
+    mutating func attached(_ out: any AudioOutputDevice, name: String, sources: [ALuint], engineRenders: Bool) {
+        outputState = .attached(out)
+        idlePause.endPause()
+        latencyNs = 0
+        if engineRenders { lastTick = renderedSeconds }
+        openedDeviceName = name
+        self.sources = sources
+        pool = VoicePool(count: sources.count, nextOrder: pool.nextOrder)
+        duckRamp = Ramp()
+        hushRamp = Ramp()
+    }
+
+    /// The output is given up (its voices ended, its sources deleted by the
+    /// engine): none, or closed if the engine was closing.
+    mutating func detached() {
+        sources = []
+        pool = VoicePool(count: 0, nextOrder: pool.nextOrder)
+        outputState = outputState.isClosed ? .closed : .none
+        idlePause.endPause()
+    }
+
+    /// The own stream's server went away: its mix is kept (its voices ended
+    /// by the engine) until a new stream replaces the lost one.
+    mutating func streamLost(_ out: any AudioOutputDevice) {
+        outputState = .streamLost(out)
+        idlePause.endPause()
+    }
+
+    /// A new stream plays the kept mix at `now` (monotonic seconds), or a
+    /// reopened output was attached: counted as a reconnection, the busy
+    /// clock starting again.
+    mutating func reconnected(now: Double) {
+        if case .streamLost(let kept) = outputState {
+            outputState = .attached(kept)
+            latencyNs = 0
+            lastTick = renderedSeconds
+        }
+        reopenCount += 1
+        lastBusy = now
+    }
 }

@@ -20,18 +20,10 @@ extension AudioEngine {
     /// clip it lacks — loaded meanwhile — is decoded again here, a clip whose
     /// upload failed there (buffer 0) stays unloaded, and leaves the cache).
     func attach(_ out: any AudioOutputDevice, buffers: [(Clip, ALuint)] = []) {
-        core.outputState = .attached(out)
-        core.idlePause.endPause()
-        core.latencyNs = 0
-        // The engine's render ticks with what it has rendered ("Rendering" below).
-        if out.whoMixes == .engine { core.lastTick = core.renderedSeconds }
         out.makeCurrent()
-        core.openedDeviceName = out.name
         let wanted = max(1, min(settings.voices, out.maxSources > 0 ? out.maxSources : settings.voices))
-        core.sources = AL.makeSources(wanted)
-        core.pool = VoicePool(count: core.sources.count, nextOrder: core.pool.nextOrder)
-        core.duckRamp = Ramp()
-        core.hushRamp = Ramp()
+        // The engine's render ticks with what it has rendered ("Rendering" below).
+        core.attached(out, name: out.name, sources: AL.makeSources(wanted), engineRenders: out.whoMixes == .engine)
         // Keyed by identity while `buffers` keeps every clip alive.
         var made = Dictionary(uniqueKeysWithValues: buffers.map { (ObjectIdentifier($0.0), $0.1) })
         var lost: [Clip] = []
@@ -92,11 +84,8 @@ extension AudioEngine {
             AL.deleteBuffer(clip.buffer)
             clip.buffer = 0
         }
-        core.sources = []
-        core.pool = VoicePool(count: 0, nextOrder: core.pool.nextOrder)
         out.releaseCurrent()
-        core.outputState = core.outputState.isClosed ? .closed : .none
-        core.idlePause.endPause()
+        core.detached()
         return out
     }
 }
@@ -132,8 +121,7 @@ extension AudioEngine {
                 if out.reconnection != nil {
                     logger.warning("audio output \(out.name) lost its sound server; voices dropped, connecting a new stream (the mix and its clips stay)")
                     dropVoices(out)
-                    core.outputState = .streamLost(out)
-                    core.idlePause.endPause()
+                    core.streamLost(out)
                     return .lost(gone: nil)
                 }
                 logger.warning("audio device \(out.name) disconnected; voices dropped, core.reopening")
@@ -192,9 +180,8 @@ extension AudioEngine {
             if core.outputState.isStreamLost { kept = detach() }
             guard case .none = core.outputState else { return false }
             attach(out, buffers: buffers)
-            core.reopenCount += 1
             if out.whoMixes == .device { core.lastTick = now }
-            core.lastBusy = now
+            core.reconnected(now: now)
             return true
         }
         if let kept, let host { host.workers.submit { [self] in closeAfterUploads(kept) } }
@@ -215,11 +202,7 @@ extension AudioEngine {
         out.connect(stream, to: self)
         let lost = locked { () -> PulseStream? in
             guard case .streamLost(let kept) = core.outputState, kept === out else { return nil }
-            core.outputState = .attached(kept)
-            core.reopenCount += 1
-            core.latencyNs = 0
-            core.lastTick = core.renderedSeconds
-            core.lastBusy = now
+            core.reconnected(now: now)
             let lost = out.replaceStream(stream)
             core.openedDeviceName = out.name
             return lost

@@ -238,4 +238,54 @@ final class AudioCoreTests: XCTestCase {
         XCTAssertTrue(core.playNeedsCheck(endingAt: 9, duckHeld: false), "a ramp starts")
         XCTAssertEqual(core.checkArmedAt, 3, "the earlier check stays")
     }
+
+    // The output's life. Its value holds an output: OpenAL Soft's loopback
+    // device stands in (no sound server; the core makes no call on it).
+
+    func testAReattachedOutputGetsANewPoolOnWhichOldVoiceIDsAreStale() throws {
+        let out = try LoopbackOutput.open(.defaults)
+        defer { out.close() }
+        var core = core(voices: 0)
+        core.attached(out, name: "first", sources: [1, 2], engineRenders: true)
+        XCTAssertEqual(core.pool.count, 2)
+        let old = play(&core, clip()).start.id
+        core.duckRamp.level = 0.3
+        core.idlePause = .paused
+        core.detached()
+        XCTAssertEqual(core.pool.count, 0)
+        XCTAssertNil(core.outputState.output, "none: the monitor opens a new one")
+        core.attached(out, name: "second", sources: [3, 4, 5], engineRenders: true)
+        XCTAssertEqual(core.sources, [3, 4, 5])
+        XCTAssertEqual(core.openedDeviceName, "second")
+        XCTAssertFalse(core.pool.isCurrent(old), "an ID of the lost output names no new voice")
+        let new = play(&core, clip()).start.id
+        XCTAssertEqual(new.slot, old.slot)
+        XCTAssertGreaterThan(new.serial, old.serial, "the start order goes on")
+        XCTAssertEqual(core.duckRamp.level, 1, "levels at rest")
+        XCTAssertEqual(core.idlePause, .running, "a new output is not paused")
+        core.outputState = .closing(out)
+        core.detached()
+        guard case .closed = core.outputState else { return XCTFail("a closing engine's detach closes it: \(core.outputState)") }
+    }
+
+    func testALostStreamKeepsItsMixUntilANewStreamReplacesIt() throws {
+        let out = try LoopbackOutput.open(.defaults)
+        defer { out.close() }
+        var core = core(voices: 0)
+        core.attached(out, name: "sink", sources: [1, 2], engineRenders: true)
+        core.renderedSeconds = 7
+        core.latencyNs = 9_000
+        core.idlePause = .pausing(resumeOwed: false)
+        core.streamLost(out)
+        XCTAssertTrue(core.outputState.isStreamLost)
+        XCTAssertTrue(core.outputState.output === out, "the mix is kept")
+        XCTAssertEqual(core.idlePause, .pausing(resumeOwed: true), "the pause in flight is undone when it returns")
+        XCTAssertEqual(core.pool.count, 2, "the sources stay")
+        core.reconnected(now: 12)
+        guard case .attached(let kept) = core.outputState, kept === out else { return XCTFail("\(core.outputState)") }
+        XCTAssertEqual(core.reopenCount, 1)
+        XCTAssertEqual(core.latencyNs, 0, "the new stream's latency is not known yet")
+        XCTAssertEqual(core.lastTick, 7, "the render clock goes on from where it was")
+        XCTAssertEqual(core.lastBusy, 12)
+    }
 }
