@@ -37,6 +37,11 @@ final class PulseConnection: PulseCallbackTarget, @unchecked Sendable {
     // `members` under the mainloop lock; `onPipeWire` is set before the
     // connection is handed out and only read after.
     let loop: ThreadedMainloop
+    /// `PULSE_SERVER` when it was made (nil: the session's server). A stream
+    /// joins only the connection to the server libpulse would find now: the
+    /// variable is fixed for a daemon's life, but a process that names
+    /// another server (a test of a missing one) must not be handed the old.
+    private let server: String?
     /// The mainloop thread's kernel id (gettid), known once `acquire` returned.
     private let tid = Atomic<Int32>(0)
     /// False once the context failed or ended: the next `acquire` makes a new one.
@@ -59,7 +64,8 @@ final class PulseConnection: PulseCallbackTarget, @unchecked Sendable {
     /// One connection made at a time: two roles reconnecting after a loss share one.
     private static let opening = PthreadLock()
 
-    private init(clientName: String) throws(AudioError) {
+    private init(clientName: String, server: String?) throws(AudioError) {
+        self.server = server
         // The thread's name is what the real-time helper and `ps -L` see;
         // the context carries sysound.engine (PulseClientTag) in its property list.
         loop = try ThreadedMainloop(threadName: "sysound-audio", clientName: clientName, properties: [(PulseClientTag.key, PulseClientTag.value)])
@@ -71,15 +77,16 @@ final class PulseConnection: PulseCallbackTarget, @unchecked Sendable {
     static func acquire(timeoutSeconds: Double, realtime: RealtimeThreads?) throws(AudioError) -> PulseConnection {
         opening.lock()
         defer { opening.unlock() }
+        let server = getenv("PULSE_SERVER").map { String(cString: $0) }
         let connection: PulseConnection
         if let live = current.withLock({ c -> PulseConnection? in
-            guard let c, c.isUp else { return nil }
+            guard let c, c.isUp, c.server == server else { return nil }
             c.users += 1
             return c
         }) {
             connection = live
         } else {
-            let made = try PulseConnection(clientName: ProcessInfo.processInfo.processName)
+            let made = try PulseConnection(clientName: ProcessInfo.processInfo.processName, server: server)
             do { try made.start(timeoutSeconds: timeoutSeconds) } catch {
                 made.close()
                 throw error
