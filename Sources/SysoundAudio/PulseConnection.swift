@@ -63,6 +63,16 @@ final class PulseConnection: PulseCallbackTarget, @unchecked Sendable {
     private static let current = Locked<PulseConnection?>(nil)
     /// One connection made at a time: two roles reconnecting after a loss share one.
     private static let opening = PthreadLock()
+    /// The last failure to make one (`opening` held): the roles' monitors
+    /// retry a lost server on the same back-off, one right after another
+    /// (`AudioThreads.opens`), and those that come within `sharedFailureMicros`
+    /// of a failed try are answered with it instead of connecting again, so a
+    /// hung server is waited for once per retry, not once per role.
+    private nonisolated(unsafe) static var lastFailure: (at: UInt64, server: String?, error: AudioError)?
+    /// Shorter than the monitor's first back-off step (50 ms).
+    static let sharedFailureMicros: UInt64 = 25_000
+    /// Connections this process tried to make (`opening` held), as tests count them.
+    private(set) nonisolated(unsafe) static var tries = 0
 
     private init(clientName: String, server: String?) throws(AudioError) {
         self.server = server
@@ -86,11 +96,20 @@ final class PulseConnection: PulseCallbackTarget, @unchecked Sendable {
         }) {
             connection = live
         } else {
-            let made = try PulseConnection(clientName: ProcessInfo.processInfo.processName, server: server)
-            do { try made.start(timeoutSeconds: timeoutSeconds) } catch {
-                made.close()
+            if let last = lastFailure, last.server == server, EventLoop.monotonicNow() - last.at < sharedFailureMicros { throw last.error }
+            let made: PulseConnection
+            tries += 1
+            do throws(AudioError) {
+                made = try PulseConnection(clientName: ProcessInfo.processInfo.processName, server: server)
+                do { try made.start(timeoutSeconds: timeoutSeconds) } catch {
+                    made.close()
+                    throw error
+                }
+            } catch {
+                lastFailure = (EventLoop.monotonicNow(), server, error)
                 throw error
             }
+            lastFailure = nil
             current.withLock {
                 made.users = 1
                 // A lost connection stays with its streams until they are closed.

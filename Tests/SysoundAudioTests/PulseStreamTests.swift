@@ -343,6 +343,29 @@ final class OutputSelectionTests: XCTestCase {
         XCTAssertNil(AlsoftConfig.contents(s))
     }
 
+    /// Roles retrying a server that is gone (their monitors' back-off steps
+    /// come one right after another) share one try: a second open within
+    /// `sharedFailureMicros` of a failed one is answered with its failure,
+    /// so a hung server is waited for once per retry, not once per role.
+    func testOpensRightAfterAFailedConnectionShareItsFailure() throws {
+        var s = AudioSettings()
+        s.backend = .pulse
+        let saved = getenv("PULSE_SERVER").map { String(cString: $0) }
+        setenv("PULSE_SERVER", "unix:/nonexistent/sysound-test/shared", 1)
+        defer { if let saved { setenv("PULSE_SERVER", saved, 1) } else { unsetenv("PULSE_SERVER") } }
+        let before = PulseConnection.tries
+        var errors: [AudioError] = []
+        for role in [MediaRole.event, .alarm] {
+            XCTAssertThrowsError(try PulseStream.connect(s, role: role)) { errors.append($0 as! AudioError) }
+        }
+        XCTAssertEqual(PulseConnection.tries, before + 1, "the second role's open shared the first one's try")
+        XCTAssertEqual(errors.count, 2)
+        XCTAssertEqual(errors.first, errors.last, "and its failure")
+        usleep(useconds_t(PulseConnection.sharedFailureMicros) + 10_000)
+        XCTAssertThrowsError(try PulseStream.connect(s, role: .alarm))
+        XCTAssertEqual(PulseConnection.tries, before + 2, "a later retry tries again")
+    }
+
     func testPulseWithoutAServerIsATypedError() throws {
         var s = AudioSettings()
         s.backend = .pulse
