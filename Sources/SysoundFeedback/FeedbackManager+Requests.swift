@@ -269,6 +269,11 @@ extension FeedbackManager {
         fields["voices"] = "\(engines.reduce(0) { $0 + $1.voiceCount })"
         fields["playing"] = "\(engines.reduce(0) { $0 + $1.activeVoiceCount })"
         if audio != nil { fields["media-roles"] = openMediaRoles.map(\.rawValue).joined(separator: ",") }
+        // The gaps heard because the server ran out of sysound's audio while a
+        // sound played: what a user hearing a crackle can check, and what tells a
+        // gap of sysound's (late writes) from one of the server's (none counted).
+        let underflows = engines.compactMap(\.streamUnderflows)
+        if !underflows.isEmpty { fields["audio-underflows"] = "\(underflows.reduce(0, +))" }
         fields["haptic-devices"] = "\(haptics?.devices.count ?? 0)"
         fields["leds"] = leds.map { "\($0.lights.count)" } ?? "off ([leds] enabled = false)"
         if let haptics {

@@ -51,6 +51,7 @@ final class DaemonTests: DaemonTestCase {
         XCTAssertEqual(object?["volume"] as? Double, 1, status.stdout)
         XCTAssertEqual(object?["voices"] as? Int, 32, status.stdout)
         XCTAssertNotNil(object?["playing"] as? Int, status.stdout)
+        XCTAssertNotNil(object?["audio-underflows"] as? Int, status.stdout)
         XCTAssertEqual(object?["silent"] as? Bool, false, status.stdout)
         XCTAssertEqual(object?["haptics"] as? Bool, true, status.stdout)
         XCTAssertTrue(status.stdout.contains("\"silent\": false"), status.stdout)
@@ -59,6 +60,27 @@ final class DaemonTests: DaemonTestCase {
         XCTAssertTrue(sounds?.contains { $0["name"] == "tap" } ?? false, list.stdout)
         let presets = try JSONSerialization.jsonObject(with: Data(try cli.run(["list", "presets", "--json"]).stdout.utf8)) as? [[String: String]]
         XCTAssertTrue(presets?.contains { $0["name"] == "success" } ?? false)
+    }
+
+    /// A gap heard because the daemon did not write in time is counted in
+    /// `status`: stopped for 300 ms while an alarm loops, the daemon lets the
+    /// server run out of its audio, and the server says so when it runs again.
+    func testAGapOfTheDaemonsIsCountedInStatus() throws {
+        // A status the CLI could not get has no count.
+        func status() -> String { (try? cli.run(["status"]))?.stdout ?? "" }
+        func underflows() -> Int? {
+            let out = status()
+            let line = out.split(separator: "\n").first { $0.hasPrefix("audio-underflows:") }
+            return line.flatMap { Int($0.dropFirst("audio-underflows:".count).trimmingCharacters(in: .whitespaces)) }
+        }
+        XCTAssertEqual(try cli.run(["play", "alarm", "--loop"]).status, 0)
+        usleep(200_000)
+        let before = try XCTUnwrap(underflows(), status())
+        daemon.signal(SIGSTOP)
+        usleep(300_000)
+        daemon.signal(SIGCONT)
+        XCTAssertTrue(eventually(3) { (underflows() ?? 0) > before }, "the gap was counted: \(status())")
+        XCTAssertEqual(try cli.run(["stop"]).status, 0)
     }
 
     func testSilentModeStopsAmbientNowAndKeepsPlayback() throws {

@@ -92,7 +92,7 @@ struct StatusCommand: ParsableCommand {
     static let switchFields: Set<String> = ["do-not-disturb", "event-sounds", "input-feedback-sounds"]
 
     /// The status fields that count something.
-    static let countFields: Set<String> = ["voices", "playing", "haptic-devices", "leds"]
+    static let countFields: Set<String> = ["voices", "playing", "haptic-devices", "leds", "audio-underflows"]
 
     static func human(_ key: String, _ value: String) -> String {
         guard ControlFile(rawValue: key) != nil, key != "volume" else { return value }
