@@ -10,9 +10,9 @@ import SysoundPlatform
 /// once) and one context on it, whatever the number of media roles playing.
 /// Every role's `PulseStream` is a `pa_stream` on this context and is
 /// rendered on this one thread; a role's stream costs the server no client
-/// and the process no thread of its own (issue 36, part 4: before, each role
-/// opened its own mainloop and context: 11 threads and 3 clients during an
-/// alarm, against 9 and 1 with only the event stream).
+/// and the process no thread of its own (when each role opened its own
+/// mainloop and context, an alarm beside the event stream cost one client and
+/// one real-time thread more: figure 17 counts both while an alarm plays).
 ///
 /// Shared and counted (`acquire`, `release`): each open stream holds it, and
 /// the last stream's close ends it (its thread stops, its client leaves the
