@@ -96,6 +96,11 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
     private var closed = false
     /// The server's answer to the last `drain` (nil while none came).
     private var drainAnswer: Bool?
+    /// Requests whose reply calls back into this stream (a sink's
+    /// description, a timing update), kept until answered: `close` cancels
+    /// those still out. The context outlives the stream (other roles' streams
+    /// are on it), so a reply after the close would reach a freed stream.
+    private var awaited: [OpaquePointer] = []
 
     private init(settings: AudioSettings, connection: PulseConnection, role: MediaRole) throws(AudioError) {
         rate = settings.sampleRate
@@ -156,7 +161,7 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
         if let op = describeSink(of: s) {
             // Past the deadline the sink's name stays.
             try? loop.wait(for: "the sink's description", until: deadline) { pa_operation_get_state(op) != PA_OPERATION_RUNNING }
-            pa_operation_unref(op)
+            keepUntilAnswered(op)
         }
         let api = loop.api
         kickEvent = api.pointee.io_new(api, kickFD, PA_IO_EVENT_INPUT, { _, _, _, _, me in PulseStream.from(me).kicked() }, selfPointer)
@@ -360,6 +365,11 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
         failureHandler = nil
         if let kickEvent { loop.api.pointee.io_free(kickEvent) }
         kickEvent = nil
+        for op in awaited {
+            if pa_operation_get_state(op) == PA_OPERATION_RUNNING { pa_operation_cancel(op) }
+            pa_operation_unref(op)
+        }
+        awaited = []
         if let s = stream {
             pa_stream_set_state_callback(s, nil, nil)
             pa_stream_set_write_callback(s, nil, nil)
@@ -435,7 +445,7 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
     private func moved() {
         guard let stream, !closed else { return }
         recordGranted(stream)
-        if let op = describeSink(of: stream) { pa_operation_unref(op) }
+        if let op = describeSink(of: stream) { keepUntilAnswered(op) }
     }
 
     /// The stream's own state: it fails alone when its sink input is
@@ -532,7 +542,7 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
         timingAsked = true
         timingAskedAt = now
         if let op = pa_stream_update_timing_info(s, { _, _, me in PulseStream.from(me).timingAnswered() }, selfPointer) {
-            pa_operation_unref(op)
+            keepUntilAnswered(op)
         } else {
             timingAsked = false
         }
@@ -570,6 +580,17 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
     }
 
     // MARK: Helpers
+
+    /// Keeps `op` until it is answered or the stream closes (`awaited`);
+    /// lets go of those answered since (mainloop lock held).
+    private func keepUntilAnswered(_ op: OpaquePointer) {
+        awaited.removeAll { done in
+            guard pa_operation_get_state(done) != PA_OPERATION_RUNNING else { return false }
+            pa_operation_unref(done)
+            return true
+        }
+        awaited.append(op)
+    }
 
     private func lock() { loop.lock() }
     private func unlock() { loop.unlock() }

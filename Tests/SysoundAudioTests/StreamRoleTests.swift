@@ -103,6 +103,30 @@ final class StreamRoleTests: XCTestCase {
         XCTAssertEqual(audioThreads(), thread.map { [$0] }, "the one thread stays, the event stream's")
     }
 
+    /// A role's stream closed while its requests to the server are still out
+    /// (the timing update its first write asks for, its sink's description):
+    /// the connection lives on for the other roles, so their replies still
+    /// come, and must not reach the closed stream (seen: a crash in the
+    /// timing reply's callback after the library's engine closed).
+    func testARoleClosedWithRequestsOutLeavesTheConnectionSound() throws {
+        try PulseFixture.require()
+        let event = try engine(.event)
+        let dir = try Fixture.directory(self)
+        let path = try Fixture.write(Fixture.tone(frequency: 1_000, seconds: 0.1, amplitude: 0.5), to: dir, name: "tap.wav")
+        for _ in 0..<15 {
+            var s = AudioSettings()
+            s.backend = .pulse
+            let alarm = try AudioEngine(settings: s, output: .device, realtime: .asTheDaemon, role: .alarm)
+            XCTAssertTrue(alarm.preload([ClipSource(name: "tap", path: path)]).failures.isEmpty)
+            _ = try alarm.play(alarm.clip(named: "tap"))
+            // Closed at once, its first write's timing request still out.
+            alarm.shutdown()
+        }
+        usleep(200_000)  // the replies to what the closed streams asked come meanwhile
+        XCTAssertTrue(event.isConnected, "the event stream's connection is up")
+        XCTAssertEqual(try ownClients(), 1)
+    }
+
     /// The server's loss fails every stream on the one connection; when the
     /// server returns both roles' streams come back, on one new connection.
     func testBothRolesStreamsComeBackOnOneConnectionAfterTheServerReturns() throws {
