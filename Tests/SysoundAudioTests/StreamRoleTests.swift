@@ -98,7 +98,7 @@ final class StreamRoleTests: XCTestCase {
         let thread = event.audioThreadID
         alarm.shutdown()
         XCTAssertTrue(event.isConnected, "the alarm's close left the event stream's connection up")
-        // 0.3 s of a stream that writes 48 000 frames of 8 bytes a second: well over a third of it.
+        // 0.3 s of a stream that writes 48 000 frames of 8 bytes a second: at least a third of that.
         XCTAssertGreaterThan(written(by: event, within: 0.3), 48_000 * 8 / 10, "the event stream still writes its loop")
         XCTAssertEqual(audioThreads(), thread.map { [$0] }, "the one thread stays, the event stream's")
     }
