@@ -18,12 +18,15 @@ import SysoundPlatform
 /// renders on the server's requests (a voice started then is mixed into the
 /// next of them, unkicked); after their tail it stops writing again.
 ///
-/// One thread: libpulse's threaded mainloop ("sysound-audio") runs every
-/// callback, the kick included (an eventfd watched with the mainloop API's
-/// `io_new`, so `kick` never waits). Lock order: the mainloop lock, then
-/// the engine's lock (inside the renderer); nothing that holds an engine's lock takes the
-/// mainloop lock. What other threads read (`isConnected`, latency, thread id)
-/// is kept in a small lock of its own.
+/// One thread for every role's stream: the process's one connection to the
+/// server (`PulseConnection`: libpulse's threaded mainloop "sysound-audio"
+/// and its context) runs every callback of every stream on it, each
+/// stream's kick included (an eventfd of its own, watched with the mainloop
+/// API's `io_new`, so `kick` never waits). Lock order: the mainloop lock,
+/// then the engine's lock of the stream being rendered (inside its
+/// renderer); nothing that holds any engine's lock takes the mainloop lock,
+/// which all streams share. What other threads read (`isConnected`,
+/// latency) is kept in a small lock of its own.
 ///
 /// Why one file of 500 lines: the mainloop thread's state is `private` to it,
 /// so nothing else in the module can touch it off that thread. What needs none
@@ -45,7 +48,6 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
         var playout = PlayoutClock()
         /// Whether a sound is being written (else the stream has run dry).
         var writing = false
-        var threadID: Int32 = 0
         var bytesWritten: UInt64 = 0
         var underflows = 0
         var kicks = 0
@@ -66,7 +68,9 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
     let role: MediaRole
     let request: Request
 
-    private let loop: ThreadedMainloop
+    /// The connection the stream is on, held until `close`.
+    private let connection: PulseConnection
+    private var loop: ThreadedMainloop { connection.loop }
     private var context: OpaquePointer { loop.context }
     private var stream: OpaquePointer?
     private var kickEvent: OpaquePointer?
@@ -82,7 +86,7 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
     private var corked = false
     /// Whether the stream asks for the idle buffer (`Request.idle`) now.
     private var relaxed = false
-    /// Whether the server is pipewire-pulse (`serverDescribed`): it needs no
+    /// Whether the server is pipewire-pulse (`PulseConnection.onPipeWire`): it needs no
     /// relaxing, and it does not rewind for a write onto the drained stream.
     private var onPipeWire = false
     /// A timing update was asked for and has not come back yet.
@@ -92,14 +96,17 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
     private var closed = false
     /// The server's answer to the last `drain` (nil while none came).
     private var drainAnswer: Bool?
+    /// Requests whose reply calls back into this stream (a sink's
+    /// description, a timing update), kept until answered: `close` cancels
+    /// those still out. The context outlives the stream (other roles' streams
+    /// are on it), so a reply after the close would reach a freed stream.
+    private var awaited: [OpaquePointer] = []
 
-    private init(settings: AudioSettings, clientName: String, role: MediaRole) throws(AudioError) {
+    private init(settings: AudioSettings, connection: PulseConnection, role: MediaRole) throws(AudioError) {
         rate = settings.sampleRate
         self.role = role
         request = Request(settings)
-        // The thread's name is what the real-time helper and `ps -L` see;
-        // the context carries sysound.engine (PulseClientTag) in its property list.
-        loop = try ThreadedMainloop(threadName: "sysound-audio", clientName: clientName, properties: [(PulseClientTag.key, PulseClientTag.value)])
+        self.connection = connection
         let fd = sysound_eventfd()
         guard fd >= 0 else {
             let code = errno
@@ -108,14 +115,20 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
         kickFD = fd
     }
 
-    /// Connects to the server libpulse finds (PULSE_SERVER, else the
-    /// session's), creates the playback stream at the settings' rate and
-    /// waits until it is ready (at most `timeoutSeconds`). Nothing is written
-    /// until a `kick`.
+    /// Creates the playback stream at the settings' rate on the process's
+    /// connection to the server libpulse finds (PULSE_SERVER, else the
+    /// session's; `PulseConnection.acquire` connects it if no stream has,
+    /// and `realtime` makes its thread real-time), and waits until it is
+    /// ready (at most `timeoutSeconds` for each). Nothing is written until a `kick`.
     static func connect(
-        _ settings: AudioSettings, clientName: String, role: MediaRole = .event, timeoutSeconds: Double = 5
+        _ settings: AudioSettings, role: MediaRole = .event, realtime: RealtimeThreads? = nil, timeoutSeconds: Double = 5
     ) throws(AudioError) -> PulseStream {
-        let s = try PulseStream(settings: settings, clientName: clientName, role: role)
+        let connection = try PulseConnection.acquire(timeoutSeconds: timeoutSeconds, realtime: realtime)
+        let s: PulseStream
+        do { s = try PulseStream(settings: settings, connection: connection, role: role) } catch {
+            connection.release()
+            throw error
+        }
         do { try s.start(timeoutSeconds: timeoutSeconds) } catch {
             s.close()
             throw error
@@ -124,18 +137,16 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
     }
 
     private func start(timeoutSeconds: Double) throws(AudioError) {
-        pa_context_set_state_callback(context, { _, me in PulseStream.from(me).stateChanged() }, selfPointer)
         lock()
         defer { unlock() }
-        try loop.start()
-        pa_threaded_mainloop_once_unlocked(loop.mainloop, { _, me in PulseStream.from(me).recordThread() }, selfPointer)
+        onPipeWire = connection.onPipeWire
         let deadline = ThreadedMainloop.deadline(in: timeoutSeconds)
-        try loop.connect(until: deadline)
         var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(rate), channels: 2)
         var map = pa_channel_map()
         pa_channel_map_init_stereo(&map)
         guard let s = Self.newStream(context, &spec, &map, role: role) else { throw loop.failure("pa_stream_new") }
         stream = s
+        connection.join(self)
         pa_stream_set_state_callback(s, { _, me in PulseStream.from(me).stateChanged() }, selfPointer)
         pa_stream_set_write_callback(s, { _, bytes, me in PulseStream.from(me).requested(bytes) }, selfPointer)
         pa_stream_set_latency_update_callback(s, { _, me in PulseStream.from(me).latencyUpdated() }, selfPointer)
@@ -150,12 +161,7 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
         if let op = describeSink(of: s) {
             // Past the deadline the sink's name stays.
             try? loop.wait(for: "the sink's description", until: deadline) { pa_operation_get_state(op) != PA_OPERATION_RUNNING }
-            pa_operation_unref(op)
-        }
-        if let op = pa_context_get_server_info(context, { _, info, me in PulseStream.from(me).serverDescribed(info?.pointee) }, selfPointer) {
-            // As the sink's: past the deadline the status shows no server name.
-            try? loop.wait(for: "the server's name", until: deadline) { pa_operation_get_state(op) != PA_OPERATION_RUNNING }
-            pa_operation_unref(op)
+            keepUntilAnswered(op)
         }
         let api = loop.api
         kickEvent = api.pointee.io_new(api, kickFD, PA_IO_EVENT_INPUT, { _, _, _, _, me in PulseStream.from(me).kicked() }, selfPointer)
@@ -278,8 +284,8 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
         let now = EventLoop.monotonicNow()
         return shared.withLock { $0.playout.untilHeard(now: now) } * 1000
     }
-    /// The mainloop thread's kernel id (gettid), 0 until it ran.
-    var threadID: Int32 { shared.withLock { $0.threadID } }
+    /// The mainloop thread's kernel id (gettid): the connection's, shared by every role's stream.
+    var threadID: Int32 { connection.threadID }
     /// Bytes written on the stream since it opened.
     var bytesWritten: UInt64 { shared.withLock { $0.bytesWritten } }
     /// Kicks since the stream opened: plays that found it drained.
@@ -293,7 +299,7 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
     /// The counters and grant above, read at once.
     var facts: StreamFacts {
         shared.withLock {
-            StreamFacts(threadID: $0.threadID, bytesWritten: $0.bytesWritten, kicks: $0.kicks, underflows: $0.underflows, granted: $0.granted)
+            StreamFacts(threadID: connection.threadID, bytesWritten: $0.bytesWritten, kicks: $0.kicks, underflows: $0.underflows, granted: $0.granted)
         }
     }
 
@@ -341,15 +347,16 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
     private func corkLocked(_ on: Bool) {
         guard let stream, !closed, corked != on else { return }
         // `writing` stays: a cork that races a play's kick (the idle pause's
-        // worker, see AudioEngine+Idle.swift) must not drop the rest of that
+        // worker, see AudioEngine+Output.swift, "The idle pause") must not drop the rest of that
         // sound; a corked stream is asked for nothing, and the uncork that
         // follows resumes the requests.
         corked = on
         if let op = pa_stream_cork(stream, on ? 1 : 0, nil, nil) { pa_operation_unref(op) }
     }
 
-    /// Disconnects and frees everything (without the engine's lock): after this no
-    /// renderer call is made.
+    /// Disconnects and frees the stream and gives its connection back
+    /// (without any engine's lock, never on the mainloop thread): after this
+    /// no renderer call is made. The connection closes with its last stream.
     func close() {
         lock()
         if closed { unlock(); return }
@@ -358,6 +365,11 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
         failureHandler = nil
         if let kickEvent { loop.api.pointee.io_free(kickEvent) }
         kickEvent = nil
+        for op in awaited {
+            if pa_operation_get_state(op) == PA_OPERATION_RUNNING { pa_operation_cancel(op) }
+            pa_operation_unref(op)
+        }
+        awaited = []
         if let s = stream {
             pa_stream_set_state_callback(s, nil, nil)
             pa_stream_set_write_callback(s, nil, nil)
@@ -368,10 +380,9 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
             pa_stream_unref(s)
         }
         stream = nil
-        loop.disconnect()
+        connection.leave(self)
         unlock()
-        // The context and the mainloop are freed with `loop`.
-        loop.stop()
+        connection.release()
         shared.withLock {
             $0.kickClosed = true
             Glibc.close(kickFD)
@@ -401,15 +412,6 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
                               prebuf: Int(a.prebuf) / Self.frameBytes)
         shared.withLock { $0.granted = granted }
         recordDrainedStart()
-    }
-
-    /// pipewire-pulse names itself "PulseAudio (on PipeWire …)": PipeWire
-    /// sets no sink latency from a corked stream, so there the idle stream
-    /// keeps its buffer (`relax`), and a kick sends nothing more.
-    private func serverDescribed(_ info: pa_server_info?) {
-        if let name = info?.server_name.map({ String(cString: $0) }), name.contains("PipeWire") { onPipeWire = true }
-        recordDrainedStart()
-        signal()
     }
 
     /// How long a write onto the drained stream waits for the sink: nothing
@@ -443,31 +445,33 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
     private func moved() {
         guard let stream, !closed else { return }
         recordGranted(stream)
-        if let op = describeSink(of: stream) { pa_operation_unref(op) }
+        if let op = describeSink(of: stream) { keepUntilAnswered(op) }
     }
 
-    private func recordThread() {
-        let tid = sysound_gettid()
-        shared.withLock { $0.threadID = tid }
-    }
-
+    /// The stream's own state: it fails alone when its sink input is
+    /// killed, or with the connection (which also tells `connectionFailed`).
     private func stateChanged() {
-        let contextState = pa_context_get_state(context)
-        let streamState = stream.map(pa_stream_get_state)
-        if contextState == PA_CONTEXT_FAILED || contextState == PA_CONTEXT_TERMINATED
-            || streamState == PA_STREAM_FAILED || streamState == PA_STREAM_TERMINATED {
-            let reason = loop.lastError
-            let first = shared.withLock { shared -> Bool in
-                let first = !shared.failed
-                shared.failed = true
-                shared.failure = shared.failure ?? reason
-                connected.store(false, ordering: .releasing)
-                return first
-            }
-            writing = false
-            if first, !closed { failureHandler?() }
-        }
+        if let stream, [PA_STREAM_FAILED, PA_STREAM_TERMINATED].contains(pa_stream_get_state(stream)) { failed(loop.lastError) }
         signal()
+    }
+
+    /// The connection's context failed (the server went away): every
+    /// stream on it is told, from the connection's state callback.
+    func connectionFailed(_ reason: String) {
+        failed(reason)
+    }
+
+    /// Records the failure and tells the engine, once.
+    private func failed(_ reason: String) {
+        let first = shared.withLock { shared -> Bool in
+            let first = !shared.failed
+            shared.failed = true
+            shared.failure = shared.failure ?? reason
+            connected.store(false, ordering: .releasing)
+            return first
+        }
+        writing = false
+        if first, !closed { failureHandler?() }
     }
 
     /// A play's kick: render a first block and write it, then uncork.
@@ -538,7 +542,7 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
         timingAsked = true
         timingAskedAt = now
         if let op = pa_stream_update_timing_info(s, { _, _, me in PulseStream.from(me).timingAnswered() }, selfPointer) {
-            pa_operation_unref(op)
+            keepUntilAnswered(op)
         } else {
             timingAsked = false
         }
@@ -576,6 +580,17 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
     }
 
     // MARK: Helpers
+
+    /// Keeps `op` until it is answered or the stream closes (`awaited`);
+    /// lets go of those answered since (mainloop lock held).
+    private func keepUntilAnswered(_ op: OpaquePointer) {
+        awaited.removeAll { done in
+            guard pa_operation_get_state(done) != PA_OPERATION_RUNNING else { return false }
+            pa_operation_unref(done)
+            return true
+        }
+        awaited.append(op)
+    }
 
     private func lock() { loop.lock() }
     private func unlock() { loop.unlock() }

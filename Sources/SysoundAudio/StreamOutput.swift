@@ -31,7 +31,9 @@ final class StreamOutput: ReconnectingOutput, @unchecked Sendable {
     }
 
     /// Opens the loopback device, then the stream, whose `media.role` is
-    /// `role`. `realtime` makes the stream's one mainloop thread real-time.
+    /// `role`, on the process's one connection to the server
+    /// (`PulseConnection`). `realtime` makes that connection's one mainloop
+    /// thread real-time, once for every role's stream.
     static func open(_ s: AudioSettings, role: MediaRole = .event, realtime: RealtimeThreads?) throws(AudioError) -> StreamOutput {
         let mixer = try LoopbackOutput.open(s)
         do { return StreamOutput(mixer: mixer, stream: try connectStream(s, role: role, realtime: realtime)) } catch {
@@ -40,13 +42,11 @@ final class StreamOutput: ReconnectingOutput, @unchecked Sendable {
         }
     }
 
-    /// Connects a stream to the server (and makes its thread real-time):
-    /// half of `open`, and all of a reconnection after the server's loss.
+    /// Connects a stream to the server: half of `open`, and all of a
+    /// reconnection after the server's loss (the first role's reconnection
+    /// makes the connection again, the others' join it).
     private static func connectStream(_ s: AudioSettings, role: MediaRole, realtime: RealtimeThreads?) throws(AudioError) -> PulseStream {
-        let stream = try PulseStream.connect(s, clientName: ProcessInfo.processInfo.processName, role: role)
-        let tid = stream.threadID
-        if tid > 0 { realtime?.promote([tid], purpose: "sysound's PulseAudio stream thread (sysound-audio), which mixes and writes") }
-        return stream
+        try PulseStream.connect(s, role: role, realtime: realtime)
     }
 
     func connectAgain(_ s: AudioSettings, role: MediaRole, realtime: RealtimeThreads?) throws(AudioError) -> PulseStream {

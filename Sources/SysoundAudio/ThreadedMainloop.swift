@@ -1,8 +1,9 @@
 import CPulse
 
 /// One libpulse threaded mainloop (`pa_threaded_mainloop`) and the context
-/// on it: what the engine's own stream (PulseStream) and the bench's onset
-/// meter (sysound-bench's SinkOnsetMeter) both set up, wait on and tear down.
+/// on it: what the process's connection for the own streams (PulseConnection,
+/// on which every role's PulseStream is) and the bench's onset meter
+/// (sysound-bench's SinkOnsetMeter) both set up, wait on and tear down.
 /// Thin wrappers named after the C calls; failures are `AudioError.pulse`
 /// with libpulse's own reason (`pa_strerror`).
 ///

@@ -215,10 +215,10 @@ final class AudioLoopTests: XCTestCase {
     func testEnginesAddNoThreadOfTheirOwn() throws {
         _ = try PulseFixture.require()
         // Named by sysound (OpenAL Soft's and libpulse's threads keep the
-        // process's name), but for the one audio thread of each own stream.
-        // Counted from here: earlier tests' engines the process keeps (the library's) have theirs.
-        let earlierAudio = threadNames().filter { $0 == "sysound-audio" }.count
-        let audio = { self.threadNames().filter { $0 == "sysound-audio" }.count - earlierAudio }
+        // process's name), but for the one audio thread every own stream is
+        // rendered on (PulseConnection's), which earlier tests' engines the
+        // process keeps (the library's) may have opened already.
+        let audio = { self.threadNames().filter { $0 == "sysound-audio" }.count }
         let ours = { self.threadNames().filter { $0.hasPrefix("sysound-") && $0 != "sysound-audio" }.sorted() }
         let first = try AudioEngine(output: .device)
         defer { first.shutdown() }
@@ -229,7 +229,8 @@ final class AudioLoopTests: XCTestCase {
         let after = ours()
         XCTAssertEqual(after, before, "three more engines started no sysound thread")
         let streams = ([first] + more).filter(\.playsOnOwnStream).count
-        XCTAssertEqual(audio(), streams, "one audio thread per own stream, no more")
+        XCTAssertGreaterThan(streams, 0, "the fixture's server answers: the engines play on own streams")
+        XCTAssertEqual(audio(), 1, "one audio thread for every own stream, no more")
         XCTAssertFalse(after.contains { $0.contains("monitor") }, "no monitor thread: \(after)")
     }
 }

@@ -343,12 +343,40 @@ final class OutputSelectionTests: XCTestCase {
         XCTAssertNil(AlsoftConfig.contents(s))
     }
 
+    /// Sets PULSE_SERVER to `address`; returns what puts the old value back.
+    func pointPulseServer(at address: String) -> () -> Void {
+        let saved = getenv("PULSE_SERVER").map { String(cString: $0) }
+        setenv("PULSE_SERVER", address, 1)
+        return { if let saved { setenv("PULSE_SERVER", saved, 1) } else { unsetenv("PULSE_SERVER") } }
+    }
+
+    /// Roles retrying a server that is gone (their monitors' back-off steps
+    /// come one right after another) share one try: a second open within
+    /// `sharedFailureMicros` of a failed one is answered with its failure,
+    /// so a hung server is waited for once per retry, not once per role.
+    func testOpensRightAfterAFailedConnectionShareItsFailure() throws {
+        var s = AudioSettings()
+        s.backend = .pulse
+        let restore = pointPulseServer(at: "unix:/nonexistent/sysound-test/shared")
+        defer { restore() }
+        let before = PulseConnection.tries
+        var errors: [AudioError] = []
+        for role in [MediaRole.event, .alarm] {
+            XCTAssertThrowsError(try PulseStream.connect(s, role: role)) { errors.append($0 as! AudioError) }
+        }
+        XCTAssertEqual(PulseConnection.tries, before + 1, "the second role's open shared the first one's try")
+        XCTAssertEqual(errors.count, 2)
+        XCTAssertEqual(errors.first, errors.last, "and its failure")
+        usleep(useconds_t(PulseConnection.sharedFailureMicros) + 10_000)
+        XCTAssertThrowsError(try PulseStream.connect(s, role: .alarm))
+        XCTAssertEqual(PulseConnection.tries, before + 2, "a later retry tries again")
+    }
+
     func testPulseWithoutAServerIsATypedError() throws {
         var s = AudioSettings()
         s.backend = .pulse
-        let saved = getenv("PULSE_SERVER").map { String(cString: $0) }
-        setenv("PULSE_SERVER", "unix:/nonexistent/sysound-test/native", 1)
-        defer { if let saved { setenv("PULSE_SERVER", saved, 1) } else { unsetenv("PULSE_SERVER") } }
+        let restore = pointPulseServer(at: "unix:/nonexistent/sysound-test/native")
+        defer { restore() }
         XCTAssertThrowsError(try AudioOutputs.openDevice(s, realtime: nil)) { error in
             guard case .pulse(let op, _) = error as? AudioError else { return XCTFail("\(error)") }
             XCTAssertTrue(op.contains("connection") || op.contains("pa_context_connect"), op)

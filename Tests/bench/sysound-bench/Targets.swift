@@ -107,6 +107,9 @@ enum Targets {
         check("threads and sound-server clients back after an alarm and the quiet time",
               r.row("17", roles.threadsAfter)?.value.flatMap { t in r.row("17", roles.clientsAfter)?.value.map { max(abs(t), abs($0)) } },
               { "\(fmt($0)) more at most" }, { $0 == 0 })
+        check("one sound-server client and one audio thread for every role's stream: none more while an alarm plays",
+              r.row("17", roles.clientsPlaying)?.value.flatMap { c in r.row("17", roles.audioThreadsPlaying)?.value.map { max(c, $0) } },
+              { "\(fmt($0)) more at most" }, { $0 == 0 })
         // Figure 18 (issue 37): the embedded engine, as `sysound play tap` without a daemon runs it.
         let embedded = "ratio embedded / paplay (launch → sink, medians)"
         check("no daemon: launch → sink ≤ 1.0 × paplay", r.row("18", embedded)?.value,
