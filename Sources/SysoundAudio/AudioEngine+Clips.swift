@@ -43,9 +43,9 @@ extension AudioEngine {
         let keys = sounds.map { ClipStore.key(for: $0.path) }
         let (current, changed) = locked { () -> (OpaquePointer?, [Int]) in
             // Holds off the close of this context until the uploads are done (closeAfterUploads, shutdown).
-            uploadsInFlight += 1
+            core.uploadsInFlight += 1
             let changed = sounds.indices.filter { i in
-                guard let old = store.named[sounds[i].name], let key = keys[i] else { return true }
+                guard let old = core.store.named[sounds[i].name], let key = keys[i] else { return true }
                 return old.fileKey != key || old.gain != sounds[i].gain
             }
             return (output?.context, changed)
@@ -87,11 +87,11 @@ extension AudioEngine {
             if replacingTheme {
                 let kept = Set(sounds.map(\.name))
                 output?.makeCurrent()
-                for name in store.named.keys where !kept.contains(name) {
-                    if let old = store.remove(named: name) { retireOrRelease(old) }
+                for name in core.store.named.keys where !kept.contains(name) {
+                    if let old = core.store.remove(named: name) { retireOrRelease(old) }
                 }
             }
-            uploadsInFlight -= 1
+            core.uploadsInFlight -= 1
             lock.broadcast()
         }
         deleteReleasedBuffers()
@@ -113,9 +113,9 @@ extension AudioEngine {
                 report.failures.append(error)
             case .success(let clip):
                 if !sameOutput { clip.buffer = 0 }
-                let total = store.preloadedBytes - (store.named[clip.name]?.format.byteCount ?? 0) + clip.format.byteCount
+                let total = core.store.preloadedBytes - (core.store.named[clip.name]?.format.byteCount ?? 0) + clip.format.byteCount
                 guard total <= settings.maxPreloadBytes else {
-                    if clip.buffer != 0 { releasedBuffers.append(clip.buffer) }
+                    if clip.buffer != 0 { core.releasedBuffers.append(clip.buffer) }
                     report.failures.append(.preloadBudgetExceeded(path: clip.format.path, bytes: total, budget: settings.maxPreloadBytes))
                     continue
                 }
@@ -126,7 +126,7 @@ extension AudioEngine {
                         continue
                     }
                 }
-                if let old = store.add(named: clip) { retireOrRelease(old) }
+                if let old = core.store.add(named: clip) { retireOrRelease(old) }
                 report.loaded.append(clip.name)
             }
         }
@@ -150,8 +150,8 @@ extension AudioEngine {
 
     /// Drops a replaced theme clip: at once if no voice plays it, else when its last voice ends.
     private func retireOrRelease(_ clip: Clip) {
-        if pool.voices.contains(where: { $0.isActive && $0.clip === clip }) {
-            store.retire(clip)
+        if core.pool.voices.contains(where: { $0.isActive && $0.clip === clip }) {
+            core.store.retire(clip)
         } else {
             release(clip)
         }
@@ -161,19 +161,19 @@ extension AudioEngine {
     /// worker's job: it may wait for the sound server).
     func closeAfterUploads(_ out: any AudioOutputDevice) {
         locked {
-            while uploadsInFlight > 0 { lock.wait() }
+            while core.uploadsInFlight > 0 { lock.wait() }
         }
         out.close()
     }
 
     /// The preloaded clip with this name.
     package func clip(named name: String) throws(AudioError) -> Clip {
-        guard let clip = guarded({ store.named[name] }) else { throw .unknownClip(name) }
+        guard let clip = guarded({ core.store.named[name] }) else { throw .unknownClip(name) }
         return clip
     }
 
     /// Names of the preloaded clips.
-    package var clipNames: [String] { locked { store.named.keys.sorted() } }
+    package var clipNames: [String] { locked { core.store.named.keys.sorted() } }
 
     /// The clip of an ad-hoc file, decoded on first use and cached (bounded by
     /// `maxCacheBytes` and `maxCachedFiles`, least recently used evicted). A
@@ -181,8 +181,8 @@ extension AudioEngine {
     package func clip(forFile path: String) throws(AudioError) -> Clip {
         let key = ClipStore.key(for: path)
         if let key, let hit = locked({ () -> Clip? in
-            let c = store.cachedClip(key)
-            c?.lastUse = store.touch()
+            let c = core.store.cachedClip(key)
+            c?.lastUse = core.store.touch()
             return c
         }) { return hit }
         // Decode and upload outside the lock, as a preload does: a slow or
@@ -196,12 +196,12 @@ extension AudioEngine {
             let clip = Clip(name: path, gain: 1, format: format)
             // Holds off the close of this context until the upload is done (as a preload's).
             let current = locked { () -> OpaquePointer? in
-                uploadsInFlight += 1
+                core.uploadsInFlight += 1
                 return output?.context
             }
             defer {
                 locked {
-                    uploadsInFlight -= 1
+                    core.uploadsInFlight -= 1
                     lock.broadcast()
                 }
             }
@@ -213,23 +213,25 @@ extension AudioEngine {
             return try locked { () throws(AudioError) -> Clip in
                 output?.makeCurrent()
                 // Another caller cached the same file meanwhile: its clip is the one.
-                if let key, let other = store.cachedClip(key) {
-                    if clip.buffer != 0 && output?.context == context { releasedBuffers.append(clip.buffer) }
-                    other.lastUse = store.touch()
+                if let key, let other = core.store.cachedClip(key) {
+                    if clip.buffer != 0 && output?.context == context { core.releasedBuffers.append(clip.buffer) }
+                    other.lastUse = core.store.touch()
                     return other
                 }
                 // Made in a device lost meanwhile: gone with it. Rare: a new
                 // device came meanwhile; decoded again, up under the lock.
                 if output?.context != context { clip.buffer = 0 }
                 if output != nil && clip.buffer == 0 { clip.buffer = try reupload(clip) }
-                let victims = store.evictions(
+                // The voices read apart from the store's change (one access to `core` at a time).
+                let voices = core.pool.voices
+                let victims = core.store.evictions(
                     forIncoming: format.byteCount, maxBytes: settings.maxCacheBytes, maxFiles: settings.maxCachedFiles,
-                    inUse: { c in pool.voices.contains { $0.clip === c } })
+                    inUse: { c in voices.contains { $0.clip === c } })
                 victims.forEach(release)
-                clip.lastUse = store.touch()
+                clip.lastUse = core.store.touch()
                 // Without a key (stat failed after a successful decode) the clip is
                 // returned uncached.
-                if let key { store.add(cached: clip, key: key) }
+                if let key { core.store.add(cached: clip, key: key) }
                 return clip
             }
         }
@@ -239,17 +241,17 @@ extension AudioEngine {
 
     /// Bytes of PCM held for the theme and for the ad-hoc cache: what their
     /// AL buffers hold (the file's sample format and channels).
-    package var memoryUse: (preloaded: Int, cached: Int) { locked { (store.preloadedBytes, store.cachedBytes) } }
+    package var memoryUse: (preloaded: Int, cached: Int) { locked { (core.store.preloadedBytes, core.store.cachedBytes) } }
 
     /// Drops a clip's buffer, stopping any voice still using it: detached
     /// from every source now (a play can no longer start it: its buffer is
     /// 0), deleted later off the lock (`deleteReleasedBuffers`). Lock held,
     /// the output's context current.
     func release(_ clip: Clip) {
-        for i in 0..<pool.count where pool[i].clip === clip { finish(slot: i) }
+        for i in 0..<core.pool.count where core.pool[i].clip === clip { finish(slot: i) }
         if clip.buffer != 0 && output != nil {
-            AL.detach(buffer: clip.buffer, from: sources)
-            releasedBuffers.append(clip.buffer)
+            AL.detach(buffer: clip.buffer, from: core.sources)
+            core.releasedBuffers.append(clip.buffer)
         }
         clip.buffer = 0
     }
@@ -262,10 +264,10 @@ extension AudioEngine {
     /// locked part.
     func deleteReleasedBuffers() {
         let taken = locked { () -> (context: OpaquePointer, buffers: [ALuint])? in
-            guard !releasedBuffers.isEmpty, let out = output else { return nil }
-            uploadsInFlight += 1
-            defer { releasedBuffers = [] }
-            return (out.context, releasedBuffers)
+            guard !core.releasedBuffers.isEmpty, let out = output else { return nil }
+            core.uploadsInFlight += 1
+            defer { core.releasedBuffers = [] }
+            return (out.context, core.releasedBuffers)
         }
         guard let taken else { return }
         // An ALCcontext pointer, used only until uploadsInFlight drops, while no close can run.
@@ -279,7 +281,7 @@ extension AudioEngine {
             logger.error("cannot delete \(taken.buffers.count) released clip buffers now (\(error)); they go when the output closes")
         }
         locked {
-            uploadsInFlight -= 1
+            core.uploadsInFlight -= 1
             lock.broadcast()
         }
     }

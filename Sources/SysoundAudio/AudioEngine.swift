@@ -1,9 +1,9 @@
 import COpenAL
 import Foundation
 import Logging
+import Synchronization
 import SysoundCore
 import SysoundPlatform
-import Synchronization
 
 /// The audio engine: one OpenAL device and context for the life of the
 /// process, preloaded clips, a fixed voice pool, and the primitives the policy
@@ -16,7 +16,14 @@ import Synchronization
 /// (`ALThreadContext`); no engine takes another's lock. `play` does no file
 /// I/O, decoding or allocation.
 ///
-/// A device engine runs on a `LoopHost` (AudioEngine+Monitor.swift): its
+/// Its state is one value, `core` (`AudioCore`, AudioCore.swift), which
+/// decides; this class is the shell that holds it under `lock` and makes the
+/// AL and device calls the core's decisions ask for. This file holds the
+/// engine and its voices; AudioEngine+Output.swift its output (attach,
+/// the monitor's check and reopen, the idle pause, the render, its facts);
+/// AudioEngine+Clips.swift its clips.
+///
+/// A device engine runs on a `LoopHost` (AudioMonitor.swift): its
 /// timers (voice ends, ramps, device loss, the idle pause) are sources on the
 /// host's loop, and the device calls that may wait for the sound server
 /// (pausing, resuming, reopening, closing) run on the host's workers.
@@ -34,63 +41,16 @@ package final class AudioEngine: @unchecked Sendable {
     /// Lock order: the stream's mainloop lock, this lock, `OpenALListLock`.
     let lock = PriorityInheritingCondition()
 
-    // Everything below is guarded by `lock`.
-    var outputState = OutputState.none
+    /// The engine's state, one value changed only under `lock` (AudioCore.swift).
+    var core: AudioCore
     /// The output voices play on (`OutputState.output`).
-    var output: (any AudioOutputDevice)? { outputState.output }
-    var sources: [ALuint] = []
-    var pool = VoicePool(count: 0)
-    var store = ClipStore()
-    var volume: Float = 1
-    var duckRamp = Ramp()
-    var hushRamp = Ramp()
-    var lastTick: Double = 0
-    /// Seconds rendered so far (loopback clock).
-    var renderedSeconds: Double = 0
-    var interrupted = false
-    /// The output's name as last logged (at attach, or a move the monitor
-    /// saw); what `deviceName` says after a loss.
-    var openedDeviceName = ""
-    var reopenCount = 0
-    /// The idle pause of the output (IdlePause.swift): paused for idleness
-    /// (`play` ends it), or a worker's pause or resume in flight (without the
-    /// lock: the device is not paused, resumed or closed meanwhile).
-    var idlePause = IdlePause.running
-    /// A voice started since the monitor last looked (it may have ended already).
-    var playedSinceCheck = false
-    /// When the monitor's check is armed (monotonic seconds; nil: none, it
-    /// waits for an event). A play on OpenAL Soft's device wakes the monitor
-    /// when its voice may end before that.
-    var checkArmedAt: Double?
-    /// The monitor's doorbell has rung and its check has not run yet, or it
-    /// runs now: the end of the last voice needs no ring.
-    var monitorRung = false
-    /// Monotonic seconds when the monitor last saw a voice or a play.
-    var lastBusy: Double = 0
-    var pauseCount = 0
-    /// The output's latency (ns) as the monitor last read it; 0 on loopback.
-    var latencyNs: UInt64 = 0
-    /// A worker is opening the device again after a loss (alcOpenDevice),
-    /// or connecting a new stream for the kept mix.
-    var reopening = false
+    var output: (any AudioOutputDevice)? { core.outputState.output }
     /// Clips decoded again to give a new device their buffers (`reupload`).
     let reuploads = Atomic<Int>(0)
-    /// Ducking voices of other media roles' engines (AudioEngine+Roles.swift):
+    /// Ducking voices of other media roles' engines ("Other media roles" below):
     /// this engine's voices duck while any plays. An atomic, not under
     /// `lock`: another engine changes it with its own lock held.
     let duckHolds = Atomic<Int>(0)
-    /// Who is told when a voice ends (`whenEnded`), by voice.
-    var endObservers: [VoiceID: [@Sendable () -> Void]] = [:]
-    /// Preloads whose uploads may be in flight (off the lock, into the
-    /// context of `output` as it was): a close waits for them.
-    var uploadsInFlight = 0
-    /// Buffers of dropped clips (a reload's, an evicted file's, a retired
-    /// clip's after its last voice), detached from every source and waiting
-    /// for `deleteReleasedBuffers` to delete them off the lock: deleting
-    /// frees the PCM (a munmap per big clip; 0.1 ms each, 0.9 ms for a
-    /// reload's chunk of 8 measured), which the render must not wait for.
-    /// They are of `output`'s context; `detach` deletes what is left.
-    var releasedBuffers: [ALuint] = []
     /// Held by a whole theme's preload (not under `lock`).
     let themeLoads = NSLock()
     /// Where a device engine's timers and device calls run; nil on loopback.
@@ -123,6 +83,7 @@ package final class AudioEngine: @unchecked Sendable {
     ) throws(AudioError) {
         self.logger = logger
         self.settings = settings
+        core = AudioCore(settings: settings)
         self.outputKind = output
         self.role = role
         self.realtime = realtime
@@ -160,13 +121,13 @@ package final class AudioEngine: @unchecked Sendable {
         locked {
             attach(out)
             if output == .device {
-                lastBusy = Self.monotonicSeconds()
+                core.lastBusy = Self.monotonicSeconds()
                 // A device's own mixer is ticked by the monitor, on the monotonic clock.
-                if out.whoMixes == .device { lastTick = lastBusy }
+                if out.whoMixes == .device { core.lastTick = core.lastBusy }
             }
         }
         out.prime()
-        logger.info("audio output \(out.name): \(out.summary), \(sources.count) voices")
+        logger.info("audio output \(out.name): \(out.summary), \(core.sources.count) voices")
         monitor?.start(self)
     }
 
@@ -189,13 +150,13 @@ package final class AudioEngine: @unchecked Sendable {
 
     private func shutdown(closingOnWorker: Bool) {
         let out = locked { () -> (any AudioOutputDevice)?? in
-            if outputState.isClosed { return nil }
-            outputState = output.map { .closing($0) } ?? .closed
+            if core.outputState.isClosed { return nil }
+            core.outputState = output.map { .closing($0) } ?? .closed
             // The device may not close under a pause or resume in flight, nor
             // under an upload into its context (a preload on a worker). Waited
             // for here, so the close below needs nothing of the engine: from
             // `deinit` no closure may keep `self`.
-            while idlePause.callInFlight || uploadsInFlight > 0 { lock.wait() }
+            while core.idlePause.callInFlight || core.uploadsInFlight > 0 { lock.wait() }
             defer { lock.broadcast() }
             return .some(detach())
         }
@@ -231,56 +192,44 @@ package final class AudioEngine: @unchecked Sendable {
         var resume: (any AudioOutputDevice)?
         var wake = false
         lock.lock()
-        guard let out = output, pool.count > 0 else { lock.unlock(); throw .deviceUnavailable }
+        guard let out = output, core.pool.count > 0 else { lock.unlock(); throw .deviceUnavailable }
         // A theme sound replaced since the caller looked it up (a reload, or
         // the theme's load at start finishing after a play loaded the sound
         // itself) plays its replacement: the name is what was asked for.
         var clip = clip
-        if clip.buffer == 0, let current = store.named[clip.name], current.buffer != 0 { clip = current }
+        if clip.buffer == 0, let current = core.store.named[clip.name], current.buffer != 0 { clip = current }
         guard clip.buffer != 0 else { lock.unlock(); throw .clipNotLoaded(clip.name) }
         // A lost output answers that there is no device, never "played":
         // the own stream's loss is told at once (its new stream may be on
         // the way); where OpenAL Soft tells no loss (no disconnect event;
         // ALSA while paused), a paused device playing nothing, a loss matters
         // from the next play on, which finds it here and has the monitor reopen.
-        if outputState.isStreamLost || (!out.isConnected && (out.hasToldLoss || !idlePause.callInFlight)) {
+        if core.outputState.isStreamLost || (!out.isConnected && (out.hasToldLoss || !core.idlePause.callInFlight)) {
             lock.unlock()
             monitor?.outputFailed()
             throw .deviceUnavailable
         }
         let previousContext = ALThreadContext.current
         out.makeCurrent()
-        playedSinceCheck = true
-        let pitch = rate.isFinite ? Float(min(max(rate, 0.5), 2)) : 1
-        let slot = pool.chooseSlot()
-        if pool[slot].isActive {
+        let slot = core.slotForPlay()
+        if core.pool[slot].isActive {
             finish(slot: slot)
             lock.broadcast() // a waiter on the stolen voice
         }
-        let g = gain.isFinite ? Float(min(max(gain, 0), 1)) : 0
-        let base = volume > 0 ? min(g / volume, 1) : g
-        let id = pool.begin(slot: slot, clip: clip, baseGain: base, category: category, priority: priority, duck: duck).of(role)
-        clip.lastUse = store.touch()
-        AL.start(source: sources[slot], buffer: clip.buffer,
-                 gain: pool.gain(slot: slot, volume: volume, duckLevel: duckRamp.level, hushLevel: hushRamp.level),
-                 pitch: pitch, loop: loop)
+        let start = core.start(slot: slot, clip: clip, gain: gain, rate: rate, category: category, priority: priority, duck: duck, role: role)
+        AL.start(source: core.sources[slot], buffer: clip.buffer, gain: start.gain, pitch: start.pitch, loop: loop)
         // The own stream's render tells the voice's end and moves the ramps.
         // On OpenAL Soft's device the check foresees the end, and must look
         // now if a ramp starts, or before the armed check if the voice may
         // end earlier (a loop has no end: at most the loss watch).
         if out.whoMixes == .device {
             let now = Self.monotonicSeconds()
-            let end = loop ? lossWatch(out).map { now + $0 } : now + clip.duration / Double(pitch)
-            if rampTargetsMove || end.map({ end in checkArmedAt.map { $0 > end } ?? true }) == true {
-                checkArmedAt = [checkArmedAt, end].compactMap { $0 }.min()
-                wake = true
-            }
+            let end = loop ? lossWatch(out).map { now + $0 } : now + clip.duration / Double(start.pitch)
+            wake = core.playNeedsCheck(endingAt: end, duckHeld: isDuckHeld)
         }
-        if idlePause.isPaused {
-            // The stream's kick uncorks it (after writing); a cork still in
-            // flight is undone by its worker once it returns.
-            if out.playEndsPause { idlePause.endPause() } else { resume = resumeOutput(out) }
-        }
+        // The stream's kick uncorks it (after writing); a cork still in
+        // flight is undone by its worker once it returns.
+        if core.playEndsIdlePause(kickResumes: out.playEndsPause) { resume = out }
         // A stream still rendering mixes the voice into its next block, where
         // a kick would write it too: only a drained stream is woken.
         let drained = out.isWriting ? nil : out.writer
@@ -296,15 +245,15 @@ package final class AudioEngine: @unchecked Sendable {
         } else if wake {
             monitor?.wake()
         }
-        return id
+        return start.id
     }
 
     /// Whether `voice` is still playing (or paused by an interruption).
     package func isPlaying(_ voice: VoiceID) -> Bool {
         locked {
-            guard pool.isCurrent(voice), let out = output else { return false }
+            guard core.pool.isCurrent(voice), let out = output else { return false }
             out.makeCurrent()
-            if pool[voice.slot].phase == .playing && AL.hasEnded(source: sources[voice.slot]) {
+            if core.pool[voice.slot].phase == .playing && AL.hasEnded(source: core.sources[voice.slot]) {
                 finish(slot: voice.slot)
                 lock.broadcast()
                 return false
@@ -321,9 +270,9 @@ package final class AudioEngine: @unchecked Sendable {
         let deadline = timeout.map { EventLoop.monotonicNow() + UInt64(max($0, 0) * 1e6) }
         lock.lock()
         defer { lock.unlock() }
-        while pool.isCurrent(voice) && !outputState.isClosed {
+        while core.pool.isCurrent(voice) && !core.outputState.isClosed {
             if let d = deadline {
-                if !lock.wait(until: d) { return !pool.isCurrent(voice) }
+                if !lock.wait(until: d) { return !core.pool.isCurrent(voice) }
             } else {
                 lock.wait()
             }
@@ -358,33 +307,280 @@ package final class AudioEngine: @unchecked Sendable {
 
     /// Stops the source of `slot` and frees it. Callers broadcast the condition.
     func finish(slot: Int) {
-        let clip = pool[slot].clip
         if let out = output {
             out.makeCurrent()  // mostly made so by the caller already: a thread-local read
-            AL.stop(source: sources[slot])
+            AL.stop(source: core.sources[slot])
         }
-        let voice = VoiceID(slot: slot, serial: UInt32(truncatingIfNeeded: pool[slot].order), role: role)
-        pool.end(slot: slot)
-        if !endObservers.isEmpty { tellEnded(voice) }
         // The last voice ended (the render, a stop): the monitor arms the idle
         // pause and lets its timer be; or, on OpenAL Soft's device, a ducking
-        // or solo voice was stopped: the check moves the ramps. One ring
-        // until its check has run.
-        if let monitor, !monitorRung, !outputState.isClosed,
-           !pool.voices.contains(where: \.isActive) || (output?.whoMixes != .engine && rampTargetsMove) {
-            monitorRung = true
-            // The end is the last activity: the idle pause comes
-            // `idle_pause_ms` after it, not at once (a cork while the stream
-            // still writes the sound's tail is refused, and nothing retries it).
-            if !pool.voices.contains(where: \.isActive) { lastBusy = Self.monotonicSeconds() }
-            monitor.ring()
-        }
+        // or solo voice was stopped: the check moves the ramps.
+        let ended = core.end(
+            slot: slot, role: role, now: Self.monotonicSeconds(), monitored: monitor != nil,
+            engineMixes: output?.whoMixes == .engine, duckHeld: isDuckHeld)
+        for observer in ended.observers { observer() }
+        if ended.ringMonitor { monitor?.ring() }
         // The last voice of a clip a reload replaced: its buffer can go now,
         // off the lock (the render may be here): the monitor's check deletes it.
-        if let clip, clip.retired, !pool.voices.contains(where: { $0.isActive && $0.clip === clip }) {
-            store.forget(retired: clip)
+        if let clip = ended.retired {
             release(clip)
             monitor?.ring()
+        }
+    }
+}
+
+extension AudioEngine {
+    /// The loop shared by the process's embedded device engines (the library,
+    /// the CLI without a daemon, tools, tests): one thread and two workers for
+    /// the life of the process, however many engines come and go.
+    package static func embeddedHost() throws(AudioError) -> LoopHost {
+        do { return try LoopHost.embedded() } catch {
+            throw .openAL(operation: "starting the audio loop (\(error))", code: 0)
+        }
+    }
+
+    static func monotonicSeconds() -> Double {
+        Double(EventLoop.monotonicNow()) / 1e6
+    }
+}
+
+// MARK: - Stops, the volume, interruptions
+
+/// The primitives the policy layer drives beyond a play: stops, the system
+/// volume, and interruptions (a call pauses what may resume and drops the rest).
+extension AudioEngine {
+    /// Stops one voice now; a stale ID is ignored.
+    package func stop(_ voice: VoiceID) {
+        locked {
+            guard core.pool.isCurrent(voice) else { return }
+            output?.makeCurrent()
+            finish(slot: voice.slot)
+            lock.broadcast()
+        }
+    }
+
+    /// Ends a looping voice's loop: it plays to the end of the round in
+    /// progress and stops there (AL_LOOPING off); a stale ID is ignored. On
+    /// OpenAL Soft's device the monitor looks again, as the voice now has an
+    /// end to foresee; the own stream's render tells it by itself.
+    package func endLoop(_ voice: VoiceID) {
+        let foresee = locked { () -> Bool in
+            guard core.pool.isCurrent(voice), let out = output else { return false }
+            out.makeCurrent()
+            AL.setLooping(source: core.sources[voice.slot], false)
+            return out.whoMixes == .device
+        }
+        if foresee { monitor?.wake() }
+    }
+
+    /// Stops every voice.
+    package func stopAll() { stopVoices(categories: Set(SoundCategory.allCases)) }
+
+    /// Stops the voices of these categories (silent mode on: `[.ambient, .soloAmbient]`).
+    package func stopVoices(categories: Set<SoundCategory>) {
+        locked {
+            output?.makeCurrent()
+            for i in 0..<core.pool.count where core.pool[i].isActive && categories.contains(core.pool[i].category) {
+                finish(slot: i)
+            }
+            lock.broadcast()
+        }
+    }
+
+    /// The system volume (0–1) the engine applies now.
+    package var appliedVolume: Double { locked { Double(core.volume) } }
+
+    /// The system volume (0–1) the engine applies; changing it re-applies the
+    /// gain of every voice now playing.
+    package func setVolume(_ newValue: Double) {
+        locked {
+            core.volume = newValue.isFinite ? Float(min(max(newValue, 0), 1)) : 0
+            output?.makeCurrent()
+            applyGains()
+        }
+    }
+
+    /// An interruption begins (e.g. a phone call): `playback` and `alert`
+    /// voices pause where they are, ambient voices stop.
+    package func beginInterruption() {
+        locked {
+            output?.makeCurrent()
+            core.interrupted = true
+            for i in 0..<core.pool.count where core.pool[i].phase == .playing {
+                switch core.pool[i].category.interruptionRule {
+                case .notStarted: finish(slot: i)
+                case .deferredUntilResumableEnd:
+                    AL.pause(source: core.sources[i])
+                    core.pool[i].phase = .paused
+                }
+            }
+            lock.broadcast()
+        }
+    }
+
+    /// The interruption ends: paused voices resume where they were when
+    /// `resumable`, else they are dropped.
+    package func endInterruption(resumable: Bool) {
+        let out = locked { () -> (writer: (any MixWriter)?, foresees: Bool)? in
+            output?.makeCurrent()
+            core.interrupted = false
+            for i in 0..<core.pool.count where core.pool[i].phase == .paused {
+                if resumable {
+                    core.pool[i].phase = .playing
+                    AL.resume(source: core.sources[i])
+                } else {
+                    finish(slot: i)
+                }
+            }
+            lock.broadcast()
+            return output.map { ($0.writer, $0.whoMixes == .device) }
+        }
+        // Resumed voices are written from now on; on OpenAL Soft's device the
+        // check foresees their ends.
+        if resumable, let out {
+            if let writer = out.writer { writer.kick() } else if out.foresees { monitor?.wake() }
+        }
+    }
+
+    /// Whether an interruption is in progress.
+    package var isInterrupted: Bool { locked { core.interrupted } }
+}
+
+// MARK: - The clock step: ends and ramps
+
+/// The engine's clock step (lock held): ended voices are finished and the
+/// duck and hush ramps move. The own stream's render and the loopback render
+/// tick with the time they render; the monitor's check ticks OpenAL Soft's
+/// device with the monotonic clock.
+extension AudioEngine {
+    /// Sets every active voice's AL gain from its base gain and the levels.
+    func applyGains() {
+        guard let out = output else { return }
+        out.makeCurrent()  // the monitor settles the own stream's ramps without a tick
+        for i in 0..<core.pool.count where core.pool[i].isActive {
+            AL.setGain(source: core.sources[i], core.gain(of: i))
+        }
+    }
+
+    /// Notices ended voices and moves the duck and hush ramps; `now` is in
+    /// seconds (monotonic on a device, rendered time on loopback).
+    func tick(now: Double) {
+        guard let out = output else { return }
+        out.makeCurrent()
+        var ended = false
+        for i in 0..<core.pool.count where core.pool[i].phase == .playing && AL.hasEnded(source: core.sources[i]) {
+            finish(slot: i)
+            ended = true
+        }
+        if core.advanceRamps(to: now, duckHeld: isDuckHeld) { applyGains() }
+        if ended { lock.broadcast() }
+    }
+
+    /// With no voice playing nothing is audible: the duck and hush levels go
+    /// where they are going at once (lock held), as the stream's render does.
+    func settleRampsIfSilent() {
+        if core.settleRampsIfSilent() { applyGains() }  // voices paused by an interruption resume at the settled level
+    }
+}
+
+// MARK: - Who is told of an end
+
+extension AudioEngine {
+    /// Calls `ended` once `voice` has ended — played out, stopped, stolen by
+    /// a newer sound, or dropped with a lost device — or at once if it has.
+    ///
+    /// The end is told where the engine notices it (the render, the monitor,
+    /// a stop), with the engine's lock held: `ended` must only pass the news
+    /// on (resume a continuation, post to a loop or a queue), never block or
+    /// call back into the engine. Nothing waits or polls in the meantime.
+    package func whenEnded(_ voice: VoiceID, _ ended: @escaping @Sendable () -> Void) {
+        if !locked({ core.observe(voice, ended) }) { ended() }
+    }
+}
+
+extension AudioEngine {
+    /// The longest a voice told ended is taken to still be heard, whatever a
+    /// sound server reports (ns).
+    static let longestTail: UInt64 = 500_000_000
+
+    /// Calls `heard` once `voice` has ended (`whenEnded`) and the output has
+    /// played what it still held of it (`untilHeardNanoseconds`): the reply to
+    /// `play … wait=1` and `wait ID`, D-Bus `FeedbackEnded`, the library's
+    /// `Playback.finished`.
+    ///
+    /// A device engine tells it on its host's loop, the tail a one-shot timer
+    /// there (a millisecond of slack: a person hears no difference, and the
+    /// loop may wake once for it and its neighbours). A loopback engine has
+    /// no loop and no tail: `heard` is called where the end is noticed, with
+    /// the engine's lock held, so it must only pass the news on.
+    package func whenHeard(_ voice: VoiceID, _ heard: @escaping @Sendable () -> Void) {
+        guard let loop = host?.loop else { return whenEnded(voice, heard) }
+        whenEnded(voice) { [self] in
+            // The lock is held here: the tail is read on the loop.
+            loop.post { [self] in
+                let tail = min(untilHeardNanoseconds, Self.longestTail)
+                if tail < 1_000 { return heard() }
+                do {
+                    try loop.addOneShot(after: tail / 1_000, accuracy: .millisecond, heard)
+                } catch {
+                    logger.error("no timer for the end of voice \(voice) on the loop (\(error)): told ended before its tail is heard")
+                    heard()
+                }
+            }
+        }
+    }
+
+    /// Blocks until the output has played everything it was given and the
+    /// sink has let it out (the own stream's drain, `AudioOutputDevice.drain`),
+    /// at most `timeoutSeconds`: a process about to exit calls it once its
+    /// voices have ended, or its close would drop what the server still holds.
+    /// True when the output said so (or has nothing to hold); false when it
+    /// cannot tell (OpenAL Soft's device): then only `untilHeardNanoseconds`
+    /// and a margin tell. Not on the host's loop, nor holding the engine's lock.
+    package func drainOutput(timeoutSeconds: Double) -> Bool {
+        guard let out = locked({ output }) else { return true }
+        return out.drain(timeoutSeconds: timeoutSeconds)
+    }
+
+    /// Blocks the caller until `voice` has been heard to its end (`whenHeard`):
+    /// the embedded engine's synchronous `wait=1`. Never on the host's loop.
+    package func waitUntilHeard(_ voice: VoiceID) {
+        let done = PosixSemaphore()
+        whenHeard(voice) { done.post() }
+        done.wait()
+    }
+}
+
+// MARK: - Other media roles
+
+/// What the engines of other media roles ask of this one (AudioRoles in
+/// SysoundFeedback keeps one engine per role in use). Each engine has its
+/// own lock and takes no other's: another role's ducking voice reaches this
+/// engine only through `duckHolds`, a count it changes without a lock.
+extension AudioEngine {
+    /// `voice` (of this engine) ducks: the voices of `others` duck with it,
+    /// by the same `duck_db` and ramp as one of their own would, until it
+    /// ends (played out, stopped, stolen, or the engine closed). Their ramps
+    /// move at their next tick, which runs while anything of them plays;
+    /// with nothing playing there is nothing to duck.
+    package func duck(_ others: [AudioEngine], whilePlaying voice: VoiceID) {
+        locked {
+            guard !others.isEmpty else { return }
+            // Told with this engine's lock held (`finish`): the others' counts are atomics, not under it.
+            guard core.observe(voice, { for other in others { other.releaseDuckHold() } }) else { return }
+            for other in others { other.duckHolds.add(1, ordering: .relaxed) }
+        }
+    }
+
+    /// Whether another role's ducking voice holds this engine's voices down.
+    package var isDuckHeld: Bool { duckHolds.load(ordering: .relaxed) > 0 }
+
+    /// One ducking voice of another role ended (never below 0).
+    private func releaseDuckHold() {
+        var held = duckHolds.load(ordering: .relaxed)
+        while held > 0 {
+            let (done, now) = duckHolds.compareExchange(expected: held, desired: held - 1, ordering: .relaxed)
+            if done { return }
+            held = now
         }
     }
 }

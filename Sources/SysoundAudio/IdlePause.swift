@@ -1,4 +1,4 @@
-/// Where an engine's idle pause of its output stands (AudioEngine+Idle.swift):
+/// Where an engine's idle pause of its output stands (AudioEngine+Output.swift, "The idle pause"):
 /// one value where three flags (paused, pausing, resuming) could be set in
 /// mixes that mean nothing. Guarded by the engine's lock; the device calls
 /// themselves (alcDevicePauseSOFT or the cork, alcDeviceResumeSOFT or the

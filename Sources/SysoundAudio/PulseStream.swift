@@ -347,7 +347,7 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
     private func corkLocked(_ on: Bool) {
         guard let stream, !closed, corked != on else { return }
         // `writing` stays: a cork that races a play's kick (the idle pause's
-        // worker, see AudioEngine+Idle.swift) must not drop the rest of that
+        // worker, see AudioEngine+Output.swift, "The idle pause") must not drop the rest of that
         // sound; a corked stream is asked for nothing, and the uncork that
         // follows resumes the requests.
         corked = on

@@ -6,7 +6,7 @@ import XCTest
 @testable import SysoundAudio
 
 /// A device engine runs on a loop and workers it is given (a `LoopHost`):
-/// its timers are the loop's, its device calls the workers' (AudioEngine+Monitor.swift),
+/// its timers are the loop's, its device calls the workers' (AudioMonitor.swift),
 /// on the private PulseAudio server of Tests/fixture/with-pulse.sh.
 final class AudioLoopTests: XCTestCase {
     /// A loop that is not running yet, with two workers; stopped at teardown.
@@ -138,16 +138,16 @@ final class AudioLoopTests: XCTestCase {
         var continued = false
         defer { if !continued { kill(server, SIGCONT) } }
         XCTAssertTrue(eventually(2) { engine.isOutputPaused }, "the pause begins on a worker")
-        XCTAssertTrue(engine.locked { if case .pausing = engine.idlePause { true } else { false } }, "the pause waits for the stopped server")
+        XCTAssertTrue(engine.locked { if case .pausing = engine.core.idlePause { true } else { false } }, "the pause waits for the stopped server")
         let delay = longestLoopDelay(host.loop, seconds: 0.5)
         XCTAssertLessThan(delay, 1, "the loop answered within \(delay * 1000) ms while the pause waited")
         let (took, played) = playOnLoop(engine, clip, host.loop)
         XCTAssertTrue(played)
         XCTAssertLessThan(took, 1, "play on the loop waited \(took * 1000) ms for the pause")
-        XCTAssertTrue(engine.locked { if case .pausing = engine.idlePause { true } else { false } }, "the pause was still blocked during those requests")
+        XCTAssertTrue(engine.locked { if case .pausing = engine.core.idlePause { true } else { false } }, "the pause was still blocked during those requests")
         kill(server, SIGCONT)
         continued = true
-        XCTAssertTrue(eventually(3) { !engine.locked { engine.idlePause.callInFlight } }, "the pause returns and the device resumes")
+        XCTAssertTrue(eventually(3) { !engine.locked { engine.core.idlePause.callInFlight } }, "the pause returns and the device resumes")
         XCTAssertTrue(eventually(3) { engine.idlePauses >= 2 }, "and pauses again when idle")
     }
 
@@ -183,15 +183,15 @@ final class AudioLoopTests: XCTestCase {
         var restarted = false
         defer { if !restarted { hung.close(); try? p.control("start") } }
         // The next attempt connects to the hung socket and waits for an answer.
-        XCTAssertTrue(eventually(4) { engine.locked { engine.reopening } }, "a reopen is under way")
+        XCTAssertTrue(eventually(4) { engine.locked { engine.core.reopening } }, "a reopen is under way")
         usleep(200_000)
-        XCTAssertTrue(engine.locked { engine.reopening }, "the reopen waits for the hung server")
+        XCTAssertTrue(engine.locked { engine.core.reopening }, "the reopen waits for the hung server")
         let delay = longestLoopDelay(host.loop, seconds: 0.5)
         XCTAssertLessThan(delay, 1, "the loop answered within \(delay * 1000) ms while the reopen waited")
         let (took, played) = playOnLoop(engine, clip, host.loop)
         XCTAssertFalse(played, "no device yet")
         XCTAssertLessThan(took, 1, "play on the loop waited \(took * 1000) ms for the reopen")
-        XCTAssertTrue(engine.locked { engine.reopening }, "the reopen was still waiting during those requests")
+        XCTAssertTrue(engine.locked { engine.core.reopening }, "the reopen was still waiting during those requests")
         hung.close()
         try p.control("start")
         restarted = true

@@ -5,7 +5,7 @@ import XCTest
 import SysoundCore
 
 /// The engine pauses its output device after an idle time and resumes it on
-/// the next play (AudioEngine+Idle.swift), on the private PulseAudio server of
+/// the next play (AudioEngine+Output.swift, "The idle pause"), on the private PulseAudio server of
 /// Tests/fixture/with-pulse.sh.
 class IdlePauseTests: XCTestCase {
     static let idle = 300.0

@@ -77,7 +77,7 @@ class LoopWakeTests: XCTestCase {
         let path = try Fixture.write(Fixture.tone(frequency: 500, seconds: 3, amplitude: 0.2), to: try Fixture.directory(self), name: "long.wav")
         XCTAssertTrue(engine.preload([ClipSource(name: "long", path: path)]).failures.isEmpty)
         let long = try engine.clip(named: "long")
-        let duckLevel = { engine.locked { engine.duckRamp.level } }
+        let duckLevel = { engine.locked { engine.core.duckRamp.level } }
         _ = try engine.play(long)
         let ducker = try engine.play(long, gain: 0, category: .playback, duck: true)
         XCTAssertTrue(eventually(0.5) { duckLevel() == engine.settings.duckGain }, "ducked: \(duckLevel())")

@@ -75,9 +75,9 @@ final class ReloadTests: XCTestCase {
         XCTAssertEqual(engine.clipNames, ["tap"], "the removed sound cannot be played again")
         XCTAssertTrue(engine.isPlaying(v))
         XCTAssertGreaterThan(Fixture.rms(Fixture.channel(try engine.render(frames: 9_600), 0)), 0.1, "the removed sound still sounds")
-        XCTAssertEqual(engine.locked { engine.store.retired.count }, 1, "kept while its voice plays")
+        XCTAssertEqual(engine.locked { engine.core.store.retired.count }, 1, "kept while its voice plays")
         engine.stop(v)
-        XCTAssertEqual(engine.locked { engine.store.retired.count }, 0, "released when its voice ended")
+        XCTAssertEqual(engine.locked { engine.core.store.retired.count }, 0, "released when its voice ended")
         XCTAssertEqual(engine.memoryUse.preloaded, try engine.clip(named: "tap").format.byteCount)
     }
 
@@ -108,7 +108,7 @@ final class ReloadTests: XCTestCase {
         engine.stop(v)
         _ = try engine.render(frames: 480)
         XCTAssertFalse(isBuffer(engine, oldRing), "and deleted once its voice ended")
-        XCTAssertEqual(engine.locked { engine.releasedBuffers }, [], "nothing waits to be deleted")
+        XCTAssertEqual(engine.locked { engine.core.releasedBuffers }, [], "nothing waits to be deleted")
     }
 
     func testAnUnchangedSoundIsNotLoadedAgain() throws {

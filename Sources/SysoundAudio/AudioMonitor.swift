@@ -164,7 +164,7 @@ final class AudioMonitor: @unchecked Sendable {
         guard let engine else { return }
         let settings = engine.settings, realtime = engine.realtime, role = engine.role
         let kept = engine.locked { () -> (any ReconnectingOutput)? in
-            engine.reopening = true
+            engine.core.reopening = true
             return engine.lostStreamOutput
         }
         host.workers.submit({ () -> Reopened in
@@ -188,7 +188,7 @@ final class AudioMonitor: @unchecked Sendable {
                 return .failed(error)
             }
         }, then: { [self] result in
-            engine.locked { engine.reopening = false }
+            engine.locked { engine.core.reopening = false }
             switch result {
             case .stream(let stream): reconnected(stream)
             case .output(let out, let buffers): reopened(out, buffers: buffers)
@@ -270,167 +270,4 @@ enum MonitorStep {
     case running(next: Double?, idleDeadline: Double?)
     /// The device is gone; `gone` (the output detached now, if any) is to be closed.
     case lost(gone: (any AudioOutputDevice)?)
-}
-
-extension AudioEngine {
-    /// The loop shared by the process's embedded device engines (the library,
-    /// the CLI without a daemon, tools, tests): one thread and two workers for
-    /// the life of the process, however many engines come and go.
-    package static func embeddedHost() throws(AudioError) -> LoopHost {
-        do { return try LoopHost.embedded() } catch {
-            throw .openAL(operation: "starting the audio loop (\(error))", code: 0)
-        }
-    }
-
-    /// The monitor's look (loop thread, takes the lock briefly).
-    func monitorCheck(now: Double) -> MonitorStep {
-        locked { () -> MonitorStep in
-            let out: any AudioOutputDevice
-            switch outputState {
-            case .attached(let attached), .streamLost(let attached): out = attached
-            case .none, .closing, .closed: return .nothing
-            }
-            // A voice ending in this very check needs no doorbell.
-            monitorRung = true
-            defer { monitorRung = false }
-            // The server moved the own stream to another sink (PulseStream's moved callback).
-            if out.name != openedDeviceName {
-                logger.info("audio output now on \(out.name) (was \(openedDeviceName))")
-                openedDeviceName = out.name
-            }
-            // Waiting for the stream that replaces a lost one (`reopen`).
-            if outputState.isStreamLost { return .nothing }
-            // A pause or resume in flight keeps the device open: the loss is handled at a later check.
-            if !out.isConnected && !idlePause.callInFlight {
-                checkArmedAt = nil
-                defer { lock.broadcast() }
-                // The own stream's mix, sources and buffers need no server: they stay.
-                if out.reconnection != nil {
-                    logger.warning("audio output \(out.name) lost its sound server; voices dropped, connecting a new stream (the mix and its clips stay)")
-                    dropVoices(out)
-                    outputState = .streamLost(out)
-                    idlePause.endPause()
-                    return .lost(gone: nil)
-                }
-                logger.warning("audio device \(out.name) disconnected; voices dropped, reopening")
-                return .lost(gone: detach())
-            }
-            // Not while a worker pauses or resumes: the query would wait for its
-            // backend lock. The own stream's is read when asked (`outputLatencyNanoseconds`).
-            if !out.keepsTiming && idlePause == .running { latencyNs = out.latencyNanoseconds() }
-            // Seen before tick: a short voice may end in this very tick.
-            let played = playedSinceCheck || pool.voices.contains(where: \.isActive)
-            playedSinceCheck = false
-            // The engine's render ticks with what it renders; a device's own mixer is ticked here.
-            if out.whoMixes == .device { tick(now: now) }
-            settleRampsIfSilent()
-            let quiet = !pool.voices.contains(where: \.isActive)
-            if played || !quiet { lastBusy = now }
-            checkArmedAt = nextCheck(out, now: now)
-            let after = settings.idlePauseMilliseconds / 1000
-            let armIdle = quiet && after > 0 && out.canPause && !idlePause.isPaused
-            return .running(next: checkArmedAt, idleDeadline: armIdle ? lastBusy + after : nil)
-        }
-    }
-
-    /// When the check is next needed (lock held), nil for "on an event only".
-    /// The own stream's render ends voices and moves the ramps itself, and
-    /// the stream tells its loss: never. A paused device plays nothing, and
-    /// OpenAL Soft tells its loss (`ALDisconnectEvent`), or a play finds it:
-    /// never. On OpenAL Soft's running device: a ramp's next step, else the
-    /// earliest foreseen end of a voice (what is left of its buffer at its
-    /// pitch, plus one mixer update, by when OpenAL Soft has mixed it out);
-    /// and, only where OpenAL tells no loss, the loss watch while a voice
-    /// with no end to foresee holds the device (a loop; a voice paused by an
-    /// interruption).
-    func nextCheck(_ out: any AudioOutputDevice, now: Double) -> Double? {
-        guard out.whoMixes == .device, !idlePause.isPaused else { return nil }
-        let busy = settings.monitorIntervalMilliseconds / 1000
-        if duckRamp.level != duckRamp.target || hushRamp.level != hushRamp.target { return now + busy }
-        let update = out.refresh > 0 ? 1 / Double(out.refresh) : busy
-        let watch = lossWatch(out).map { now + max(busy, $0) }
-        var next: Double?
-        for i in 0..<pool.count where pool[i].isActive {
-            var at = watch
-            if pool[i].phase == .playing, let clip = pool[i].clip,
-               let left = AL.secondsLeft(source: sources[i], frames: clip.format.frames, rate: clip.format.sampleRate) {
-                at = now + max(left + update, 0.001)
-            }
-            if let at { next = min(next ?? at, at) }
-        }
-        return next
-    }
-
-    /// How often ALC_CONNECTED is read while a voice with no foreseeable end
-    /// holds `out` (seconds): only on OpenAL Soft's device without its
-    /// disconnect event; nil where the loss is told (lock held).
-    func lossWatch(_ out: any AudioOutputDevice) -> Double? {
-        guard out.lossIsWatched else { return nil }
-        return settings.lossWatchIntervalMilliseconds / 1000
-    }
-
-    /// OpenAL Soft's device says it is gone (ALC_CONNECTED), with no device
-    /// call in flight: what the idle timer asks before it lets a lost device be.
-    var outputGone: Bool {
-        locked { output.map { !$0.isConnected && !idlePause.callInFlight } ?? false }
-    }
-
-    /// The own stream's output waiting for a new stream (lock held); nil
-    /// in every other state.
-    var lostStreamOutput: (any ReconnectingOutput)? {
-        if case .streamLost(let out) = outputState { out.reconnection } else { nil }
-    }
-
-    /// Takes a device reopened after a loss (loop thread); false when the
-    /// engine closed meanwhile (the caller closes `out`).
-    func attachReopened(_ out: any AudioOutputDevice, now: Double, buffers: [(Clip, ALuint)]) -> Bool {
-        out.start(for: self)
-        var kept: (any AudioOutputDevice)?
-        let attached = locked { () -> Bool in
-            // The own stream's kept mix, when the server came back as none (`auto`).
-            if outputState.isStreamLost { kept = detach() }
-            guard case .none = outputState else { return false }
-            attach(out, buffers: buffers)
-            reopenCount += 1
-            if out.whoMixes == .device { lastTick = now }
-            lastBusy = now
-            return true
-        }
-        if let kept, let host { host.workers.submit { [self] in closeAfterUploads(kept) } }
-        if attached {
-            out.prime()
-            logger.info("audio output reopened: \(out.name)")
-        }
-        return attached
-    }
-
-    /// Plays the kept mix on `stream` instead of the own stream the
-    /// server's loss ended (loop thread). Returns the lost stream, for the
-    /// caller to close; nil when the engine closed or no longer waits for a
-    /// stream (the caller closes `stream`).
-    func replaceLostStream(with stream: PulseStream, now: Double) -> PulseStream? {
-        guard let out = locked({ lostStreamOutput }) else { return nil }
-        // Before it plays: nothing reaches the new stream until the swap.
-        out.connect(stream, to: self)
-        let lost = locked { () -> PulseStream? in
-            guard case .streamLost(let kept) = outputState, kept === out else { return nil }
-            outputState = .attached(kept)
-            reopenCount += 1
-            latencyNs = 0
-            lastTick = renderedSeconds
-            lastBusy = now
-            let lost = out.replaceStream(stream)
-            openedDeviceName = out.name
-            return lost
-        }
-        if lost != nil {
-            stream.prime()
-            logger.info("audio output reconnected: \(out.name) (the mix and its clips kept)")
-        }
-        return lost
-    }
-
-    static func monotonicSeconds() -> Double {
-        Double(EventLoop.monotonicNow()) / 1e6
-    }
 }
