@@ -339,6 +339,24 @@ extension AudioCore {
         hushRamp = Ramp()
     }
 
+    /// The engine closes: closing with its output (detached once a pause,
+    /// resume or upload in flight has returned), or closed without one. No
+    /// voice starts, ends or is observed from now on. False when it was
+    /// closing or closed already.
+    mutating func beginClose() -> Bool {
+        if outputState.isClosed { return false }
+        outputState = outputState.output.map { .closing($0) } ?? .closed
+        return true
+    }
+
+    /// The server moved the own stream to the sink `name`: the sink it was
+    /// on, for the log; nil when it has not moved.
+    mutating func outputMoved(to name: String) -> String? {
+        guard name != openedDeviceName else { return nil }
+        defer { openedDeviceName = name }
+        return openedDeviceName
+    }
+
     /// The output is given up (its voices ended, its sources deleted by the
     /// engine): none, or closed if the engine was closing.
     mutating func detached() {

@@ -107,10 +107,7 @@ extension AudioEngine {
             core.monitorRung = true
             defer { core.monitorRung = false }
             // The server moved the own stream to another sink (PulseStream's moved callback).
-            if out.name != core.openedDeviceName {
-                logger.info("audio output now on \(out.name) (was \(core.openedDeviceName))")
-                core.openedDeviceName = out.name
-            }
+            if let was = core.outputMoved(to: out.name) { logger.info("audio output now on \(out.name) (was \(was))") }
             // Waiting for the stream that replaces a lost one (`reopen`).
             if core.outputState.isStreamLost { return .nothing }
             // A pause or resume in flight keeps the device open: the loss is handled at a later check.

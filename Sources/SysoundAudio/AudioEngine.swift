@@ -150,8 +150,7 @@ package final class AudioEngine: @unchecked Sendable {
 
     private func shutdown(closingOnWorker: Bool) {
         let out = locked { () -> (any AudioOutputDevice)?? in
-            if core.outputState.isClosed { return nil }
-            core.outputState = output.map { .closing($0) } ?? .closed
+            if !core.beginClose() { return nil }
             // The device may not close under a pause or resume in flight, nor
             // under an upload into its context (a preload on a worker). Waited
             // for here, so the close below needs nothing of the engine: from

@@ -263,9 +263,19 @@ final class AudioCoreTests: XCTestCase {
         XCTAssertGreaterThan(new.serial, old.serial, "the start order goes on")
         XCTAssertEqual(core.duckRamp.level, 1, "levels at rest")
         XCTAssertEqual(core.idlePause, .running, "a new output is not paused")
-        core.outputState = .closing(out)
+        XCTAssertNil(core.outputMoved(to: "second"))
+        XCTAssertEqual(core.outputMoved(to: "third"), "second", "a move names the sink it left")
+        XCTAssertEqual(core.openedDeviceName, "third")
+        XCTAssertTrue(core.beginClose())
+        XCTAssertTrue(core.outputState.output === out, "closing keeps the output until it is detached")
+        XCTAssertFalse(core.beginClose(), "a second close has nothing to do")
+        XCTAssertTrue(core.pool.isCurrent(new))
+        XCTAssertFalse(core.observe(new, {}), "a closing engine takes no observer")
         core.detached()
         guard case .closed = core.outputState else { return XCTFail("a closing engine's detach closes it: \(core.outputState)") }
+        var bare = self.core()
+        XCTAssertTrue(bare.beginClose())
+        guard case .closed = bare.outputState else { return XCTFail("without an output a close is at once: \(bare.outputState)") }
     }
 
     func testALostStreamKeepsItsMixUntilANewStreamReplacesIt() throws {
