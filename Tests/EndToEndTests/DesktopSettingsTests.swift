@@ -67,15 +67,7 @@ final class DesktopSettingsTests: XCTestCase {
     }
 
     /// `sysound status` as key → value.
-    func status() -> [String: String] {
-        let out = (try? cli.run(["status"]))?.stdout ?? ""
-        var fields: [String: String] = [:]
-        for line in out.split(separator: "\n") {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            fields[String(line[..<colon])] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        }
-        return fields
-    }
+    func status() -> [String: String] { cli.status() }
 
     func expectStatus(_ key: String, _ value: String, line: UInt = #line) {
         let held = eventually(5) { status()[key] == value }

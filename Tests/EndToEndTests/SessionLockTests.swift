@@ -40,11 +40,7 @@ final class SessionLockTests: XCTestCase {
     }
 
     /// The `locked:` line of `sysound status`, e.g. `on (logind session 3)`.
-    private func statusLocked() -> String {
-        let out = (try? cli.run(["status"]))?.stdout ?? ""
-        guard let line = out.split(separator: "\n").first(where: { $0.hasPrefix("locked:") }) else { return "" }
-        return line.dropFirst("locked:".count).trimmingCharacters(in: .whitespaces)
-    }
+    private func statusLocked() -> String { cli.status()["locked"] ?? "" }
 
     private func expectLocked(_ expected: String, within seconds: Double = 5, _ message: String = "", line: UInt = #line) {
         let held = eventually(seconds) { statusLocked() == expected }

@@ -24,6 +24,18 @@ package struct CLI {
         guard let user else { return try Spawned.run(command[0], Array(command.dropFirst()), timeout: timeout) }
         return try Spawned.run("/usr/bin/setpriv", user.setprivArguments + ["--"] + command, timeout: timeout)
     }
+
+    /// `sysound status` as key → value (each `key: value` line); empty when
+    /// the CLI could not be run, so a test waiting for a field waits on.
+    package func status() -> [String: String] {
+        let out = (try? run(["status"]))?.stdout ?? ""
+        var fields: [String: String] = [:]
+        for line in out.split(separator: "\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[String(line[..<colon])] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return fields
+    }
 }
 
 /// Another user for setpriv(1): `nobody`, optionally with supplementary groups.
