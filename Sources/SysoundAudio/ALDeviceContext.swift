@@ -14,12 +14,29 @@ struct ALDeviceContext {
     let frequency: Int
     let refresh: Int
     let maxSources: Int
+    /// What became of the context's unused voices (`ContextVoiceMemory`).
+    let voiceMemory: ContextVoiceMemory
     /// What the device granted, for the log line at open.
     var grantedSummary: String { "\(frequency) Hz, refresh \(refresh) Hz" }
 
-    init(device: OpaquePointer, context: OpaquePointer) {
+    /// Makes a context on `device` (alcCreateContext with `attributes`,
+    /// 0-terminated), its unused voices given back where the process asks
+    /// for that; on failure closes the device and throws the ALC error.
+    static func create(
+        on device: OpaquePointer, _ attributes: [ALCint], what: String
+    ) throws(AudioError) -> ALDeviceContext {
+        guard let context = alcCreateContext(device, attributes) else {
+            let code = alcGetError(device)
+            alcCloseDevice(device)
+            throw .openAL(operation: "alcCreateContext on \(what)", code: code)
+        }
+        return ALDeviceContext(device: device, context: context, voiceMemory: ContextVoiceMemory.giveBack(of: context))
+    }
+
+    private init(device: OpaquePointer, context: OpaquePointer, voiceMemory: ContextVoiceMemory) {
         self.device = device
         self.context = context
+        self.voiceMemory = voiceMemory
         // ALC_ALL_DEVICES_SPECIFIER (ALC_ENUMERATE_ALL_EXT) names the real
         // output (e.g. the PulseAudio sink's description); ALC_DEVICE_SPECIFIER
         // says only "OpenAL Soft" for the default device.

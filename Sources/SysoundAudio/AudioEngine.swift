@@ -127,7 +127,8 @@ package final class AudioEngine: @unchecked Sendable {
             }
         }
         out.prime()
-        logger.info("audio output \(out.name): \(out.summary), \(core.sources.count) voices")
+        let voiceMemory = out.al.voiceMemory == .kept ? "" : "; \(out.al.voiceMemory)"
+        logger.info("audio output \(out.name): \(out.summary), \(core.sources.count) voices\(voiceMemory)")
         monitor?.start(self)
     }
 

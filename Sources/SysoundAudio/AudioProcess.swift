@@ -2,6 +2,7 @@ import CSysoundShims
 import Foundation
 import SysoundCore
 import SysoundPlatform
+import Synchronization
 
 /// What OpenAL Soft and ALSA take from the process rather than from a call,
 /// set once while the process has one thread: the environment may only be
@@ -128,14 +129,27 @@ extension AudioProcess {
         _ = sysound_trim_heap()
     }
 
-    /// Gives every allocation of 512 KB or more (an OpenAL Soft context,
-    /// 7.8 MB; a decoded clip) a mapping of its own, returned to the kernel
-    /// when it is freed. glibc otherwise raises this threshold to the size
-    /// of the first such block freed, and the next contexts come from a
-    /// thread's arena, whose free top `malloc_trim` does not give back:
-    /// measured, after the fourth role engine closed every close left 7.6 MB.
-    /// The daemon's choice, made at start; an app's malloc is its own.
-    package static func mapLargeAllocationsApart() {
-        _ = sysound_set_mmap_threshold(512 * 1024)
+    /// The daemon's choice, made at start while it has one thread; an app's
+    /// malloc and memory are its own, and a one-shot process ends first.
+    ///
+    /// - Every allocation of 512 KB or more (an OpenAL Soft context's
+    ///   voices, 7.6 MB; a decoded clip) gets a mapping of its own, returned
+    ///   to the kernel when it is freed. glibc otherwise raises this
+    ///   threshold to the size of the first such block freed, and the next
+    ///   contexts come from a thread's arena, whose free top `malloc_trim`
+    ///   does not give back: measured, after the fourth role engine closed
+    ///   every close left 7.6 MB.
+    /// - Each new context's unused voices are given back as it is made
+    ///   (`ContextVoiceMemory`).
+    ///
+    /// `false` stops the second for the contexts made after (the tests); the
+    /// malloc setting stays.
+    package static func keepMemoryLean(_ on: Bool = true) {
+        if on { _ = sysound_set_mmap_threshold(512 * 1024) }
+        lean.store(on, ordering: .releasing)
     }
+
+    /// Whether `keepMemoryLean()` was called.
+    static var keepsMemoryLean: Bool { lean.load(ordering: .acquiring) }
+    private static let lean = Atomic<Bool>(false)
 }

@@ -29,12 +29,7 @@ final class LoopbackOutput: AudioOutputDevice, @unchecked Sendable {
         }
         var attrs = ALDeviceContext.attributes(s)
         attrs += [ALC_FORMAT_CHANNELS_SOFT, ALC_STEREO_SOFT, ALC_FORMAT_TYPE_SOFT, ALC_FLOAT_SOFT, 0]
-        guard let ctx = alcCreateContext(dev, attrs) else {
-            let code = alcGetError(dev)
-            alcCloseDevice(dev)
-            throw .openAL(operation: "alcCreateContext on the loopback device", code: code)
-        }
-        return LoopbackOutput(ALDeviceContext(device: dev, context: ctx), functions: fns)
+        return LoopbackOutput(try ALDeviceContext.create(on: dev, attrs, what: "the loopback device"), functions: fns)
     }
 
     /// Mixes `frames` stereo float frames into `out` (alcRenderSamplesSOFT,

@@ -33,23 +33,16 @@ final class OpenALDeviceOutput: AudioOutputDevice, @unchecked Sendable {
             throw .noOutputDevice(detail: "OpenAL Soft's own device is not used by this process: it opened for sysound's own stream only")
         }
         // alcCreateContext restarts the mixer and starts the event thread: both calls are watched.
-        let (opened, threads) = try AudioThreads.started { () throws(AudioError) -> (OpaquePointer, OpaquePointer) in
+        let (al, threads) = try AudioThreads.started { () throws(AudioError) -> ALDeviceContext in
             // What it prints of failed probes is quieted once, at its source
             // (AudioProcess), not by redirecting file descriptor 2 meanwhile.
             guard let dev = alcOpenDevice(nil) else {
                 throw .noOutputDevice(detail: "alcOpenDevice found no default device")
             }
-            var attrs = ALDeviceContext.attributes(s)
-            attrs.append(0)
-            guard let ctx = alcCreateContext(dev, attrs) else {
-                let code = alcGetError(dev)
-                alcCloseDevice(dev)
-                throw .openAL(operation: "alcCreateContext on the default device", code: code)
-            }
-            return (dev, ctx)
+            return try ALDeviceContext.create(on: dev, ALDeviceContext.attributes(s) + [0], what: "the default device")
         }
         realtime?.promote(threads, purpose: AudioThreads.openPurpose)
-        return OpenALDeviceOutput(ALDeviceContext(device: opened.0, context: opened.1), realtime: realtime)
+        return OpenALDeviceOutput(al, realtime: realtime)
     }
 
     var name: String { al.name }

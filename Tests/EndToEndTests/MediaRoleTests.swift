@@ -176,6 +176,19 @@ final class MediaRoleTests: DaemonTestCase {
         XCTAssertNotNil(try stream(role: "Alarm"), "opened again with its role")
     }
 
+    /// The daemon gives back each context's unused OpenAL Soft voices as it
+    /// makes it (`ContextVoiceMemory`): the event engine's and a role's,
+    /// whose sounds are still heard whole.
+    func testEveryContextOfTheDaemonGivesBackItsUnusedVoices() throws {
+        func released() -> Int { daemon.log().components(separatedBy: "of 256 unused OpenAL Soft voices given back").count - 1 }
+        XCTAssertGreaterThan(try Pulse.peak(0.4) { XCTAssertEqual(try cli.run(["play", "tap"]).status, 0) }, 0.01)
+        XCTAssertEqual(released(), 1, "the event engine's context: \(daemon.log(tail: 10))")
+        var result: Spawned.Result!
+        XCTAssertGreaterThan(try Pulse.peak(0.6) { result = try cli.run(["play", "alarm"]) }, 0.05, "the alarm was not heard")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(released(), 2, "the alarm's context too: \(daemon.log(tail: 10))")
+    }
+
     /// After the server went away and came back, the role's engine reopens
     /// its stream with the same role (the reopen is the engine's own, as
     /// the event stream's), and the next alarm is heard there.

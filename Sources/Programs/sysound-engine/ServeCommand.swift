@@ -80,8 +80,9 @@ struct Serve {
         if !AudioProcess.prepare(configuration.audio) {
             logger.warning("threads started before the audio set-up; OpenAL Soft keeps its own mixing period")
         }
-        // A media role's engine closed after its quiet time gives its memory back.
-        AudioProcess.mapLargeAllocationsApart()
+        // A media role's engine closed after its quiet time gives its memory
+        // back, and no engine keeps OpenAL Soft's unused voices resident.
+        AudioProcess.keepMemoryLean()
         // One loop serves every descriptor; blocking work goes to the workers.
         let loop: EventLoop, workers: WorkerPool, watcher: StateWatcher
         do {

@@ -57,6 +57,22 @@ enum ProcFS {
         return (kB("VmRSS"), kB("RssAnon"))
     }
 
+    /// /proc/PID/smaps_rollup, in bytes: what the process holds, summed over its mappings.
+    struct Rollup {
+        let rss: Int
+        let anonymous: Int
+        let privateClean: Int
+        let privateDirty: Int
+    }
+
+    /// The process's smaps_rollup; nil when it is gone.
+    static func rollup(of pid: pid_t) -> Rollup? {
+        guard let text = readTextFile("/proc/\(pid)/smaps_rollup") else { return nil }
+        let lines = text.split(separator: "\n")
+        func kB(_ key: String) -> Int { lines.first { $0.hasPrefix(key + ":") }.map { Int(value($0)) * 1024 } ?? 0 }
+        return Rollup(rss: kB("Rss"), anonymous: kB("Anonymous"), privateClean: kB("Private_Clean"), privateDirty: kB("Private_Dirty"))
+    }
+
     /// How much a counter grew per thread between two snapshots, summed:
     /// threads are matched by key, so one that ended in between drops out
     /// instead of making the sum go backwards, and one that started counts

@@ -21,6 +21,8 @@ import Glibc
 ///    cycle, a corked or drained one too (about 900 wake-ups/s each here).
 /// 3. Resident memory idle with the shipped theme, and its growth per byte of
 ///    PCM with a 50 MB theme (BigTheme) loaded in a third daemon.
+/// 4. Anonymous and private memory of a daemon alone, idle, beside Debian's
+///    feedbackd alone (RestMemory).
 ///
 /// With a system and a session bus (DesktopBuses), as on a desktop.
 /// The first sound after an idle pause against a warm one is figure 2's
@@ -64,6 +66,7 @@ enum RestFigure {
             c.report.notes.append("figure 15: the fixture has no D-Bus; the bench started a private \(buses.names.joined(separator: " and ")) bus for the figure, as a desktop has them")
         }
         try daemonsAtRest(c, config: shipped, watchdog: watchdog, quiet: quiet, window: window)
+        try RestMemory.run(c, config: shipped, quiet: quiet)
         try recorder(c, "stop-recorder")
         do {
             defer { try? recorder(c, "start-recorder") }
