@@ -50,6 +50,15 @@ struct OnsetRun {
     /// means in a full one: with 9, one stall (a 5.6 ms reading at 128
     /// frames, niced, load 1) made a run invalid.
     static let smokeReferences = 10
+    /// Seconds from a reference launch to the next launch in a smoke run.
+    /// The reference plays its short clip (tap: 36 ms; 43 ms padded on
+    /// PipeWire) within a few ms of its write, so 0.2 s leaves the next
+    /// launch's 100 ms quiet check clear; the figure's own spacing (0.35 s,
+    /// figure 9's up to 1.33 s) is for the tools' sounds, which start up to
+    /// ~110 ms after their launch and may be long. Half of a smoke run's
+    /// launches are references, so this is most of what a smoke onset run
+    /// waits; a full run keeps one spacing for every launch.
+    static let smokeReferenceSpacing = 0.2
 
     /// How often the meter asks for timing (µs). On PipeWire the envelope's
     /// bounds are as tight as the first reply after a cycle is early, so the
@@ -106,7 +115,8 @@ struct OnsetRun {
         var next = Clock.now()
         for i in order {
             Clock.sleep(until: next)
-            next = Clock.now() + UInt64(spacing * 1e9)
+            let gap = c.smoke && i == tools.count ? min(spacing, Self.smokeReferenceSpacing) : spacing
+            next = Clock.now() + UInt64(gap * 1e9)
             launches.append((i, try all[i].launch()))
         }
         // The last clip whole in the recording (the whole-clip check needs all
