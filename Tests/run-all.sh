@@ -19,8 +19,8 @@
 #     earlier runs and the committed regressions replayed first; longer runs
 #     by hand (Tests/fuzz/run.sh 600 TARGET) find what 10 s does not.
 #  4. a smoke run of the benchmark (Tests/bench/run.sh --smoke): a few
-#     iterations of every figure on both servers, no thresholds, so the bench
-#     cannot rot; then Tests/bench/report.py on its JSON.
+#     iterations of every figure on both servers (the two at once), no
+#     thresholds, so the bench cannot rot; then Tests/bench/report.py on its JSON.
 #  5. installing (Tests/install/run.sh): make install and uninstall, the
 #     installed programs, man pages and completions, and as root the Debian
 #     package installed, used and removed.

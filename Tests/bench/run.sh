@@ -4,6 +4,7 @@
 #
 #   Tests/bench/run.sh                 the full run on PulseAudio, then on PipeWire: tables + JSON
 #   Tests/bench/run.sh --smoke         a few iterations of every figure, no targets: CI
+#                                      (both servers at once, see below)
 #   Tests/bench/run.sh --server pipewire --json out.json --figures 1,2
 #
 # --server pulseaudio|pipewire picks one sound server (default: both, one
@@ -27,9 +28,10 @@ for product in sysound sysound-cli sysound-engine sysound-bench; do
 done
 bin=$("${build[@]}" --show-bin-path)
 
-servers=(pulseaudio pipewire) args=() json=
+servers=(pulseaudio pipewire) args=() json= smoke=
 while [ $# -gt 0 ]; do
     case $1 in
+        --smoke) smoke=1; args+=("$1"); shift ;;
         --server) [ $# -ge 2 ] || { echo "bench: --server needs pulseaudio or pipewire" >&2; exit 2; }
                   servers=("$2"); shift 2 ;;
         --server=*) servers=("${1#--server=}"); shift ;;
@@ -39,15 +41,42 @@ while [ $# -gt 0 ]; do
         *) args+=("$1"); shift ;;
     esac
 done
-status=0
-for server in "${servers[@]}"; do
+json_args() { # server: sets out to the --json arguments of its run
     out=()
     if [ -n "$json" ]; then
-        if [ ${#servers[@]} -gt 1 ]; then out=(--json "${json%.json}-$server.json"); else out=(--json "$json"); fi
+        if [ ${#servers[@]} -gt 1 ]; then out=(--json "${json%.json}-$1.json"); else out=(--json "$json"); fi
     elif [ ${#servers[@]} -gt 1 ]; then
-        out=(--json "$bin/sysound-bench-$server.json")
+        out=(--json "$bin/sysound-bench-$1.json")
     fi
+}
+status=0
+if [ -n "$smoke" ] && [ ${#servers[@]} -gt 1 ]; then
+    # A smoke run judges nothing and sleeps most of its time (the gaps between
+    # launches, quiet times), so its servers run at the same time, each with
+    # its own fixture and temp directory: about half the wall time in CI. What
+    # the contention moves are numbers nobody reads there; a full run measures
+    # one server at a time, alone. Each run's output is shown whole when it ends.
+    outputs=$(mktemp -d /tmp/sysound-bench-smoke.XXXXXX)
+    trap 'rm -f "$log"; rm -rf "$outputs"' EXIT
+    pids=()
+    for server in "${servers[@]}"; do
+        json_args "$server"
+        "$bin/sysound-bench" --server "$server" "${out[@]}" "${args[@]}" >"$outputs/$server.log" 2>&1 &
+        pids+=($!)
+    done
+    echo "== sysound-bench on ${servers[*]} at once (smoke); each one's output when both have ended"
+    for i in "${!servers[@]}"; do
+        wait "${pids[$i]}" || status=$?
+    done
+    for server in "${servers[@]}"; do
+        echo "== sysound-bench on $server"
+        cat "$outputs/$server.log"
+    done
+    exit "$status"
+fi
+for server in "${servers[@]}"; do
     echo "== sysound-bench on $server"
+    json_args "$server"
     "$bin/sysound-bench" --server "$server" "${out[@]}" "${args[@]}" || status=$?
 done
 exit "$status"

@@ -20,7 +20,7 @@ enum IdleFigure {
     static func run(_ c: BenchContext) throws {
         let serverPids = c.server.pids()
         let windows = c.count(10, smoke: 2)
-        let window = c.seconds(1, smoke: 0.5)
+        let window = c.seconds(1, smoke: 0.25)
         if !serverPids.isEmpty {
             // The server's own cost with only the fixture's recorders attached, for comparison.
             let (shares, _, _) = sample(nil, serverPids, windows: c.count(3, smoke: 1), window: window)

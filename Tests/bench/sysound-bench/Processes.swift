@@ -111,9 +111,14 @@ enum Children {
 
     /// Blocks SIGINT and SIGTERM in every thread and takes them on one thread
     /// (`sigwait`) that stops the children and exits 130; SIGPIPE is ignored
-    /// (a daemon that went away must not kill the bench).
+    /// (a daemon that went away must not kill the bench). A bench started in
+    /// the background of a script (Tests/bench/run.sh's smoke run) inherits
+    /// SIGINT ignored, which would discard a Ctrl-C before `sigwait` sees it:
+    /// both get their default action back first.
     static func handleSignals() {
         signal(SIGPIPE, SIG_IGN)
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
         var set = sigset_t()
         sigemptyset(&set)
         sigaddset(&set, SIGINT)

@@ -56,9 +56,11 @@ enum RestFigure {
         guard let watchdog = watchdogSeconds(c) else { throw BenchError("config/sysound.service has no WatchdogSec= line") }
         let shipped = try c.writeConfig(name: "rest")
         // Quiet after the last sound before counting: the 60 s; a
-        // smoke run waits just past the idle pause.
-        let quiet = c.seconds(60, smoke: Double(try IdleFigure.idlePause(in: shipped)) / 1000 + 0.5)
-        let window = c.seconds(60, smoke: 1)
+        // smoke run waits just past the idle pause (the tap's 36 ms and the
+        // pause's own work fit in 0.25 s) and counts over windows of 0.3 s:
+        // seven of them, each wait taken three times, so the windows are most of its time.
+        let quiet = c.seconds(60, smoke: Double(try IdleFigure.idlePause(in: shipped)) / 1000 + 0.25)
+        let window = c.seconds(60, smoke: 0.3)
         // As on a desktop: without a system bus the daemon would retry it.
         let buses = try DesktopBuses(c, directory: c.work + "/rest-dbus")
         defer { buses.stop() }
@@ -122,7 +124,7 @@ enum RestFigure {
         let music = try MusicStream(sink: c.sink)
         defer { music.stop() }
         // Past the stream's start: its buffer filled, the server in its steady refills.
-        Clock.sleep(seconds: c.seconds(3, smoke: 1))
+        Clock.sleep(seconds: c.seconds(3, smoke: 0.5))
         guard music.isPlaying else { throw BenchError("pacat (the music stream) exited at once") }
         var wakeups: [String: Double] = [:]
         func measure(_ condition: String) {

@@ -12,7 +12,9 @@ import SysoundCore
 /// (every role's stream is on one connection, rendered by one thread); then
 /// its anonymous memory, threads and clients after the alarm and the quiet time.
 enum RoleReleaseFigure {
-    static let quietSeconds = 2
+    /// `role_release_s` here: 2 s, a smoke run the least the key takes (1 s),
+    /// as each take waits for the close.
+    static func releaseSeconds(_ c: BenchContext) -> Int { c.count(2, smoke: 1) }
     static let anonymousAfter = "anonymous memory after an alarm and the quiet time − idle after a tap"
     static let threadsAfter = "threads after an alarm and the quiet time − idle after a tap"
     static let clientsAfter = "sound-server clients after an alarm and the quiet time − idle after a tap"
@@ -21,6 +23,7 @@ enum RoleReleaseFigure {
     static let clientsPlaying = "sound-server clients while an alarm plays − idle after a tap"
 
     static func run(_ c: BenchContext) throws {
+        let quietSeconds = releaseSeconds(c)
         let config = try c.setConfigLine("role_release_s = ", to: "\(quietSeconds)", in: try c.writeConfig(name: "roles"))
         let daemon = try BenchDaemon(binary: c.sysound, config: config, workDirectory: c.work, name: "roles")
         defer { daemon.stop() }

@@ -21,7 +21,7 @@ struct SysoundBench: ParsableCommand {
     /// The figures there are (each `figure(n, …)` below), all run unless --figures picks some.
     static let figureNumbers = 1...19
 
-    @Flag(help: "A few iterations of every figure, no targets judged (under 60 s): for CI.")
+    @Flag(help: "A few iterations of every figure, no targets judged (under 2 minutes): for CI.")
     var smoke = false
 
     @Option(help: ArgumentHelp("Where to write the results as JSON (default: sysound-bench.json next to this binary).", valueName: "path"))
