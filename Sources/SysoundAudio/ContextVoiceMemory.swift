@@ -48,7 +48,7 @@ enum ContextVoiceMemory: Equatable, CustomStringConvertible {
     /// the process keeps its memory lean.
     static func giveBack(of context: OpaquePointer) -> ContextVoiceMemory {
         guard AudioProcess.keepsMemoryLean else { return .kept }
-        guard let block = VoiceBlock.find(from: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(context)))) else {
+        guard let block = VoiceBlock.find(from: UInt(bitPattern: UnsafeRawPointer(context))) else {
             return .notFound
         }
         do {
