@@ -8,22 +8,30 @@ import SysoundPlatform
 /// ("threaded-ml", named by libpulse), the mixer, and the context's event
 /// thread; Debian's build names neither of the last two, so they keep the name
 /// of the thread that created them. Each `alcDeviceResumeSOFT` starts a new
-/// mixer (a pause joins it). So the audio threads are those that appear in
-/// /proc/self/task while one of those calls runs and carry one of those two
-/// names (`ThreadCensus.started`). The event thread sleeps until the mixer
-/// posts an AL_SOFT_events event, which sysound never enables: making it
-/// real-time costs nothing, and telling it from the mixer would take more
-/// than its name.
+/// mixer (a pause joins it). So the calling thread is named `alsoftThreads`
+/// while one of those calls runs, and the audio threads are those that
+/// appear in /proc/self/task meanwhile under that name or libpulse's
+/// (`ThreadCensus.started`); OpenAL Soft's two keep it as their name, which
+/// says in `ps -L` and `top -H` what they are. The event thread sleeps until
+/// the mixer posts an AL_SOFT_events event, which sysound never enables:
+/// making it real-time costs nothing, and telling it from the mixer would
+/// take more than its name.
 ///
-/// Why that is safe: the daemon starts its own threads (loop, workers) once,
-/// before the device opens, and names them; the only other threads that can
-/// appear meanwhile are libdispatch's (theme decoding), which it names
-/// "…-qos…" and which the name test keeps out. A thread taken wrongly would
+/// Why that is safe: opens and resumes are serialized (`opens`), so no
+/// other thread carries the name while one runs, and OpenAL Soft's threads
+/// that carry it from earlier opens start no threads. A thread another part
+/// of the process starts meanwhile carries its own creator's name, even
+/// where that creator's usual name is the caller's (the pool's workers
+/// share theirs; the main thread's is the process's). Before the marker the
+/// census took such threads too; in the test process a real-time thread
+/// named as the process once outlived every engine. A thread taken wrongly would
 /// still be bounded: real-time threads get SCHED_RESET_ON_FORK and the
 /// process an RLIMIT_RTTIME (`RealtimeThreads`), so one that never blocked
 /// would end the process within 200 ms rather than hold a core.
 enum AudioThreads {
     static let libpulseMainloop = "threaded-ml"
+    /// The name OpenAL Soft's unnamed threads are born with (the caller's, for the call).
+    static let alsoftThreads = "sysound-alsoft"
     static let openPurpose = "libpulse's threaded-ml, OpenAL Soft's mixer and event thread, started by the device's opening"
     static let resumePurpose = "OpenAL Soft's mixer, started again by alcDeviceResumeSOFT"
 
@@ -37,6 +45,6 @@ enum AudioThreads {
     static func started<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> (result: T, threads: [pid_t]) {
         opens.lock()
         defer { opens.unlock() }
-        return try ThreadCensus.started(named: [libpulseMainloop], by: body)
+        return try ThreadCensus.started(as: alsoftThreads, orNamed: [libpulseMainloop], by: body)
     }
 }

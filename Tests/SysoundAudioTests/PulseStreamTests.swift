@@ -106,7 +106,11 @@ final class PulseStreamTests: IdlePauseTests, OutputSelecting {
 
     /// A looping steady tone plays on for 3 s without a dip (a 2 ms window
     /// below −26 dBFS) where a control stream's tone held in the same frames
-    /// (`ControlTone`).
+    /// (`ControlTone`). A take in which the server dropped the control's
+    /// tone more than a few times judges nothing (seen in CI on PipeWire:
+    /// 18 control dips in 3 s, and one of sysound's 11 dips 96 ms from the
+    /// nearest), so up to three takes are made and the first the server
+    /// left nearly whole is judged; if none was, the least disturbed one.
     func testASteadyToneDoesNotDip() throws {
         let p = try PulseFixture.require()
         // 440 whole periods in 1 s, on the left: the loop is seamless.
@@ -114,21 +118,28 @@ final class PulseStreamTests: IdlePauseTests, OutputSelecting {
         let (engine, clip) = try deviceEngine(try Fixture.directory(self), samples: tone, channels: 2) { $0.idlePauseMilliseconds = 0 }
         let control = try ControlTone()
         defer { control.stop() }
-        let v = try engine.play(clip, category: .playback, loop: true)
-        usleep(200_000)
-        let before = p.recordedBytes
-        usleep(3_000_000)
-        let recorded = try p.recorded(since: before)
-        engine.stop(v)
-        let left = Fixture.channel(recorded, 0), right = Fixture.channel(recorded, 1)
-        let dips = ControlTone.dips(left, from: 0)
         let seconds = { (frames: [Int]) in frames.map { Double($0) / 48_000 } }
-        print("steady tone: \(left.count) frames, dips at \(seconds(dips)) s, underflows while writing \(engine.streamUnderflows ?? -1)")
-        XCTAssertGreaterThan(left.count, 48_000 * 2, "the recorder delivered the 3 s")
-        let controlDips = ControlTone.dips(right, from: 0)
-        print("steady tone: the control dipped at \(seconds(controlDips)) s")
-        XCTAssertLessThan(controlDips.count, left.count / 96 / 4, "the control's tone held in most windows (else there is nothing to judge against)")
-        XCTAssertEqual(seconds(ControlTone.own(dips, control: right)), [], "dips where the control held (s)")
+        var judged: (left: [Float], dips: [Int], controlDips: [Int], right: [Float])?
+        for take in 1...3 {
+            let v = try engine.play(clip, category: .playback, loop: true)
+            usleep(200_000)
+            let before = p.recordedBytes
+            usleep(3_000_000)
+            let recorded = try p.recorded(since: before)
+            engine.stop(v)
+            let left = Fixture.channel(recorded, 0), right = Fixture.channel(recorded, 1)
+            let dips = ControlTone.dips(left, from: 0), controlDips = ControlTone.dips(right, from: 0)
+            print("steady tone, take \(take): \(left.count) frames, dips at \(seconds(dips)) s, the control's at \(seconds(controlDips)) s, underflows while writing \(engine.streamUnderflows ?? -1)")
+            XCTAssertGreaterThan(left.count, 48_000 * 2, "the recorder delivered the 3 s")
+            if judged == nil || controlDips.count < judged!.controlDips.count {
+                judged = (left, dips, controlDips, right)
+            }
+            if controlDips.count <= 3 { break }
+            usleep(100_000)
+        }
+        let j = try XCTUnwrap(judged)
+        XCTAssertLessThan(j.controlDips.count, j.left.count / 96 / 4, "the control's tone held in most windows (else there is nothing to judge against)")
+        XCTAssertEqual(seconds(ControlTone.own(j.dips, control: j.right)), [], "dips where the control held (s)")
     }
 
     /// Idle is nothing written: neither the client's count nor the server's
@@ -238,7 +249,9 @@ final class PulseStreamTests: IdlePauseTests, OutputSelecting {
     /// heard: `untilHeardNanoseconds` then counts it, so the end plus that
     /// lies at least the clip's length after the play (a drained stream
     /// starts the clip at once). It read 0 once the stream had stopped
-    /// writing: `finished` came up to a buffer early.
+    /// writing: `finished` came up to a buffer early. The bound allows 1 ms:
+    /// the server's latency, interpolated from its last timing update, is
+    /// that far off now and then (seen 51 µs short), a buffer is 6.7 ms.
     func testAVoicesEndPlusWhatIsStillToBeHeardIsNotBeforeItsLength() throws {
         _ = try PulseFixture.require()
         let (engine, clip) = try deviceEngine(try Fixture.directory(self))
@@ -250,7 +263,7 @@ final class PulseStreamTests: IdlePauseTests, OutputSelecting {
             engine.whenEnded(try engine.play(clip)) { ended.signal() }
             XCTAssertEqual(ended.wait(timeout: .now() + 3), .success, "take \(take): the end is told")
             let sinceStart = try heardAt(engine) - started
-            XCTAssertGreaterThanOrEqual(sinceStart, length, "take \(take): heard to its end before its length had passed")
+            XCTAssertGreaterThanOrEqual(sinceStart, length - 0.001, "take \(take): heard to its end before its length had passed")
             XCTAssertLessThan(sinceStart, length + 0.1, "take \(take): the tail counted is the stream's buffer, not more")
         }
     }

@@ -1,3 +1,4 @@
+import CSysoundShims
 import Glibc
 
 /// The threads of this process as /proc/self/task lists them: how the engine
@@ -28,21 +29,31 @@ package enum ThreadCensus {
 
     /// Runs `body` on this thread and returns, with its result, the threads
     /// that `body` started and that are still running: those that appeared
-    /// while it ran and are named either as this thread (a thread that does
-    /// not name itself keeps its creator's name) or one of `names` (a library
-    /// thread that names itself, e.g. libpulse's "threaded-ml"). The name
-    /// test keeps out a thread another part of the process started meanwhile
-    /// under a name of its own (the worker pool's are started once, at
-    /// start-up; libdispatch names its threads "…-qos…").
+    /// while it ran and are named either `marker` or one of `names` (a
+    /// library thread that names itself, e.g. libpulse's "threaded-ml").
+    ///
+    /// A thread that does not name itself keeps its creator's name, so this
+    /// thread is named `marker` while `body` runs (and its own name again
+    /// after): a thread another part of the process starts meanwhile carries
+    /// its creator's name, not the marker, even when that creator shares this
+    /// thread's usual name (two workers of a pool, a library's threads named
+    /// as the process, a libdispatch worker before it names itself). What
+    /// `body` started unnamed keeps the marker as its name. When this thread
+    /// is the process's main thread, the process's name (`ps`, `pidof`) reads
+    /// `marker` for that long. `marker` must be a name no thread that may
+    /// start threads meanwhile carries; at most 15 bytes are kept.
     package static func started<T, E: Error>(
-        named names: Set<String>, by body: () throws(E) -> T
+        as marker: String, orNamed names: Set<String> = [], by body: () throws(E) -> T
     ) throws(E) -> (result: T, threads: [pid_t]) {
+        let marker = String(decoding: marker.utf8.prefix(15), as: UTF8.self)
         let own = name(of: SchedulerCalls.currentThread())
         let before = threads()
+        sysound_set_thread_name(marker)
+        defer { if let own { sysound_set_thread_name(own) } }
         let result = try body()
         let new = threads().subtracting(before).sorted().filter { tid in
             guard let n = name(of: tid) else { return false }
-            return n == own || names.contains(n)
+            return n == marker || names.contains(n)
         }
         return (result, new)
     }

@@ -102,16 +102,36 @@ final class RealtimeThreadsTests: XCTestCase {
         XCTAssertEqual(rt.promote([], purpose: "mixer"), .none)
     }
 
-    /// The census finds a thread started during the call under its creator's
-    /// name or a listed one, and leaves out one that named itself otherwise.
+    /// The census finds a thread started during the call under the marker
+    /// (an unnamed thread's creator's name) or a listed one, and leaves out
+    /// one that named itself otherwise; the caller has its own name back.
     func testTheCensusTakesOnlyThreadsTheCallStartedUnderTheExpectedNames() {
+        let own = ThreadCensus.name(of: SchedulerCalls.currentThread())
         var parked: [ParkedThread] = []
-        let (_, found) = ThreadCensus.started(named: ["threaded-ml"]) {
-            parked.append(ParkedThread()) // inherits this thread's name
+        let (_, found) = ThreadCensus.started(as: "census-test", orNamed: ["threaded-ml"]) {
+            XCTAssertEqual(ThreadCensus.name(of: SchedulerCalls.currentThread()), "census-test")
+            parked.append(ParkedThread()) // inherits this thread's name: the marker
             parked.append(ParkedThread(name: "threaded-ml"))
             parked.append(ParkedThread(name: "someone-else"))
         }
         defer { parked.forEach { $0.end() } }
         XCTAssertEqual(found, [parked[0].tid, parked[1].tid])
+        XCTAssertEqual(ThreadCensus.name(of: parked[0].tid), "census-test")
+        XCTAssertEqual(ThreadCensus.name(of: SchedulerCalls.currentThread()), own)
+    }
+
+    /// A thread that another thread sharing the caller's usual name starts
+    /// while the call runs (two workers of one pool) is not the call's.
+    func testTheCensusLeavesOutAThreadStartedMeanwhileByAThreadOfTheSameName() throws {
+        let own = try XCTUnwrap(ThreadCensus.name(of: SchedulerCalls.currentThread()))
+        let twin = ParkedThread(name: own, starting: 1) // starts one unnamed thread when told
+        defer { twin.end() }
+        var theirs: pid_t = 0
+        let (_, found) = ThreadCensus.started(as: "census-test") {
+            theirs = twin.startChildren()[0]
+        }
+        XCTAssertNotEqual(theirs, 0)
+        XCTAssertEqual(ThreadCensus.name(of: theirs), own, "born with its creator's name, the caller's usual one")
+        XCTAssertEqual(found, [], "not the call's")
     }
 }
