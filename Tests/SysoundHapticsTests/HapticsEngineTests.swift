@@ -14,7 +14,7 @@ final class HapticsEngineTests: XCTestCase {
     var registry: FakeDeviceRegistry!
 
     override func setUp() {
-        dir = ScratchDirectory()
+        dir = ScratchDirectory(removedAfter: self)
         registry = FakeDeviceRegistry()
     }
 

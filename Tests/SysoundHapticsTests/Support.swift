@@ -35,19 +35,23 @@ final class FakeDeviceRegistry: Sendable {
     }
 }
 
-/// A scratch directory standing in for /dev/input.
+/// A scratch directory standing in for /dev/input, removed when its test
+/// ends: XCTest keeps every test case object (and what it stores) to the end
+/// of the run.
 final class ScratchDirectory {
     let path: String
-    init() {
+    init(removedAfter test: XCTestCase) {
         var template = Array("/tmp/sysound-haptics-XXXXXX".utf8CString)
         path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        let path = path
+        test.addTeardownBlock { Self.remove(path) }
     }
     func touch(_ name: String, mode: mode_t = 0o600) {
         let fd = open(path + "/" + name, O_CREAT | O_WRONLY, mode)
         close(fd)
     }
     func remove(_ name: String) { unlink(path + "/" + name) }
-    deinit {
+    private static func remove(_ path: String) {
         if let dir = opendir(path) {
             while let e = readdir(dir) {
                 let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
