@@ -22,9 +22,7 @@ import SysoundPlatform
 /// that carry it from earlier opens start no threads. A thread another part
 /// of the process starts meanwhile carries its own creator's name, even
 /// where that creator's usual name is the caller's (the pool's workers
-/// share theirs; the main thread's is the process's). Before the marker the
-/// census took such threads too; in the test process a real-time thread
-/// named as the process once outlived every engine. A thread taken wrongly would
+/// share theirs; the main thread's is the process's). A thread taken wrongly would
 /// still be bounded: real-time threads get SCHED_RESET_ON_FORK and the
 /// process an RLIMIT_RTTIME (`RealtimeThreads`), so one that never blocked
 /// would end the process within 200 ms rather than hold a core.
