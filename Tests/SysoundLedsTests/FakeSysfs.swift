@@ -14,7 +14,12 @@ final class FakeSysfs {
         try FileManager.default.createDirectory(atPath: paths.udevDatabase, withIntermediateDirectories: true)
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: root) }
+    deinit { remove() }
+
+    /// Removes the tree (also at deinit; a test whose teardown block holds
+    /// the tree removes it there: XCTest keeps a test's blocks, and what they
+    /// hold, to the end of the run).
+    func remove() { try? FileManager.default.removeItem(atPath: root) }
 
     /// An LED with the pattern trigger selected (`pattern` present) unless `pattern` is false.
     func addLed(_ name: String, max: Int = 255, pattern: Bool = true, triggers: String = "none [pattern] timer", multiIndex: String? = nil) throws {

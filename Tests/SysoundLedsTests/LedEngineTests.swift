@@ -11,7 +11,7 @@ final class LedEngineTests: XCTestCase {
         let engine = LedEngine(discovery: LedDiscovery(files: SystemLedFiles(), paths: sys.paths), host: Self.host)
         engine.start()
         // Before the tree goes: the engine's watch is on it.
-        addTeardownBlock { engine.shutdown(); withExtendedLifetime(sys) {} }
+        addTeardownBlock { engine.shutdown(); sys.remove() }
         return engine
     }
 
