@@ -22,26 +22,43 @@ final class PulseClientTagTests: XCTestCase {
         return result.stdout
     }
 
-    /// The clients that carry the mark, by the server's client number: another
-    /// test's client may still be leaving, so a count before and after would
-    /// not say which one is new.
+    /// The clients that carry the mark, by the server's client number.
     private func marked(_ list: String) -> Set<Substring> {
         Set(list.components(separatedBy: "Client #").dropFirst()
             .filter { $0.contains("sysound.engine = \"openal-soft\"") }
             .map { $0.prefix { $0.isNumber } })
     }
 
-    /// The own stream's client carries the mark without any environment variable.
+    /// The server's streams (sink inputs) by number, each with the number
+    /// of the client that made it.
+    private func streamClients() throws -> [Substring: Substring] {
+        let result = try Spawned.run("/usr/bin/pactl", ["list", "sink-inputs"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        var found: [Substring: Substring] = [:]
+        for entry in result.stdout.components(separatedBy: "Sink Input #").dropFirst() {
+            let client = entry.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("Client: ") }
+            found[entry.prefix { $0.isNumber }] = client?.split(separator: " ").last
+        }
+        return found
+    }
+
+    /// The own stream's client carries the mark without any environment
+    /// variable. The stream is found as the one the engine's opening added;
+    /// its client may be older than the engine (the process's one sound-server
+    /// connection, which another test's engine may have opened).
     func testTheOwnStreamsContextCarriesTheMark() throws {
         _ = try PulseFixture.require()
-        let before = marked(try clients())
+        let before = try streamClients()
         var s = AudioSettings()
         s.backend = .pulse
         let engine = try AudioEngine(settings: s, output: .device)
         defer { engine.shutdown() }
         XCTAssertTrue(engine.playsOnOwnStream)
+        let added = try streamClients().filter { before[$0.key] == nil }
+        XCTAssertEqual(added.count, 1, "the engine's stream: \(added)")
         let list = try clients()
-        XCTAssertEqual(marked(list).subtracting(before).count, 1, list)
+        let client = try XCTUnwrap(added.values.first, "the stream names its client")
+        XCTAssertTrue(marked(list).contains(client), "client #\(client) of the engine's stream: \(list)")
     }
 
     /// A daemon on OpenAL Soft's own device: its PulseAudio client carries the
