@@ -268,7 +268,8 @@ let package = Package(
         .testTarget(
             name: "SysoundHapticsTests",
             dependencies: [
-                "SysoundHaptics", "SysoundCore", "SysoundPlatform", "SysoundTesting", .product(name: "Logging", package: "swift-log"),
+                "SysoundHaptics", "SysoundCore", "SysoundPlatform", "SysoundTesting", "SysoundTestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ]),
         // The LED layer on a directory tree shaped like sysfs and udev's database.
         .testTarget(

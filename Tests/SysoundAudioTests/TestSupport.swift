@@ -1,5 +1,6 @@
 import SysoundCore
 import Foundation
+import SysoundTestSupport
 import XCTest
 @testable import SysoundAudio
 
@@ -7,10 +8,7 @@ import XCTest
 enum Fixture {
     /// A fresh temporary directory, removed when the test ends.
     static func directory(_ test: XCTestCase) throws -> String {
-        let dir = NSTemporaryDirectory() + "sysound-audio-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        test.addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
-        return dir
+        try temporaryDirectory("sysound-audio", removedAfter: test)
     }
 
     /// A tone with a short fade in and out (no clicks), as float samples.

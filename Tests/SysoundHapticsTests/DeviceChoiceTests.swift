@@ -13,8 +13,8 @@ final class HapticsDeviceChoiceTests: XCTestCase {
     var registry: FakeDeviceRegistry!
     static let host = try! LoopHost.ownThread(name: "test-choice")
 
-    override func setUp() {
-        dir = ScratchDirectory(removedAfter: self)
+    override func setUpWithError() throws {
+        dir = try ScratchDirectory(removedAfter: self)
         registry = FakeDeviceRegistry()
     }
 
@@ -115,7 +115,7 @@ final class HapticsDeviceChoiceTests: XCTestCase {
     }
 
     func testUdevPropertiesAreReadFromTheDatabaseFile() throws {
-        let db = ScratchDirectory(removedAfter: self)
+        let db = try ScratchDirectory(removedAfter: self)
         let fd = open(db.path + "/c13:67", O_CREAT | O_WRONLY, 0o600)
         let text = "I:123\nE:ID_INPUT=1\nE:FEEDBACKD_TYPE=vibra\nG:uaccess\n"
         _ = text.withCString { write(fd, $0, strlen($0)) }

@@ -13,8 +13,8 @@ final class HapticsEngineTests: XCTestCase {
     var dir: ScratchDirectory!
     var registry: FakeDeviceRegistry!
 
-    override func setUp() {
-        dir = ScratchDirectory(removedAfter: self)
+    override func setUpWithError() throws {
+        dir = try ScratchDirectory(removedAfter: self)
         registry = FakeDeviceRegistry()
     }
 

@@ -1,5 +1,6 @@
 import Logging
 import SysoundCore
+import SysoundTestSupport
 import SysoundTesting
 import XCTest
 @testable import SysoundHaptics
@@ -35,32 +36,17 @@ final class FakeDeviceRegistry: Sendable {
     }
 }
 
-/// A scratch directory standing in for /dev/input, removed when its test
-/// ends: XCTest keeps every test case object (and what it stores) to the end
-/// of the run.
+/// A scratch directory standing in for /dev/input, removed when its test ends.
 final class ScratchDirectory {
     let path: String
-    init(removedAfter test: XCTestCase) {
-        var template = Array("/tmp/sysound-haptics-XXXXXX".utf8CString)
-        path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
-        let path = path
-        test.addTeardownBlock { Self.remove(path) }
+    init(removedAfter test: XCTestCase) throws {
+        path = try temporaryDirectory("sysound-haptics", removedAfter: test)
     }
     func touch(_ name: String, mode: mode_t = 0o600) {
         let fd = open(path + "/" + name, O_CREAT | O_WRONLY, mode)
         close(fd)
     }
     func remove(_ name: String) { unlink(path + "/" + name) }
-    private static func remove(_ path: String) {
-        if let dir = opendir(path) {
-            while let e = readdir(dir) {
-                let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                if name != "." && name != ".." { unlink(path + "/" + name); rmdir(path + "/" + name) }
-            }
-            closedir(dir)
-        }
-        rmdir(path)
-    }
 }
 
 func quietLogger() -> Logger {
