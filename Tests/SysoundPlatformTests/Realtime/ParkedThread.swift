@@ -8,22 +8,22 @@ final class ParkedThread: @unchecked Sendable {
     private let release = DispatchSemaphore(value: 0)
     private let started = DispatchSemaphore(value: 0)
     private let request = DispatchSemaphore(value: 0)
-    private let childrenStarted = DispatchSemaphore(value: 0)
+    private let childStarted = DispatchSemaphore(value: 0)
     private(set) var tid: pid_t = 0
     private var thread: Thread?
-    private var children: [ParkedThread] = []
+    private var child: ParkedThread?
 
     /// `name`: set by the thread itself (pthread_setname_np), as libpulse does; nil keeps its creator's.
-    /// `count`: how many unnamed parked threads it starts itself when `startChildren` asks.
-    init(name: String? = nil, starting count: Int = 0) {
+    /// `startsAChild`: it starts an unnamed parked thread itself when `startChild` asks.
+    init(name: String? = nil, startsAChild: Bool = false) {
         let t = Thread { [self] in
             if let name { sysound_set_thread_name(name) }
             tid = SchedulerCalls.currentThread()
             started.signal()
-            if count > 0 {
+            if startsAChild {
                 request.wait()
-                children = (0..<count).map { _ in ParkedThread() }
-                childrenStarted.signal()
+                child = ParkedThread()
+                childStarted.signal()
             }
             release.wait()
         }
@@ -32,15 +32,15 @@ final class ParkedThread: @unchecked Sendable {
         started.wait()
     }
 
-    /// Has the thread start its `count` threads (born with its name); their ids.
-    func startChildren() -> [pid_t] {
+    /// Has the thread start its child (born with its name); the child's id.
+    func startChild() -> pid_t {
         request.signal()
-        childrenStarted.wait()
-        return children.map(\.tid)
+        childStarted.wait()
+        return child!.tid
     }
 
     func end() {
-        children.forEach { $0.end() }
+        child?.end()
         release.signal()
     }
 

@@ -124,11 +124,11 @@ final class RealtimeThreadsTests: XCTestCase {
     /// while the call runs (two workers of one pool) is not the call's.
     func testTheCensusLeavesOutAThreadStartedMeanwhileByAThreadOfTheSameName() throws {
         let own = try XCTUnwrap(ThreadCensus.name(of: SchedulerCalls.currentThread()))
-        let twin = ParkedThread(name: own, starting: 1) // starts one unnamed thread when told
+        let twin = ParkedThread(name: own, startsAChild: true) // starts an unnamed thread when told
         defer { twin.end() }
         var theirs: pid_t = 0
         let (_, found) = ThreadCensus.started(as: "census-test") {
-            theirs = twin.startChildren()[0]
+            theirs = twin.startChild()
         }
         XCTAssertNotEqual(theirs, 0)
         XCTAssertEqual(ThreadCensus.name(of: theirs), own, "born with its creator's name, the caller's usual one")
