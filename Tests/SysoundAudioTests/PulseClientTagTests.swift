@@ -29,35 +29,24 @@ final class PulseClientTagTests: XCTestCase {
             .map { $0.prefix { $0.isNumber } })
     }
 
-    /// The server's streams (sink inputs) by number, each with the number
-    /// of the client that made it.
-    private func streamClients() throws -> [Substring: Substring] {
-        let result = try Spawned.run("/usr/bin/pactl", ["list", "sink-inputs"])
-        XCTAssertEqual(result.status, 0, result.stderr)
-        var found: [Substring: Substring] = [:]
-        for entry in result.stdout.components(separatedBy: "Sink Input #").dropFirst() {
-            let client = entry.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("Client: ") }
-            found[entry.prefix { $0.isNumber }] = client?.split(separator: " ").last
-        }
-        return found
-    }
-
     /// The own stream's client carries the mark without any environment
-    /// variable. The stream is found as the one the engine's opening added;
-    /// its client may be older than the engine (the process's one sound-server
-    /// connection, which another test's engine may have opened).
+    /// variable. The stream is the one the engine's opening added (the
+    /// fixture's `sinkInputs`); its client may be older than the engine (the
+    /// process's one sound-server connection, which another test's engine
+    /// may have opened).
     func testTheOwnStreamsContextCarriesTheMark() throws {
-        _ = try PulseFixture.require()
-        let before = try streamClients()
+        let p = try PulseFixture.require()
         var s = AudioSettings()
         s.backend = .pulse
         let engine = try AudioEngine(settings: s, output: .device)
         defer { engine.shutdown() }
         XCTAssertTrue(engine.playsOnOwnStream)
-        let added = try streamClients().filter { before[$0.key] == nil }
+        let added = try p.sinkInputs().components(separatedBy: "Sink Input #").dropFirst()
         XCTAssertEqual(added.count, 1, "the engine's stream: \(added)")
+        let client = try XCTUnwrap(added.first?.split(separator: "\n")
+            .first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("Client: ") }?.split(separator: " ").last,
+            "the stream names its client: \(added)")
         let list = try clients()
-        let client = try XCTUnwrap(added.values.first, "the stream names its client")
         XCTAssertTrue(marked(list).contains(client), "client #\(client) of the engine's stream: \(list)")
     }
 
