@@ -84,12 +84,14 @@ package enum AudioProcess {
 
     /// Prepares a process that plays and exits (`sysound-engine play` and
     /// `request`), before it starts any thread: OpenAL Soft only mixes when
-    /// the output will be the own stream. Asks the sound server for that
+    /// the output will be the own stream, and its mixer then starts opening
+    /// at once (`LoopbackOutput.openAhead`). Asks the sound server for that
     /// (`SoundServerProbe`; the open asks again, a round trip of well under
     /// a millisecond to a running server).
     package static func prepareOneShot(_ settings: AudioSettings) {
         let ownStream = AudioOutputs.opensOwnStream(settings, server: SoundServerProbe.ask())
         prepare(settings, openALMixesOnly: ownStream)
+        if ownStream { LoopbackOutput.openAhead(settings) }
     }
 
     /// Whether OpenAL Soft was left without its backends (`prepare`'s

@@ -1,6 +1,7 @@
 import COpenAL
 import Glibc
 import SysoundCore
+import SysoundPlatform
 
 /// A loopback device (ALC_SOFT_loopback): nothing plays by itself; whoever
 /// holds it renders the mix (`render`). The engine renders it for `--to FILE`
@@ -71,4 +72,62 @@ final class LoopbackOutput: AudioOutputDevice, @unchecked Sendable {
 
     var streamFacts: StreamFacts? { nil }
     func close() { al.close() }
+}
+
+extension LoopbackOutput {
+    /// Starts opening the loopback device for `settings` on a thread of its
+    /// own (`sysound-mixer`), for the first `StreamOutput.open` to take.
+    ///
+    /// A one-shot `sysound play` calls it as soon as it knows that its
+    /// output will be the own stream (`AudioProcess.prepareOneShot`): OpenAL
+    /// Soft's context is 5–6 ms of page faults here (it zeroes 7.8 MB of
+    /// voices), which then overlap the theme's reading and the policy's
+    /// decision instead of following them. The device is local to the
+    /// process: a sound the policy silences has contacted no server, and the
+    /// device is never taken.
+    package static func openAhead(_ settings: AudioSettings) {
+        Ahead.slot.withLock { slot in
+            guard slot == nil else { return }
+            let ahead = Ahead(settings)
+            // No thread to be had: nothing is opened ahead, the first open makes its own.
+            guard let thread = try? PosixThread.start(name: "sysound-mixer", { ahead.open() }) else { return }
+            ahead.thread = thread
+            slot = ahead
+        }
+    }
+
+    /// The device `openAhead` opened, once it is open, if it is the one
+    /// `settings` ask for (rate, voices); else one opened now (`open`), which
+    /// also tells why the one ahead failed, if it did.
+    static func openAheadOrNow(_ settings: AudioSettings) throws(AudioError) -> LoopbackOutput {
+        if let ahead = openedAhead(settings) { return ahead }
+        return try open(settings)
+    }
+
+    /// Nil when none was started, it was taken already, or it failed.
+    static func openedAhead(_ settings: AudioSettings) -> LoopbackOutput? {
+        guard let ahead = Ahead.slot.withLock({ slot -> Ahead? in
+            defer { slot = nil }
+            return slot
+        }) else { return nil }
+        ahead.thread?.join()
+        guard ALDeviceContext.attributes(ahead.settings) == ALDeviceContext.attributes(settings) else {
+            ahead.output?.close()
+            return nil
+        }
+        return ahead.output
+    }
+
+    private final class Ahead: @unchecked Sendable {
+        // @unchecked: `output` is written by the thread before it ends and read after `join`;
+        // `thread` is set under `slot`'s lock before anyone can take it.
+        static let slot = Locked<Ahead?>(nil)
+        let settings: AudioSettings
+        var thread: PosixThread?
+        var output: LoopbackOutput?
+
+        init(_ settings: AudioSettings) { self.settings = settings }
+
+        func open() { output = try? LoopbackOutput.open(settings) }
+    }
 }

@@ -1,8 +1,9 @@
 import CSysoundShims
 import Glibc
 
-/// Starts POSIX threads (pthread_create): the loop's own thread and the
-/// worker pool's, the only threads the daemon makes.
+/// Starts POSIX threads (pthread_create): the loop's own thread, the
+/// worker pool's, and the short-lived one that connects a stream while its
+/// mixer opens (`StreamOutput.open`): the only threads the daemon makes.
 package struct PosixThread: Sendable {
     private final class Body {
         let run: @Sendable () -> Void
