@@ -196,11 +196,15 @@ let package = Package(
             path: "Sources/Programs/sysound-engine",
             // The daemon stays a PIE, but with its relative relocations packed
             // (DT_RELR, glibc 2.36): 2 MB of RELA entries the dynamic loader read
-            // at start-up no longer stay in the resident set (docs/benchmarks.md,
-            // figure 15). lld is the toolchain's; gold cannot pack them.
+            // at start-up no longer stay in the resident set (docs/memory.md).
+            // GNU ld (binutils 2.38 and later) packs them; gold cannot. Not lld:
+            // it takes a function Foundation and FoundationEssentials both carry
+            // from Foundation's archive (TOMLKit's `import struct Foundation.Data`
+            // puts that archive on the line), and with it Foundation's
+            // internationalization and ICU's data, 47 MB the engine never calls.
             linkerSettings: [
                 .unsafeFlags(
-                    ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
+                    ["-use-ld=bfd", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
                     .when(platforms: [.linux], configuration: .release))
             ]),
         // Options both executables parse (serve, check), declared once.

@@ -1,5 +1,6 @@
 import COpenAL
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A sound of the theme to preload.
 package struct ClipSource: Sendable, Equatable {

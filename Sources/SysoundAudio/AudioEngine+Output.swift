@@ -1,5 +1,6 @@
 import COpenAL
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import SysoundCore
 import SysoundPlatform

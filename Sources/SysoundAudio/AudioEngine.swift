@@ -1,5 +1,6 @@
 import COpenAL
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import Synchronization
 import SysoundCore
@@ -52,7 +53,7 @@ package final class AudioEngine: @unchecked Sendable {
     /// `lock`: another engine changes it with its own lock held.
     let duckHolds = Atomic<Int>(0)
     /// Held by a whole theme's preload (not under `lock`).
-    let themeLoads = NSLock()
+    let themeLoads = PthreadLock()
     /// Where a device engine's timers and device calls run; nil on loopback.
     let host: LoopHost?
     let monitor: AudioMonitor?
@@ -134,7 +135,7 @@ package final class AudioEngine: @unchecked Sendable {
 
     /// Held around every engine's device open (`AudioThreads` takes it too,
     /// for a reopen or a resume), so two opens never overlap.
-    static var opens: NSRecursiveLock { AudioThreads.opens }
+    static var opens: PthreadLock { AudioThreads.opens }
 
     /// The last reference may go on any thread, libpulse's own among them (a
     /// render holds the engine while it runs): closing the stream there would

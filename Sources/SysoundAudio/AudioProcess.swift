@@ -1,8 +1,9 @@
 import CSysoundShims
-import Foundation
+import FoundationEssentials
+import Glibc
+import Synchronization
 import SysoundCore
 import SysoundPlatform
-import Synchronization
 
 /// What OpenAL Soft and ALSA take from the process rather than from a call,
 /// set once while the process has one thread: the environment may only be
@@ -36,7 +37,7 @@ package enum AudioProcess {
     private nonisolated(unsafe) static var prepared: Bool?
     private nonisolated(unsafe) static var file: String?
     private nonisolated(unsafe) static var mixesOnly = false
-    private static let lock = NSLock()
+    private static let lock = PthreadLock()
     static let filePrefix = "sysound-alsoft-"
 
     /// Prepares the process for `settings`' opens (once; later calls return
@@ -64,11 +65,11 @@ package enum AudioProcess {
         let environment = ProcessInfo.processInfo.environment
         // Only OpenAL Soft's own device reads the file: none when it only mixes.
         if !openALMixesOnly, let text = AlsoftConfig.contents(settings), isUnclaimed(environment["ALSOFT_CONF"]) {
-            let path = NSTemporaryDirectory() + filePrefix + "\(getpid()).conf"
+            let path = temporaryDirectory + filePrefix + "\(getpid()).conf"
             // Unwritable temp directory: OpenAL Soft keeps its own period, as without the file.
             // Not atomically: no one else reads this process's file, and an
             // atomic write syncs it to the disk (/tmp is a disk on many systems).
-            if (try? text.write(toFile: path, atomically: false, encoding: .utf8)) != nil {
+            if (try? Data(text.utf8).write(to: URL(fileURLWithPath: path))) != nil {
                 setenv("ALSOFT_CONF", path, 1)
                 file = path
             }
@@ -111,12 +112,18 @@ package enum AudioProcess {
         file = nil
     }
 
+    /// `$TMPDIR/`, else `/tmp/`: where the private file goes.
+    static var temporaryDirectory: String {
+        guard let dir = getenv("TMPDIR").map({ String(cString: $0) }), !dir.isEmpty else { return "/tmp/" }
+        return dir.hasSuffix("/") ? dir : dir + "/"
+    }
+
     /// Whether an `ALSOFT_CONF` value is free to be replaced: unset, or the
     /// private file of another sysound process (the parent this one inherited it from).
     static func isUnclaimed(_ value: String?) -> Bool {
         guard let value else { return true }
         let name = value.split(separator: "/").last.map(String.init) ?? value
-        return value.hasPrefix(NSTemporaryDirectory()) && name.hasPrefix(filePrefix) && name != filePrefix + "\(getpid()).conf"
+        return value.hasPrefix(temporaryDirectory) && name.hasPrefix(filePrefix) && name != filePrefix + "\(getpid()).conf"
     }
 }
 

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import Glibc
+import SysoundCore
 import SysoundPlatform
 
 /// Which threads are the output's audio threads. OpenAL Soft 1.19.1 with its
@@ -37,7 +38,7 @@ enum AudioThreads {
     /// threads by the threads that appeared while it ran, which another
     /// open's would spoil. Recursive: an engine's open holds it around the
     /// whole open, which takes it again here.
-    static let opens = NSRecursiveLock()
+    static let opens = PthreadLock(recursive: true)
 
     /// Runs `body` (an ALC call) and returns the audio threads it started.
     static func started<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> (result: T, threads: [pid_t]) {

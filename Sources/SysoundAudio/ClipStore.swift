@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The engine's clips: the theme's, preloaded by name, and ad-hoc files cached
 /// by identity (device, inode, size, mtime) with least-recently-used eviction.

@@ -1,6 +1,7 @@
 import CPulse
 import CSysoundShims
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 import SysoundCore
 import SysoundPlatform

@@ -1,6 +1,7 @@
-import SysoundCore
 import CSndfile
-import Foundation
+import FoundationEssentials
+import Glibc
+import SysoundCore
 
 /// Decodes sound files with libsndfile (every format it reads: WAV, FLAC,
 /// Ogg Vorbis, Opus, AIFF…), refusing hostile files with an error that names
@@ -180,7 +181,7 @@ package struct SoundDecoder: Sendable {
         guard n > 0 else { return nil }
         let text = log.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         for line in text.split(separator: "\n") {
-            let t = line.trimmingCharacters(in: .whitespaces)
+            let t = line.trimmingWhitespace()
             if (t.hasPrefix("data") || t.hasPrefix("SSND")) && t.contains("should be") { return t }
         }
         return nil

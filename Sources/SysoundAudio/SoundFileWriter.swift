@@ -1,5 +1,6 @@
 import CSndfile
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Writes interleaved float32 PCM to a sound file through libsndfile
 /// (`sf_open` + `sf_writef_float`). WAV float by default (16-bit with

@@ -43,7 +43,7 @@ package enum SoundServerProbe {
     package static func socketPaths(_ variable: (String) -> String? = Self.variable) -> [String]? {
         // OpenAL Soft pinned to another backend, unless sysound left it none (it only mixes here).
         if !AudioProcess.openALMixesOnly, let drivers = variable("ALSOFT_DRIVERS"), !drivers.isEmpty,
-           !drivers.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "pulse" }) {
+           !drivers.split(separator: ",").contains(where: { $0.trimmingWhitespace() == "pulse" }) {
             return nil
         }
         if let servers = variable("PULSE_SERVER"), !servers.isEmpty {

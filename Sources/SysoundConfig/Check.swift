@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `sysound check [FILE]`: every problem of a configuration and its theme.
 package enum SysoundCheck {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import SysoundCore
 
 /// Why the configuration could not be loaded.
@@ -78,7 +79,7 @@ package struct ConfigurationSearch: Sendable {
     package func dataDirectory() throws(ConfigurationError) -> String {
         let candidates = dataDirectoryCandidates()
         for dir in candidates where Paths.isFile(Paths.join(dir, Self.defaultConfigPath)) {
-            return (dir as NSString).standardizingPath
+            return Paths.standardize(dir)
         }
         throw .noDataDirectory(searched: candidates)
     }

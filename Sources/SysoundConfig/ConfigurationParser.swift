@@ -29,7 +29,7 @@ enum ConfigurationParser {
             xdg.read(ConfigurationKeys.xdg, into: &config)
             for (key, keyPath) in [("theme", \XDGSettings.theme), ("profile", \XDGSettings.profile)] {
                 guard let value = xdg.string(key, default: nil) else { continue }
-                if value.isEmpty || value.contains("/") || value.contains(",") || value.hasPrefix(".") {
+                if value.isEmpty || value.contains(where: { $0 == "/" || $0 == "," }) || value.hasPrefix(".") {
                     document.report(.invalidValue, key: "xdg.\(key)", "\"\(value)\" is not a directory name; expected a name such as \"\(config.xdg[keyPath: keyPath])\"")
                 } else {
                     config.xdg[keyPath: keyPath] = value

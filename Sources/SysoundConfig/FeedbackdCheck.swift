@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import SysoundCore
 
 /// `sysound check FILE.json` and `sysound list --dbus`: a feedbackd theme as

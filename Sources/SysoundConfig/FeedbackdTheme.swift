@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import SysoundCore
 
 /// A sound of a feedbackd theme: an XDG sound name, played through
@@ -147,7 +148,11 @@ package enum FeedbackdFeedback: Sendable, Equatable {
     }
 
     /// A magnitude to two places (16-bit ones read from older themes are long fractions).
-    static func show(_ m: Double) -> String { String(format: "%.2f", m) }
+    static func show(_ m: Double) -> String {
+        let hundredths = Int((abs(m) * 100).rounded())
+        let fraction = hundredths % 100
+        return (m < 0 && hundredths > 0 ? "-" : "") + "\(hundredths / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"
+    }
 }
 
 /// One theme file as written: its name, its parent, and per profile section
@@ -174,13 +179,11 @@ package struct FeedbackdThemeFile: Sendable, Equatable {
 
     /// Reads and parses `path`.
     package static func read(path: String) -> (FeedbackdThemeFile?, [Diagnostic]) {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        // One byte past the limit: the parser refuses a file that is too large.
+        guard let bytes = SmallFile.bytes(path, limit: maximumBytes + 1) else {
             return (nil, [Diagnostic(.unreadable, file: path, message: "cannot read the feedbackd theme; expected a readable JSON file")])
         }
-        // Closing a file only read loses nothing.
-        defer { try? handle.close() }
-        // A read error leaves no data: reported as a JSON error naming the file below.
-        let data = (try? handle.read(upToCount: maximumBytes + 1)) ?? Data()
-        return parse(data, file: path)
+        // A read error cuts the data short: reported as a JSON error naming the file.
+        return parse(Data(bytes), file: path)
     }
 }

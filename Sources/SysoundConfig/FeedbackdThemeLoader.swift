@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import SysoundCore
 
 /// A feedbackd theme as feedbackd uses it: the theme found by name (or
@@ -72,7 +73,7 @@ extension FeedbackdTheme {
     /// The directories searched for NAME.json: `$XDG_CONFIG_HOME/feedbackd/themes`,
     /// then each `$XDG_DATA_DIRS/feedbackd/themes`, as feedbackd does.
     package static func searchDirectories(environment: [String: String]) -> [String] {
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
         let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
         let data = (environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share")
             .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
@@ -88,7 +89,7 @@ extension FeedbackdTheme {
             }
             return file(named: "default", environment: environment)
         }
-        guard !isReserved(name), !name.isEmpty, !name.contains("/") else { return nil }
+        guard !isReserved(name), !name.isEmpty, !name.contains("/" as Character) else { return nil }
         for directory in searchDirectories(environment: environment) {
             let path = directory + "/" + name + ".json"
             if Paths.isFile(path) { return path }
@@ -124,7 +125,7 @@ extension FeedbackdTheme {
                     message: "\(what) was not found (as NAME.json in \(dirs)); D-Bus events use sysound's own names"))
                 break
             }
-            let canonical = (path as NSString).resolvingSymlinksInPath
+            let canonical = Paths.standardize(path)
             guard seen.insert(canonical).inserted, chain.count < maximumChain else {
                 diagnostics.append(Diagnostic(
                     .aliasCycle, severity: .warning, file: wantedBy ?? path, key: "parent-name",

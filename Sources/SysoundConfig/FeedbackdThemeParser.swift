@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import SysoundCore
 
 /// The JSON walk, collecting what it finds wrong.
@@ -21,17 +22,18 @@ struct FeedbackdThemeParser {
             report(.syntax, nil, "JSON nested deeper than \(FeedbackdThemeFile.maximumDepth) levels; expected a feedbackd theme", severity: .error)
             return nil
         }
-        let json: Any
-        do {
-            json = try JSONSerialization.jsonObject(with: data, options: [])
+        let json: PositionedJSON
+        do throws(PositionedJSONError) {
+            json = try PositionedJSON(parsing: String(decoding: data, as: UTF8.self))
         } catch {
-            report(.syntax, nil, "not valid JSON (\(error.localizedDescription)); expected a feedbackd theme such as {\"name\": \"custom\", \"profiles\": [...]}", severity: .error)
+            report(.syntax, nil, "not valid JSON (\(error)); expected a feedbackd theme such as {\"name\": \"custom\", \"profiles\": [...]}", severity: .error)
             return nil
         }
-        guard let top = json as? [String: Any] else {
+        guard case .object = json else {
             report(.wrongType, nil, "the file holds \(Self.describe(json)); expected a JSON object with \"name\" and \"profiles\"", severity: .error)
             return nil
         }
+        let top = json
         var theme = FeedbackdThemeFile(file: file)
         theme.name = string(top, "name", at: "name")
         theme.parentName = string(top, "parent-name", at: "parent-name")
@@ -40,35 +42,37 @@ struct FeedbackdThemeParser {
             report(.missingKey, "profiles", "no \"profiles\"; the theme gives no feedback")
             return theme
         }
-        guard let list = profiles as? [Any] else {
+        guard case .array(let list, _) = profiles else {
             report(.wrongType, "profiles", "expected an array of profile sections, found \(Self.describe(profiles))")
             return theme
         }
         for (i, item) in list.enumerated() {
             let at = "profiles[\(i)]"
-            guard let section = item as? [String: Any] else {
+            guard case .object = item else {
                 report(.wrongType, at, "expected an object with \"name\" and \"feedbacks\", found \(Self.describe(item))")
                 continue
             }
+            let section = item
             unknownKeys(section, known: ["name", "feedbacks"], at: at)
             guard let name = string(section, "name", at: at + ".name"), let level = FeedbackProfile(rawValue: name) else {
-                if section["name"] is String {
-                    report(.invalidValue, at + ".name", "\"\(Self.show(section["name"]!))\" is not a profile section; expected full, quiet or silent")
+                if case .string(let other, _)? = section["name"] {
+                    report(.invalidValue, at + ".name", "\"\(Self.show(other))\" is not a profile section; expected full, quiet or silent")
                 } else {
                     report(.missingKey, at + ".name", "a section needs a name: full, quiet or silent")
                 }
                 continue
             }
-            guard let feedbacks = section["feedbacks"] as? [Any] else {
-                report(.wrongType, at + ".feedbacks", "expected an array of feedbacks, found \(Self.describe(section["feedbacks"] as Any))")
+            guard case .array(let feedbacks, _)? = section["feedbacks"] else {
+                report(.wrongType, at + ".feedbacks", "expected an array of feedbacks, found \(Self.describe(section["feedbacks"]))")
                 continue
             }
             for (j, entry) in feedbacks.enumerated() {
                 let key = "\(at).feedbacks[\(j)]"
-                guard let object = entry as? [String: Any] else {
+                guard case .object = entry else {
                     report(.wrongType, key, "expected an object with \"event-name\" and \"type\", found \(Self.describe(entry))")
                     continue
                 }
+                let object = entry
                 guard let event = string(object, "event-name", at: key + ".event-name"), !event.isEmpty else {
                     report(.missingKey, key + ".event-name", "a feedback needs an \"event-name\"; entry skipped")
                     continue
@@ -85,7 +89,7 @@ struct FeedbackdThemeParser {
     }
 
     /// One entry by its `type`; nil (with a warning) when it cannot be used.
-    mutating func feedback(_ o: [String: Any], at key: String, event: String) -> FeedbackdFeedback? {
+    mutating func feedback(_ o: PositionedJSON, at key: String, event: String) -> FeedbackdFeedback? {
         let type = string(o, "type", at: key + ".type") ?? ""
         let common = ["event-name", "type"]
         switch type.lowercased() {
@@ -114,8 +118,8 @@ struct FeedbackdThemeParser {
             return .periodic(p)
         case "vibrapattern":
             unknownKeys(o, known: common + ["magnitudes", "durations"], at: key)
-            let magnitudes = (o["magnitudes"] as? [Any])?.map { Self.number($0) } ?? []
-            let durations = (o["durations"] as? [Any])?.map { Self.number($0) } ?? []
+            let magnitudes = Self.items(o["magnitudes"]).map { Self.number($0) }
+            let durations = Self.items(o["durations"]).map { Self.number($0) }
             guard !magnitudes.isEmpty, magnitudes.count == durations.count,
                 !magnitudes.contains(where: { $0 == nil || !(0...1).contains($0!) }),
                 !durations.contains(where: { $0 == nil || $0! < 0 || $0! > Double(HapticPattern.maximumStepMs) })
@@ -146,20 +150,20 @@ struct FeedbackdThemeParser {
 
     // MARK: Values
 
-    mutating func string(_ o: [String: Any], _ name: String, at key: String) -> String? {
+    mutating func string(_ o: PositionedJSON, _ name: String, at key: String) -> String? {
         guard let value = o[name] else { return nil }
-        guard let text = value as? String, !Self.isBool(value) else {
+        guard case .string(let text, _) = value else {
             report(.wrongType, key, "expected a string, found \(Self.describe(value))")
             return nil
         }
         return text
     }
 
-    mutating func milliseconds(_ o: [String: Any], _ name: String, at key: String, default fallback: Int) -> Int {
+    mutating func milliseconds(_ o: PositionedJSON, _ name: String, at key: String, default fallback: Int) -> Int {
         whole(o, name, at: key, in: 0...HapticPattern.maximumTotalMs, default: fallback, unit: " ms")
     }
 
-    mutating func whole(_ o: [String: Any], _ name: String, at key: String, in range: ClosedRange<Int>, default fallback: Int, unit: String = "") -> Int {
+    mutating func whole(_ o: PositionedJSON, _ name: String, at key: String, in range: ClosedRange<Int>, default fallback: Int, unit: String = "") -> Int {
         guard let value = o[name] else { return fallback }
         guard let number = Self.number(value), number.rounded() == number, number >= Double(range.lowerBound), number <= Double(range.upperBound) else {
             report(.outOfRange, "\(key).\(name)", "\(Self.show(value)) is not a whole number from \(range.lowerBound) to \(range.upperBound)\(unit); using \(fallback)")
@@ -170,7 +174,7 @@ struct FeedbackdThemeParser {
 
     /// 0–1; older themes (feedbackd before 0.1, Debian's default.json among
     /// them) write 16-bit magnitudes such as 32767, read here as a fraction of 65535.
-    mutating func magnitude(_ o: [String: Any], _ name: String, at key: String, default fallback: Double) -> Double {
+    mutating func magnitude(_ o: PositionedJSON, _ name: String, at key: String, default fallback: Double) -> Double {
         guard let value = o[name] else { return fallback }
         guard let number = Self.number(value), number >= 0, number <= 65535 else {
             report(.outOfRange, "\(key).\(name)", "\(Self.show(value)) is not a magnitude; expected 0 to 1; using \(fallback)")
@@ -182,45 +186,58 @@ struct FeedbackdThemeParser {
     /// `media-role`: one of `MediaRole`'s, in any case; absent is `event`
     /// (feedbackd's default); an unknown one plays as `event`, with a warning
     /// naming the file and the key (feedbackd hands any string to the server).
-    mutating func mediaRole(_ o: [String: Any], at key: String) -> MediaRole {
+    mutating func mediaRole(_ o: PositionedJSON, at key: String) -> MediaRole {
         guard let text = string(o, "media-role", at: key) else { return .event }
         if let role = MediaRole(parsing: text) { return role }
         report(.invalidValue, key, "unknown media role \"\(Self.show(text))\"; played as event; expected one of \(MediaRole.names)")
         return .event
     }
 
-    mutating func unknownKeys(_ o: [String: Any], known: [String], at key: String?) {
-        for name in o.keys.sorted() where !known.contains(name) {
+    mutating func unknownKeys(_ o: PositionedJSON, known: [String], at key: String?) {
+        guard case .object(let members, _) = o else { return }
+        for name in Set(members.map(\.key)).sorted() where !known.contains(name) {
             report(.unknownKey, key.map { "\($0).\(name)" } ?? name, "unknown key, ignored; expected one of \(known.joined(separator: ", "))")
         }
     }
 
-    static func isBool(_ value: Any) -> Bool {
-        // JSONSerialization gives true and false as NSNumbers of type "c" (numbers are "i", "q" or "d").
-        guard !(value is String), let n = value as? NSNumber else { return false }
-        return String(cString: n.objCType) == "c"
+    /// An array's items; none for anything else.
+    static func items(_ value: PositionedJSON?) -> [PositionedJSON] {
+        if case .array(let items, _)? = value { return items }
+        return []
     }
 
-    static func number(_ value: Any) -> Double? {
-        guard !(value is String), !isBool(value), let n = value as? NSNumber else { return nil }
-        let d = n.doubleValue
-        return d.isFinite ? d : nil
+    /// A finite number; nil for anything else.
+    static func number(_ value: PositionedJSON) -> Double? {
+        guard case .number(let d, _) = value, d.isFinite else { return nil }
+        return d
     }
 
-    static func describe(_ value: Any) -> String {
+    static func describe(_ value: PositionedJSON?) -> String {
         switch value {
-        case is String: "a string"
-        case is [Any]: "an array"
-        case is [String: Any]: "an object"
-        case is NSNull: "null"
-        default: isBool(value) ? "a boolean" : (value is NSNumber ? "a number" : "nothing")
+        case .string?: "a string"
+        case .array?: "an array"
+        case .object?: "an object"
+        case .null?: "null"
+        case .bool?: "a boolean"
+        case .number?: "a number"
+        case nil: "nothing"
         }
     }
 
-    /// A value for a message, cut short.
-    static func show(_ value: Any) -> String {
-        let text = "\(value)"
-        return text.count > 60 ? String(text.prefix(60)) + "…" : text
+    /// A value for a message as the file wrote it (a string without its quotes), cut short.
+    static func show(_ value: PositionedJSON) -> String {
+        switch value {
+        case .string(let text, _): show(text)
+        case .number(let d, _): show(d.isFinite && d.rounded() == d && abs(d) < 1e15 ? "\(Int(d))" : "\(d)")
+        case .bool(let b, _): "\(b)"
+        case .null: "null"
+        case .array, .object: describe(value)
+        }
+    }
+
+    /// Text for a message, cut short.
+    static func show(_ text: String) -> String {
+        text.count > 60 ? String(text.prefix(60)) + "…" : text
     }
 
     /// The deepest nesting of arrays and objects, counted without decoding.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import SysoundCore
 
 /// The data of `sysound list`: sounds and haptic presets, for people and as JSON.

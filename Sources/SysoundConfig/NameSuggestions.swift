@@ -9,7 +9,8 @@ enum NameSuggestions {
         for candidate in Set(candidates) where candidate != name {
             let lower = candidate.lowercased()
             var distance = editDistance(target, Array(lower))
-            if target.count >= 3 && (lower.contains(String(target)) || String(target).contains(lower)) {
+            // `firstRange(of:)`, the standard library's: Foundation's `contains` (TOMLKit brings it in) would link ICU.
+            if target.count >= 3 && (lower.firstRange(of: target) != nil || String(target).firstRange(of: lower) != nil) {
                 distance = min(distance, 1)
             }
             if distance <= threshold { scored.append((distance, candidate)) }

@@ -123,7 +123,7 @@ package enum ConfigurationKeys {
         .bool("enabled", \.dbus.enabled),
         .bool("replace", \.dbus.replace),
         .string("feedback_theme", \.dbus.feedbackTheme, expected: "a feedbackd theme name in quotes, such as \"default\" or \"$device\"") { name in
-            name.isEmpty || name.contains("/") ? "is not a theme name (NAME.json is looked up, no paths)" : nil
+            name.isEmpty || name.contains("/" as Character) ? "is not a theme name (NAME.json is looked up, no paths)" : nil
         },
     ]
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TOMLKit
 
 /// A parsed TOML file with what is needed to report problems in it: its

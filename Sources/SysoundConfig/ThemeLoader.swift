@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import SysoundCore
 
 /// Why the theme could not be loaded.

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import SysoundCore
 
 /// Lookup in installed freedesktop sound themes, as the Sound Theme
 /// Specification says (and libcanberra does):
@@ -139,7 +141,7 @@ package struct XDGSoundThemes: Sendable {
 
     /// The first `index.theme` of `theme` in the base directories.
     private func loadIndex(_ theme: String) -> ThemeIndexFile? {
-        guard !theme.isEmpty, !theme.contains("/"), theme != ".", theme != ".." else { return nil }
+        guard !theme.isEmpty, !theme.contains("/" as Character), theme != ".", theme != ".." else { return nil }
         for base in baseDirectories {
             let path = Paths.join(Paths.join(base, theme), "index.theme")
             // An unreadable index is no theme there: the next base directory is looked at, as the specification says.
@@ -160,13 +162,13 @@ struct ThemeIndexFile: Sendable {
         var section = ""
         var sections: [String: [String: String]] = [:]
         for raw in text.split(whereSeparator: \.isNewline) {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmingWhitespace()
             if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("[") && line.hasSuffix("]") {
                 section = String(line.dropFirst().dropLast())
             } else if let eq = line.firstIndex(of: "=") {
-                let key = line[..<eq].trimmingCharacters(in: .whitespaces)
-                let value = line[line.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+                let key = line[..<eq].trimmingWhitespace()
+                let value = line[line.index(after: eq)...].trimmingWhitespace()
                 sections[section, default: [:]][key] = value
             }
         }

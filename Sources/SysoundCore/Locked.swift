@@ -22,12 +22,14 @@ package final class PthreadLock: @unchecked Sendable {
     /// The mutex itself, for a condition variable that waits on it.
     package let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
-    /// `pthread_mutex_init`: not recursive, priority-inheriting.
-    package init() {
+    /// `pthread_mutex_init`: priority-inheriting; `recursive`: the thread
+    /// that holds it may take it again (and gives it back as often).
+    package init(recursive: Bool = false) {
         mutex.initialize(to: pthread_mutex_t())
         var attributes = pthread_mutexattr_t()
         pthread_mutexattr_init(&attributes)
         pthread_mutexattr_setprotocol(&attributes, Int32(PTHREAD_PRIO_INHERIT))
+        if recursive { pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE)) }
         pthread_mutex_init(mutex, &attributes)
         pthread_mutexattr_destroy(&attributes)
     }

@@ -47,19 +47,26 @@ package enum MachineIdentity {
     }
 }
 
-/// A small text file (sysfs, udev's database) read whole, at most 1 MiB; nil when it cannot be opened.
+/// A small file (sysfs, udev's database, a feedbackd theme) read whole, up
+/// to a limit; nil when it cannot be opened.
 package enum SmallFile {
+    /// Its text (UTF-8; a byte that is not becomes U+FFFD), at most 1 MiB.
     package static func read(_ path: String) -> String? {
+        bytes(path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Its first `limit` bytes (fewer when a read fails on the way).
+    package static func bytes(_ path: String, limit: Int = 1 << 20) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 1 << 20 {
-            let n = Glibc.read(fd, &chunk, chunk.count)
+        while bytes.count < limit {
+            let n = Glibc.read(fd, &chunk, min(chunk.count, limit - bytes.count))
             if n <= 0 { break }
             bytes += chunk[0..<n]
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 }

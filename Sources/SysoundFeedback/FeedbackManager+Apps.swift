@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import SysoundCore
 
 /// The apps that asked for feedback (socket `app=`, D-Bus `app_id`), for
@@ -50,7 +51,7 @@ extension FeedbackManager {
         get { faceStatus.withLock { $0[Self.configurationProblemKey] } }
         // One line: a status field is one line on the wire and on screen.
         set {
-            let line = newValue?.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+            let line = newValue?.split(separator: "\n").map { $0.trimmingWhitespace() }.joined(separator: " ")
             setStatus(Self.configurationProblemKey, line)
         }
     }

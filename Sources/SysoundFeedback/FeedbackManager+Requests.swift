@@ -179,7 +179,7 @@ extension FeedbackManager {
     /// time.
     func cueSounds(of score: HapticScore, app: String?, on haptics: HapticsEngine) {
         for sound in score.sounds {
-            let source: PlayRequest.Source = sound.name.contains("/") ? .file(sound.name) : .name(sound.name)
+            let source: PlayRequest.Source = sound.name.contains("/" as Character) ? .file(sound.name) : .name(sound.name)
             let request = PlayRequest(source, gain: sound.volume, haptic: false, app: app)
             let play: @Sendable () -> Void = { [self] in
                 do throws(FeedbackError) { _ = try self.play(request) } catch {

@@ -112,6 +112,26 @@ final class FeedbackdThemeTests: XCTestCase {
         XCTAssertTrue(problems[0].message.contains("nested"), "\(problems)")
     }
 
+    /// What a value is and where the file breaks is said as the file wrote it.
+    func testMessagesShowValuesAsWrittenAndSyntaxErrorsTheirLine() throws {
+        let (_, problems) = parse("""
+            {"profiles": [{"name": "full", "feedbacks": [
+                {"event-name": "a", "type": "VibraRumble", "count": true, "duration": 2.5, "magnitude": -3},
+                {"event-name": "b", "type": 7}]}]}
+            """)
+        let messages = problems.map(\.message)
+        XCTAssertTrue(messages.contains { $0.hasPrefix("true is not a whole number") }, "\(messages)")
+        XCTAssertTrue(messages.contains { $0.hasPrefix("2.5 is not a whole number") }, "\(messages)")
+        XCTAssertTrue(messages.contains { $0.hasPrefix("-3 is not a magnitude") }, "a whole number without .0: \(messages)")
+        XCTAssertTrue(messages.contains { $0 == "expected a string, found a number" }, "\(messages)")
+
+        let (theme, broken) = parse("{\n\"name\": \"t\",\n\"profiles\": [,]}")
+        XCTAssertNil(theme)
+        XCTAssertTrue(broken.first?.message.hasPrefix("not valid JSON (line 3: ") ?? false, "\(broken)")
+        XCTAssertEqual(FeedbackdFeedback.periodic(FeedbackdPeriodic(durationMs: 10, magnitude: 0.5, fadeInMs: 0, fadeInLevel: 0.126)).summary,
+                       "periodic 10 ms at 0.50, fade-in 0 ms from 0.13")
+    }
+
     func testOlderThemesSixteenBitMagnitudesAreFractions() throws {
         let (theme, _) = parse(#"{"profiles": [{"name": "quiet", "feedbacks": [{"event-name": "a", "type": "VibraPeriodic", "magnitude": 32767, "duration": 100}]}]}"#)
         guard case .periodic(let p)? = theme?.sections[.quiet]?["a"] else { return XCTFail("not parsed") }

@@ -99,6 +99,18 @@ printf '\n[sounds.installed-theme-check]\nfile = "tap.wav"\n' >> "$prefix/share/
 mkdir -p "$prefix/etc/sysound"
 printf '[aliases]\nsysconfdir-check = "installed-theme-check"\n' > "$prefix/etc/sysound/sysound.toml"
 
+# Foundation's internationalization brings ICU's data (34 MB) and its code's
+# start-up and pages into whatever links it; the product's modules use
+# FoundationEssentials only, and one Foundation `contains` or one lld link
+# (Package.swift) brings it all back (docs/memory.md).
+no_icu() {
+    local f found=
+    for f in "$prefix"/bin/* "$prefix"/libexec/sysound/*; do
+        grep -qa 'icudt[0-9][0-9]l' "$f" && found="$found ${f#"$prefix"/}"
+    done
+    [ -z "$found" ] || { echo "carries ICU's data (Foundation's internationalization):$found"; return 1; }
+}
+check "no installed executable carries Foundation's internationalization (ICU)" no_icu
 check "installed sysound play tap plays (no daemon)" plays installed "$sysound" play tap --state-dir "$state"
 check "it plays a sound only the installed theme has" plays installed "$sysound" play installed-theme-check --state-dir "$state"
 check "it reads PREFIX/etc/sysound/sysound.toml" plays installed "$sysound" play sysconfdir-check --state-dir "$state"

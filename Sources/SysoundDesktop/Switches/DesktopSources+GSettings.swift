@@ -77,7 +77,7 @@ extension DesktopSources {
 
     /// A theme name is a directory name; anything else is one warning and ignored.
     func validTheme(_ name: String) -> String? {
-        if !name.isEmpty, !name.contains("/"), name != ".", name != ".." { return name }
+        if !name.isEmpty, !name.contains("/" as Character), name != ".", name != ".." { return name }
         logger.warning("org.gnome.desktop.sound theme-name \"\(name)\" is not a theme directory name; ignored")
         return nil
     }
