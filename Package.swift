@@ -193,20 +193,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "Sources/Programs/sysound-engine",
-            // The daemon stays a PIE, but with its relative relocations packed
-            // (DT_RELR, glibc 2.36): 2 MB of RELA entries the dynamic loader read
-            // at start-up no longer stay in the resident set (docs/memory.md).
-            // GNU ld (binutils 2.38 and later) packs them; gold cannot. Not lld:
-            // it takes a function Foundation and FoundationEssentials both carry
-            // from Foundation's archive (TOMLKit's `import struct Foundation.Data`
-            // puts that archive on the line), and with it Foundation's
-            // internationalization and ICU's data, 47 MB the engine never calls.
-            linkerSettings: [
-                .unsafeFlags(
-                    ["-use-ld=bfd", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
-                    .when(platforms: [.linux], configuration: .release))
-            ]),
+            // Linked with the toolchain's default, gold. Not lld, though it packs
+            // relative relocations (DT_RELR: 1.1 MB of `.rela.dyn` the loader
+            // reads at start-up): it takes a function Foundation and
+            // FoundationEssentials both carry from Foundation's archive (TOMLKit's
+            // `import struct Foundation.Data` puts that archive on the line), and
+            // with it Foundation's internationalization and ICU's data, 47 MB the
+            // engine never calls (docs/memory.md). Not GNU ld, which packs them
+            // too: Swift's objects have a writable `.rodata`, and GNU ld then
+            // gives the executable no RELRO.
+            path: "Sources/Programs/sysound-engine"),
         // Options both executables parse (serve, check), declared once.
         .target(
             name: "SysoundCLIOptions",
