@@ -86,13 +86,11 @@ extension LoopbackOutput {
     /// process: a sound the policy silences has contacted no server, and the
     /// device is never taken.
     package static func openAhead(_ settings: AudioSettings) {
-        Ahead.slot.withLock { slot in
-            guard slot == nil else { return }
-            let ahead = Ahead(settings)
+        ahead.withLock { ahead in
+            guard ahead == nil else { return }
             // No thread to be had: nothing is opened ahead, the first open makes its own.
-            guard let thread = try? PosixThread.start(name: "sysound-mixer", { ahead.open() }) else { return }
-            ahead.thread = thread
-            slot = ahead
+            guard let work = ThreadedWork(name: "sysound-mixer", { try? LoopbackOutput.open(settings) }) else { return }
+            ahead = (settings, work)
         }
     }
 
@@ -106,28 +104,18 @@ extension LoopbackOutput {
 
     /// Nil when none was started, it was taken already, or it failed.
     static func openedAhead(_ settings: AudioSettings) -> LoopbackOutput? {
-        guard let ahead = Ahead.slot.withLock({ slot -> Ahead? in
-            defer { slot = nil }
-            return slot
+        guard let (aheadSettings, work) = ahead.withLock({ ahead in
+            defer { ahead = nil }
+            return ahead
         }) else { return nil }
-        ahead.thread?.join()
-        guard ALDeviceContext.attributes(ahead.settings) == ALDeviceContext.attributes(settings) else {
-            ahead.output?.close()
+        let output = work.wait()
+        guard ALDeviceContext.attributes(aheadSettings) == ALDeviceContext.attributes(settings) else {
+            output?.close()
             return nil
         }
-        return ahead.output
+        return output
     }
 
-    private final class Ahead: @unchecked Sendable {
-        // @unchecked: `output` is written by the thread before it ends and read after `join`;
-        // `thread` is set under `slot`'s lock before anyone can take it.
-        static let slot = Locked<Ahead?>(nil)
-        let settings: AudioSettings
-        var thread: PosixThread?
-        var output: LoopbackOutput?
-
-        init(_ settings: AudioSettings) { self.settings = settings }
-
-        func open() { output = try? LoopbackOutput.open(settings) }
-    }
+    /// The device being opened ahead, and for which settings; nil once taken.
+    private static let ahead = Locked<(settings: AudioSettings, work: ThreadedWork<LoopbackOutput?>)?>(nil)
 }

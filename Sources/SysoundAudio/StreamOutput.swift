@@ -42,39 +42,22 @@ final class StreamOutput: ReconnectingOutput, @unchecked Sendable {
     /// other they would add up, 3–4 ms and 6–7 ms here, on the path of every
     /// first sound: a one-shot `sysound play`'s, a role's, a new daemon's.
     static func open(_ s: AudioSettings, role: MediaRole = .event, realtime: RealtimeThreads?) throws(AudioError) -> StreamOutput {
-        let connecting = Connecting { () throws(AudioError) in try connectStream(s, role: role, realtime: realtime) }
+        // No thread to be had (EAGAIN): connected below, one after the other.
+        let connecting = ThreadedWork(name: "sysound-connect") { () -> Result<PulseStream, AudioError> in
+            do throws(AudioError) { return .success(try connectStream(s, role: role, realtime: realtime)) } catch { return .failure(error) }
+        }
+        func connected() throws(AudioError) -> PulseStream {
+            guard let connecting else { return try connectStream(s, role: role, realtime: realtime) }
+            return try connecting.wait().get()
+        }
         let mixer: LoopbackOutput
         do { mixer = try LoopbackOutput.openAheadOrNow(s) } catch {
-            (try? connecting.result())?.close()  // the mixer's error is the one to tell
+            (try? connected())?.close()  // the mixer's error is the one to tell
             throw error
         }
-        do { return StreamOutput(mixer: mixer, stream: try connecting.result()) } catch {
+        do { return StreamOutput(mixer: mixer, stream: try connected()) } catch {
             mixer.close()
             throw error
-        }
-    }
-
-    /// A stream's connection made on a thread of its own (`sysound-connect`,
-    /// which ends before `result` returns).
-    private final class Connecting: @unchecked Sendable {
-        // @unchecked: `outcome` is written by the thread before it ends, and read after `join`.
-        private let connect: @Sendable () throws(AudioError) -> PulseStream
-        private var outcome: Result<PulseStream, AudioError>?
-        private var thread: PosixThread?
-
-        init(_ connect: @escaping @Sendable () throws(AudioError) -> PulseStream) {
-            self.connect = connect
-            // No thread to be had (EAGAIN): `result` connects on the caller's, one after the other as before.
-            thread = try? PosixThread.start(name: "sysound-connect") { [self] in
-                do throws(AudioError) { outcome = .success(try connect()) } catch { outcome = .failure(error) }
-            }
-        }
-
-        /// Waits for the connection: the stream, or why there is none.
-        func result() throws(AudioError) -> PulseStream {
-            guard let thread else { return try connect() }
-            thread.join()
-            return try outcome!.get()
         }
     }
 

@@ -41,3 +41,30 @@ package struct PosixThread: Sendable {
         pthread_join(thread, nil)
     }
 }
+
+/// A value computed on a thread of its own, for its starter to wait for
+/// (`pthread_join`): work that overlaps what the starter does meanwhile (a
+/// stream's connection beside its mixer's context, a one-shot's mixer beside
+/// its theme).
+package final class ThreadedWork<Value: Sendable>: @unchecked Sendable {
+    // @unchecked: `value` is written by the thread before it ends and read after `join`;
+    // `wait` is called once, by the starter.
+    private var value: Value?
+    private var thread: PosixThread?
+
+    /// Starts `body` on a thread named `name`; nil when no thread can be
+    /// started (EAGAIN): the caller does the work itself then.
+    package init?(name: String, _ body: @escaping @Sendable () -> Value) {
+        thread = try? PosixThread.start(name: name) { [self] in value = body() }
+        if thread == nil { return nil }
+    }
+
+    /// Waits for the thread to end and returns what it computed.
+    package func wait() -> Value {
+        if let thread {
+            thread.join()
+            self.thread = nil
+        }
+        return value!
+    }
+}
