@@ -92,7 +92,16 @@ extension LoopbackOutput {
             guard let work = ThreadedWork(name: "sysound-mixer", { try? LoopbackOutput.open(settings) }) else { return }
             ahead = (settings, work)
         }
+        _ = closesAheadAtExit
     }
+
+    /// exit() runs OpenAL Soft's destructor (`alc_deinit`), which frees the
+    /// lists a device still being opened uses: a process that exits without
+    /// taking the device (an unknown sound, a silenced one) crashed there.
+    /// Its exit lets the thread finish and closes what it opened.
+    private static let closesAheadAtExit: Void = {
+        atexit { LoopbackOutput.takeAhead()?.work.wait()?.close() }
+    }()
 
     /// The device `openAhead` opened, once it is open, if it is the one
     /// `settings` ask for (rate, voices); else one opened now (`open`), which
@@ -104,16 +113,20 @@ extension LoopbackOutput {
 
     /// Nil when none was started, it was taken already, or it failed.
     static func openedAhead(_ settings: AudioSettings) -> LoopbackOutput? {
-        guard let (aheadSettings, work) = ahead.withLock({ ahead in
-            defer { ahead = nil }
-            return ahead
-        }) else { return nil }
+        guard let (aheadSettings, work) = takeAhead() else { return nil }
         let output = work.wait()
         guard ALDeviceContext.attributes(aheadSettings) == ALDeviceContext.attributes(settings) else {
             output?.close()
             return nil
         }
         return output
+    }
+
+    private static func takeAhead() -> (settings: AudioSettings, work: ThreadedWork<LoopbackOutput?>)? {
+        ahead.withLock { ahead in
+            defer { ahead = nil }
+            return ahead
+        }
     }
 
     /// The device being opened ahead, and for which settings; nil once taken.

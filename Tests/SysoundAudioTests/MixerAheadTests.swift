@@ -30,6 +30,36 @@ final class MixerAheadTests: XCTestCase {
         XCTAssertNil(LoopbackOutput.openedAhead(s), "and the one ahead is gone (closed)")
     }
 
+    /// A one-shot play of an unknown sound exits about 2 ms after it started
+    /// opening its mixer: exit() then ran OpenAL Soft's destructor
+    /// (`alc_deinit`), which frees what the opening thread was using, and the
+    /// process died of SIGSEGV or SIGABRT instead of its exit status. Each
+    /// child here (this test, run again by itself) opens ahead, waits a step
+    /// longer, and exits; the steps sweep the open.
+    func testAProcessExitingWhileTheMixerOpensEndsCleanly() throws {
+        if let delay = ProcessInfo.processInfo.environment[Self.childDelay].flatMap(UInt32.init) {
+            LoopbackOutput.openAhead(AudioSettings())
+            usleep(delay)
+            exit(0)
+        }
+        var statuses: [Int32: [Int]] = [:]
+        for delay in stride(from: 0, to: 4_000, by: 100) {
+            let child = Process()
+            child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+            child.arguments = ["SysoundAudioTests.MixerAheadTests/testAProcessExitingWhileTheMixerOpensEndsCleanly"]
+            child.environment = ProcessInfo.processInfo.environment.merging([Self.childDelay: "\(delay)"]) { $1 }
+            child.standardOutput = FileHandle.nullDevice
+            child.standardError = FileHandle.nullDevice
+            try child.run()
+            child.waitUntilExit()
+            let status = child.terminationReason == .uncaughtSignal ? -child.terminationStatus : child.terminationStatus
+            statuses[status, default: []].append(delay)
+        }
+        XCTAssertEqual(statuses.keys.sorted(), [0], "exit statuses (negative: signals) by delay in µs: \(statuses)")
+    }
+
+    private static let childDelay = "SYSOUND_TEST_EXIT_WHILE_OPENING_AHEAD_US"
+
     /// The engine's own stream mixes on the device opened ahead, and the
     /// sound arrives at the sink as it would on a mixer opened in the open.
     func testTheOwnStreamTakesTheMixerOpenedAhead() throws {
