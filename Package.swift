@@ -201,8 +201,12 @@ let package = Package(
             // with it Foundation's internationalization and ICU's data, 47 MB the
             // engine never calls (docs/memory.md). Not GNU ld, which packs them
             // too: Swift's objects have a writable `.rodata`, and GNU ld then
-            // gives the executable no RELRO.
-            path: "Sources/Programs/sysound-engine"),
+            // gives the executable no RELRO. Its symbols stay its own: the
+            // toolchain's static-stdlib line exports every one (-export-dynamic),
+            // 10 000 names no library looks up, whose tables (850 KB) every
+            // symbol lookup at start-up touched (docs/memory.md).
+            path: "Sources/Programs/sysound-engine",
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux], configuration: .release))]),
         // Options both executables parse (serve, check), declared once.
         .target(
             name: "SysoundCLIOptions",
