@@ -87,8 +87,10 @@ BENCH_SERVERS := pulseaudio pipewire
 bench: test-deps
 	mkdir -p $(dir $(BENCH_JSON))
 	rm -f $(foreach s,$(BENCH_SERVERS),$(BENCH_JSON:.json=-$(s).json))
+	# The commit the bench builds, taken now: the tree may change during the run.
+	commit=$$(Tests/bench/report.py --print-commit)
 	Tests/bench/run.sh --json $(BENCH_JSON)
-	Tests/bench/report.py --output docs/benchmarks.md $(foreach s,$(BENCH_SERVERS),$(BENCH_JSON:.json=-$(s).json))
+	Tests/bench/report.py --commit "$$commit" --output docs/benchmarks.md $(foreach s,$(BENCH_SERVERS),$(BENCH_JSON:.json=-$(s).json))
 
 # The DocC archive of the `Sysound` library, for apps: .build/plugins/Swift-DocC/outputs/Sysound.doccarchive
 # (`make test` builds it too, in Tests/library/run.sh, with the example app).

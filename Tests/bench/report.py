@@ -5,8 +5,9 @@
 
 `make bench` calls it after Tests/bench/run.sh with the files of both servers,
 so the published figures are always one run's, with its machine, date and
-commit. The JSON does not carry the commit: it is taken here from git (the tree
-the bench just built), marked "+ local changes" when the tree differs from it;
+commit. The JSON does not carry the commit: `make bench` takes it from git
+before the run (--print-commit), marked "+ local changes" when the tree differs
+from it, and passes it as --commit; without --commit it is taken from git now;
 --commit overrides that: once for every file, or once per file in their order
 (a later run of some figures, `--figures`, may have been made at another commit). The method is not repeated here: docs/bench-method.md.
 
@@ -243,11 +244,19 @@ def render(reports, commits):
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("json", nargs="+", help="sysound-bench --json output, one per sound server")
+    parser.add_argument("json", nargs="*", help="sysound-bench --json output, one per sound server")
+    parser.add_argument("--print-commit", action="store_true",
+                        help="print the tree's commit as --commit's default would take it, and exit (`make bench` takes it before the run)")
     parser.add_argument("--output", "-o", help="where to write the Markdown (default: standard output)")
     parser.add_argument("--commit", action="append", default=[],
                         help="the commit the run measured (default: git's HEAD of this tree); once per file, or once for all")
     args = parser.parse_args(argv)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    if args.print_commit:
+        print(git_commit(root) or "unknown")
+        return 0
+    if not args.json:
+        parser.error("give at least one sysound-bench --json file")
 
     reports = []
     for path in args.json:
@@ -264,7 +273,6 @@ def main(argv):
     if len(kinds) > 1:
         print("report.py: give the whole runs (make bench) or the runs of some figures, not both: a partial run writes a file of its own", file=sys.stderr)
         return 2
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     commits = args.commit * len(reports) if len(args.commit) == 1 else args.commit or [git_commit(root)] * len(reports)
     text = render(reports, commits)
     some = partial_figures(reports)
