@@ -172,8 +172,9 @@ public final class SoundService: Sendable {
 
 extension SoundService {
     /// Waits until the embedded engine has nothing playing or vibrating (a
-    /// process about to exit takes its sounds and vibrations with it). Returns
-    /// at once when requests went to the daemon, which owns its sounds.
+    /// process about to exit takes its sounds and vibrations with it: its
+    /// exit closes the embedded engine's streams and devices). Returns at
+    /// once when requests went to the daemon, which owns its sounds.
     public func waitUntilIdle(timeoutSeconds: Double = 120) {
         embedded.withLock { $0 }?.waitUntilIdle(timeoutSeconds: timeoutSeconds)
     }
