@@ -71,12 +71,14 @@ final class PulseStreamTests: IdlePauseTests, OutputSelecting {
     }
 
     /// A clip of noise arrives at the sink sample for sample: nothing
-    /// foreign, no gap (one take of three may have one: at normal priority
-    /// on this shared 2-core machine any stream can underrun), at most the
-    /// recording's shadow missing at its start (`recordingShadowFrames`). A
-    /// gap is the stream's only where a control stream's tone held in the
-    /// same frames (`ControlTone`: on this shared machine both servers drop
-    /// audio of every stream at once now and then).
+    /// foreign in any take, at most the recording's shadow missing at its
+    /// start (`recordingShadowFrames`), and no gap in two takes of at most
+    /// five: at normal priority on this shared 2-core machine any stream can
+    /// underrun now and then (a CI run saw two takes of three with a gap),
+    /// while a gap of sysound's making (its render, its writes) shows in
+    /// every take. A gap is the stream's only where a control stream's tone
+    /// held in the same frames (`ControlTone`: on this shared machine both
+    /// servers drop audio of every stream at once now and then).
     func testTheClipArrivesWhole() throws {
         let p = try PulseFixture.require()
         let ideal = Self.noise(seconds: 0.5)
@@ -87,7 +89,9 @@ final class PulseStreamTests: IdlePauseTests, OutputSelecting {
         let control = try ControlTone()
         defer { control.stop() }
         var damages: [Damage] = [], own: [[Int]] = []
-        for _ in 0..<3 {
+        // A take is whole when no gap of its own is in it and its end was written.
+        func whole() -> Int { zip(damages, own).filter { $0.unfinished == 0 && $1.isEmpty }.count }
+        while damages.count < 5 && whole() < 2 {
             usleep(100_000)
             let t = try XCTUnwrap(try take(engine, clip, p), "the clip reached the sink")
             let d = damage(t, clip: ideal)
@@ -103,8 +107,7 @@ final class PulseStreamTests: IdlePauseTests, OutputSelecting {
             // shared) pushes the end past the take's recording: only then may it be short.
             if d.gapsAt.isEmpty { XCTAssertEqual(d.unfinished, 0, "the clip's end is written (its tail): \(d)") }
         }
-        XCTAssertGreaterThanOrEqual(damages.filter { $0.unfinished == 0 }.count, 2, "the clip's end is written (its tail): \(damages)")
-        XCTAssertGreaterThanOrEqual(own.filter(\.isEmpty).count, 2, "no gap of the stream's own in the clip: \(damages), own gaps at \(own)")
+        XCTAssertGreaterThanOrEqual(whole(), 2, "two takes whole (no gap of the stream's own, the end written): \(damages), own gaps at \(own)")
     }
 
     /// A looping steady tone plays on for 3 s without a dip (a 2 ms window
