@@ -122,7 +122,7 @@ final class FeedbackdThemeFaceTests: XCTestCase {
     }
 
     /// The theme's `media-role` is the role of the stream the event's sound
-    /// plays on (issue 26): `bell` with role Alarm opens a stream of that role
+    /// plays on: `bell` with role Alarm opens a stream of that role
     /// and is heard there; without one (event) it stays on the event stream;
     /// an unknown role plays as event, with a warning naming file and key.
     func testTheThemesMediaRoleIsTheStreamsRole() throws {

@@ -28,7 +28,7 @@ final class MediaRoleCoreTests: XCTestCase {
     }
 
     /// The request's role, else the theme's, else the category's: only
-    /// playback leaves the event stream by default (issue 27).
+    /// playback leaves the event stream by default.
     func testTheRoleOfAPlay() {
         XCTAssertEqual(MediaRole.of(request: nil, entry: nil, category: .ambient), .event)
         XCTAssertEqual(MediaRole.of(request: nil, entry: nil, category: .soloAmbient), .event)

@@ -17,7 +17,7 @@ import SysoundCore
 ///   the clock starts just before the spawn. The tool's own time until it
 ///   exits is a row of its own: most of this one is the tool starting.
 enum DesktopSettingFigure {
-    /// The rows, as Targets looks them up. The issue's target ("`gsettings
+    /// The rows, as Targets looks them up. The target ("`gsettings
     /// set` → policy applied ≤ 20 ms") is judged on `inProcess`: a settings
     /// app writes the key from its own running process (GNOME Settings,
     /// phosh-mobile-settings), and the tool's start-up is no part of that path.

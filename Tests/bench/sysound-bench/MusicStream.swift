@@ -5,7 +5,7 @@ import Glibc
 /// 440 Hz tone (16-bit stereo, 48 kHz) with the server's default buffering
 /// (no latency asked for: PulseAudio's 2 s target), fed from a pipe by a
 /// thread of the bench for as long as it runs. What figure 15 measures the
-/// sound server's rest cost beside (issue 24 measured with such a stream).
+/// sound server's rest cost beside.
 final class MusicStream {
     let pid: pid_t
     private let feeder: JoinableThread

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 
-/// Figure 15: the cost at rest (issue 24). What a daemon that has nothing to
+/// Figure 15: the cost at rest. What a daemon that has nothing to
 /// do costs the machine — counted as wake-ups (voluntary context switches of
 /// every thread, /proc), since a wake-up costs power whether or not it uses
 /// CPU time worth measuring:
@@ -14,8 +14,8 @@ import Glibc
 ///    (MusicStream) alone, with an idle sysound beside it, and after sysound
 ///    stopped: a corked stream should cost the server nothing. Judged as on a
 ///    desktop playing music: the fixture's low-latency recorder on the null
-///    sink's monitor stopped, so the music sets the sink's latency (the
-///    issue's case: an idle sysound held it at 0.75 ms). Then again with the
+///    sink's monitor stopped, so the music sets the sink's latency (an
+///    idle sysound's corked stream once held it at 0.75 ms). Then again with the
 ///    recorder back, shown, not judged: a client holding the sink at a
 ///    millisecond makes PulseAudio's main thread pay per stream and per
 ///    cycle, a corked or drained one too (about 900 wake-ups/s each here).
@@ -55,7 +55,7 @@ enum RestFigure {
     static func run(_ c: BenchContext) throws {
         guard let watchdog = watchdogSeconds(c) else { throw BenchError("config/sysound.service has no WatchdogSec= line") }
         let shipped = try c.writeConfig(name: "rest")
-        // Quiet after the last sound before counting: the issue's 60 s; a
+        // Quiet after the last sound before counting: 60 s; a
         // smoke run waits just past the idle pause (the tap's 36 ms and the
         // pause's own work fit in 0.25 s) and counts over windows of 0.3 s:
         // seven of them, each wait taken three times, so the windows are most of its time.

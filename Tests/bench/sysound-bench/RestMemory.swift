@@ -3,7 +3,7 @@ import Glibc
 import SysoundPlatform
 
 /// Figure 15, part 4: what an idle daemon holds, alone on the machine, beside
-/// Debian's feedbackd in the same conditions (issue 36): each started alone
+/// Debian's feedbackd in the same conditions: each started alone
 /// on the desktop's buses (sysound with its D-Bus face up and the shipped
 /// theme; feedbackd headless, GSETTINGS_BACKEND=memory), one sound played,
 /// then the figure's quiet time, then /proc/PID/smaps_rollup read:

@@ -87,8 +87,8 @@ enum Targets {
               { "\(fmt($0)) µs p99 (median \(fmt(median(IdentityFigure.figure, IdentityFigure.later) ?? .nan)) µs)" }, { $0 <= 50 })
         check("daemon idle CPU ≤ 1 % of a core (default period)", median("8", "daemon idle CPU, " + IdleFigure.shippedLabel),
               { "\(fmt($0)) % median of 1 s windows" }, { $0 <= 1 })
-        // Figure 15, the cost at rest (issue 24). The first sound after an idle pause is
-        // judged above, on figure 2's row (0.2 ms, stricter than the issue's 0.3 ms).
+        // Figure 15, the cost at rest. The first sound after an idle pause is
+        // judged above, on figure 2's row.
         let rest = RestFigure.self
         check("idle daemon ≤ 0.25 wake-ups/s over all its threads, under WatchdogSec", r.row(rest.figure, rest.idleWatchdog)?.value,
               { "\(fmt($0)) /s" }, { $0 <= 0.25 })
@@ -96,7 +96,7 @@ enum Targets {
               { "\(fmt($0)) /s" }, { $0 == 0 })
         check("sound server wake-ups with music + an idle sysound ≤ 1.1 × music alone", r.row(rest.figure, rest.serverRatio)?.value,
               { "\(fmt($0)) ×" }, { $0 <= 1.1 })
-        // Issue 36 replaced "idle RSS ≤ 24 MB" by what an idle daemon alone holds.
+        // What an idle daemon alone holds (docs/memory.md), not its RSS, which counts shared pages.
         let memory = RestMemory.self
         check("idle daemon alone: anonymous memory ≤ 9 MB", r.row(rest.figure, memory.anonymous(memory.sysound))?.value,
               { "\(fmt($0)) MB (feedbackd: \(r.row(rest.figure, memory.anonymous(memory.feedbackd))?.value.map(fmt) ?? "?") MB)" }, { $0 <= 9 })
@@ -114,14 +114,14 @@ enum Targets {
         check("one sound-server client and one audio thread for every role's stream: none more while an alarm plays",
               r.row("17", roles.clientsPlaying)?.value.flatMap { c in r.row("17", roles.audioThreadsPlaying)?.value.map { max(c, $0) } },
               { "\(fmt($0)) more at most" }, { $0 == 0 })
-        // Figure 18 (issue 37): the embedded engine, as `sysound play tap` without a daemon runs it.
+        // Figure 18: the embedded engine, as `sysound play tap` without a daemon runs it.
         let embedded = "ratio embedded / paplay (launch → sink, medians)"
         check("no daemon: launch → sink ≤ 1.0 × paplay", r.row("18", embedded)?.value,
               { "\(fmt($0)) ×\(ci("18", embedded)) (medians \(fmt(median("18", EmbeddedFigure.Tool.embedded.label) ?? .nan)) vs \(fmt(median("18", EmbeddedFigure.Tool.paplay.label) ?? .nan)) ms)" },
               { $0 <= 1 })
         check("no daemon: whole process ≤ the sound's length + 20 ms", r.row("18", EmbeddedFigure.overClip)?.value,
               { "\(fmt($0)) ms past the clip (median)" }, { $0 <= 20 })
-        // Figure 19 (issue 37): the first sound of a session, the daemon socket-activated by it.
+        // Figure 19: the first sound of a session, the daemon socket-activated by it.
         let session = SessionStartFigure.self
         check("first sound of a session (socket activation) ≤ 2 × paplay, launch → sink", r.row(session.figure, session.ratio)?.value,
               { "\(fmt($0)) ×\(ci(session.figure, session.ratio))" }, { $0 <= 2 })
