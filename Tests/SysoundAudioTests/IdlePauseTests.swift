@@ -318,9 +318,9 @@ class IdlePauseTests: XCTestCase {
         XCTAssertNotNil(try take(engine, clip, p), "and resumes")
     }
 
-    /// The server returns before its sink: PipeWire's pulse server answers
-    /// before any sink exists and offers a placeholder ("Dummy Output"), as
-    /// PulseAudio does with module-always-sink, and an engine reopening in
+    /// The server returns before its sink: PipeWire answers before any sink
+    /// exists and offers a placeholder (wireplumber's auto_null, "Dummy
+    /// Output"), as PulseAudio does with module-always-sink, and an engine reopening in
     /// that window lands there. Once the real sink appears (made the
     /// default), the engine plays there and says so: sysound's own stream is
     /// moved there by the server (PulseStream's moved callback names the new

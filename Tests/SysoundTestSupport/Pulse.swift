@@ -37,7 +37,7 @@ package enum Pulse {
 
     /// How many reopens a device loss may take once the server is back. On
     /// PipeWire the server answers before any sink exists and offers a
-    /// placeholder ("Dummy Output") meanwhile: an engine reopening in that
+    /// placeholder (wireplumber's auto_null, "Dummy Output") meanwhile: an engine reopening in that
     /// window lands there. When the real sink appears, OpenAL Soft's stream
     /// (which may not move) is ended, so the engine reopens once more;
     /// sysound's own stream (`playsOnOwnStream`) is moved there and plays on
