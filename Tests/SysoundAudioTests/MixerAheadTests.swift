@@ -44,16 +44,10 @@ final class MixerAheadTests: XCTestCase {
         }
         var statuses: [Int32: [Int]] = [:]
         for delay in stride(from: 0, to: 4_000, by: 100) {
-            let child = Process()
-            child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-            child.arguments = ["SysoundAudioTests.MixerAheadTests/testAProcessExitingWhileTheMixerOpensEndsCleanly"]
-            child.environment = ProcessInfo.processInfo.environment.merging([Self.childDelay: "\(delay)"]) { $1 }
-            child.standardOutput = FileHandle.nullDevice
-            child.standardError = FileHandle.nullDevice
-            try child.run()
-            child.waitUntilExit()
-            let status = child.terminationReason == .uncaughtSignal ? -child.terminationStatus : child.terminationStatus
-            statuses[status, default: []].append(delay)
+            let child = try runThisTestAgain(
+                "SysoundAudioTests.MixerAheadTests/testAProcessExitingWhileTheMixerOpensEndsCleanly",
+                environment: [Self.childDelay: "\(delay)"])
+            statuses[child.status, default: []].append(delay)
         }
         XCTAssertEqual(statuses.keys.sorted(), [0], "exit statuses (negative: signals) by delay in µs: \(statuses)")
     }

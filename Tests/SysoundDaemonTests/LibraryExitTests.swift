@@ -25,17 +25,9 @@ final class LibraryExitTests: XCTestCase {
         let state = makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: state) }
         for delay in stride(from: 0, to: 300_000, by: 60_000) {
-            let child = Process()
-            child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-            child.arguments = ["SysoundDaemonTests.LibraryExitTests/testAnAppExitingWhileItsEmbeddedEnginePlaysEndsWithItsStatus"]
-            child.environment = environment.merging([Self.childDelay: "\(delay)", Self.childState: state, "ALSOFT_LOGLEVEL": "1"]) { $1 }
-            let stderr = Pipe()
-            child.standardOutput = FileHandle.nullDevice
-            child.standardError = stderr
-            try child.run()
-            let said = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            child.waitUntilExit()
-            let status = child.terminationReason == .uncaughtSignal ? -child.terminationStatus : child.terminationStatus
+            let (status, said) = try runThisTestAgain(
+                "SysoundDaemonTests.LibraryExitTests/testAnAppExitingWhileItsEmbeddedEnginePlaysEndsWithItsStatus",
+                environment: [Self.childDelay: "\(delay)", Self.childState: state, "ALSOFT_LOGLEVEL": "1"])
             XCTAssertEqual(status, 3, "exit status (negative: a signal) after \(delay) µs; stderr: \(said.suffix(500))")
             let leftOpen = said.split(separator: "\n").filter { $0.contains("not closed") }
             XCTAssertEqual(leftOpen, [], "the devices the engine opened are closed at exit (after \(delay) µs)")
