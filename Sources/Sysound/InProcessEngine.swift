@@ -24,29 +24,22 @@ final class InProcessEngine: Sendable {
         Self.closeAtExit(manager)
     }
 
-    /// Closes `manager`'s audio when the process exits, if it is still alive.
-    ///
-    /// An app's exit left the engine's devices open: exit() ran OpenAL
-    /// Soft's library destructor (`alc_cleanup`) on them ("2 devices not
-    /// closed" at ALSOFT_LOGLEVEL=1), freeing its list lock while an own
-    /// stream's render may still mix into one (a sound, or silence until the
-    /// idle pause), which aborted a one-shot process in `LockLists` once. Its
-    /// engines close first, as the daemon's do when it stops; atexit
-    /// handlers run before the libraries' destructors. (A one-shot process
-    /// that has played ends with _exit.)
+    /// Closes `manager`'s audio when the process exits, if it is still
+    /// alive, as the daemon's stop closes its engines: an app's exit left
+    /// them to OpenAL Soft's library destructor ("2 devices not closed" at
+    /// ALSOFT_LOGLEVEL=1), with an own stream's render still mixing into
+    /// one (`AudioProcess.closeAtExit`).
     private static func closeAtExit(_ manager: FeedbackManager) {
-        _ = exitHandler
+        _ = closesAtExit
         alive.withLock { alive in
             alive.removeAll { $0.manager == nil }
             alive.append(WeakManager(manager: manager))
         }
     }
 
-    private static let exitHandler: Void = {
-        atexit {
-            for entry in InProcessEngine.alive.withLock({ $0 }) { entry.manager?.shutdownAudio() }
-        }
-    }()
+    private static let closesAtExit: Void = AudioProcess.closeAtExit {
+        for entry in InProcessEngine.alive.withLock({ $0 }) { entry.manager?.shutdownAudio() }
+    }
 
     private struct WeakManager: Sendable {
         weak var manager: FeedbackManager?

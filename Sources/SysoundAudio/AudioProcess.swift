@@ -85,15 +85,72 @@ package enum AudioProcess {
 
     /// Prepares a process that plays and exits (`sysound-engine play` and
     /// `request`), before it starts any thread: OpenAL Soft only mixes when
-    /// the output will be the own stream, and its mixer then starts opening
-    /// at once (`LoopbackOutput.openAhead`). Asks the sound server for that
-    /// (`SoundServerProbe`; the open asks again, a round trip of well under
-    /// a millisecond to a running server).
+    /// the output will be the own stream, which then starts opening at once
+    /// (`openAhead`).
     package static func prepareOneShot(_ settings: AudioSettings) {
-        let ownStream = AudioOutputs.opensOwnStream(settings, server: SoundServerProbe.ask())
+        let server = SoundServerProbe.ask()
+        let ownStream = AudioOutputs.opensOwnStream(settings, server: server)
         prepare(settings, openALMixesOnly: ownStream)
-        if ownStream { LoopbackOutput.openAhead(settings) }
+        if ownStream { openAhead(settings, server: server) }
     }
+
+    /// Starts opening the own stream's two halves, each on a thread of its
+    /// own, when the sound server answers and the output will be that
+    /// stream: OpenAL Soft's mixer (`LoopbackOutput.openAhead`) and the
+    /// connection to the server (`PulseConnection.connectAhead`). The first
+    /// output open takes both. After `prepare` (they are threads), and before
+    /// the rest of a start: the configuration's reading, the theme's and the
+    /// policy's decision in a one-shot play, the loop, the control files,
+    /// haptics and LEDs in a daemon. Those then overlap OpenAL Soft's
+    /// context (its page faults, and in a daemon its backends' first try of
+    /// the server) and the connection's round trips, which otherwise
+    /// follow them on the way to the first sound. No stream is made ahead:
+    /// the server sees a client, and a sound the policy silences has
+    /// played nothing and woken no sink.
+    ///
+    /// `server` is what `SoundServerProbe` answered just now, if asked;
+    /// the first open takes that answer (`takeAnswerAhead`) instead of asking again.
+    package static func openAhead(_ settings: AudioSettings, server: SoundServerProbe.Answer? = nil) {
+        let server = server ?? SoundServerProbe.ask()
+        guard AudioOutputs.opensOwnStream(settings, server: server) else { return }
+        answerAhead.withLock { $0 = server }
+        LoopbackOutput.openAhead(settings)
+        PulseConnection.connectAhead()
+    }
+
+    /// The sound server's answer `openAhead` was given, once: the first
+    /// open's (later opens, after a loss, ask again).
+    package static func takeAnswerAhead() -> SoundServerProbe.Answer? {
+        answerAhead.withLock { answer in
+            defer { answer = nil }
+            return answer
+        }
+    }
+
+    private static let answerAhead = Locked<SoundServerProbe.Answer?>(nil)
+
+    /// Runs `close` when the process exits (exit(3), a return from `main`),
+    /// the last registered first, as atexit's handlers run.
+    ///
+    /// OpenAL Soft's library destructor (`alc_deinit`) frees the lists every
+    /// device uses: a device still open, or still being opened on another
+    /// thread, is then used freed (a one-shot play that exited while its
+    /// mixer opened ahead crashed there). Whatever the process holds of
+    /// OpenAL Soft and of the server — what was opened ahead, an app's
+    /// embedded engines — is closed here first: atexit's handlers run
+    /// before the libraries' destructors. A process that ends with `_exit`
+    /// (a one-shot play that has played) runs none.
+    package static func closeAtExit(_ close: @escaping @Sendable () -> Void) {
+        _ = exitHandler
+        closers.withLock { $0.append(close) }
+    }
+
+    private static let closers = Locked<[@Sendable () -> Void]>([])
+    private static let exitHandler: Void = {
+        atexit {
+            for close in AudioProcess.closers.withLock({ $0 }).reversed() { close() }
+        }
+    }()
 
     /// Whether OpenAL Soft was left without its backends (`prepare`'s
     /// `openALMixesOnly`): its own device cannot play in this process.

@@ -78,13 +78,12 @@ extension LoopbackOutput {
     /// Starts opening the loopback device for `settings` on a thread of its
     /// own (`sysound-mixer`), for the first `StreamOutput.open` to take.
     ///
-    /// A one-shot `sysound play` calls it as soon as it knows that its
-    /// output will be the own stream (`AudioProcess.prepareOneShot`): OpenAL
-    /// Soft's context is 5–6 ms of page faults here (it zeroes 7.8 MB of
-    /// voices), which then overlap the theme's reading and the policy's
-    /// decision instead of following them. The device is local to the
-    /// process: a sound the policy silences has contacted no server, and the
-    /// device is never taken.
+    /// Called as soon as a process knows that its output will be the own
+    /// stream (`AudioProcess.openAhead`): OpenAL Soft's context is 5–6 ms of
+    /// page faults here (it zeroes 7.8 MB of voices), and in a daemon its
+    /// first call also tries the server with each backend it may use. A
+    /// device nobody takes (an unknown sound, a silenced one) is closed at
+    /// exit, after its thread has finished (`AudioProcess.closeAtExit`).
     package static func openAhead(_ settings: AudioSettings) {
         ahead.withLock { ahead in
             guard ahead == nil else { return }
@@ -95,13 +94,7 @@ extension LoopbackOutput {
         _ = closesAheadAtExit
     }
 
-    /// exit() runs OpenAL Soft's destructor (`alc_deinit`), which frees the
-    /// lists a device still being opened uses: a process that exits without
-    /// taking the device (an unknown sound, a silenced one) crashed there.
-    /// Its exit lets the thread finish and closes what it opened.
-    private static let closesAheadAtExit: Void = {
-        atexit { LoopbackOutput.takeAhead()?.work.wait()?.close() }
-    }()
+    private static let closesAheadAtExit: Void = AudioProcess.closeAtExit { LoopbackOutput.takeAhead()?.work.wait()?.close() }
 
     /// The device `openAhead` opened, once it is open, if it is the one
     /// `settings` ask for (rate, voices); else one opened now (`open`), which

@@ -122,6 +122,40 @@ final class PulseConnection: PulseCallbackTarget, @unchecked Sendable {
         return connection
     }
 
+    /// Starts making the connection on a thread of its own
+    /// (`sysound-connect`), held by no stream yet (`AudioProcess.openAhead`):
+    /// its handshake (the cookie, the client's name, the server's name:
+    /// three round trips to another process) overlaps what a start does
+    /// before its first open. That open's stream then joins it (`acquire`
+    /// waits while it is being made), and the open ends the hold made
+    /// here (`releaseAhead`); unused, it is closed at exit.
+    static func connectAhead() {
+        ahead.withLock { ahead in
+            guard ahead == nil else { return }
+            // No thread to be had: the first stream connects by itself. Its
+            // failure is the stream's too, which tells it (`lastFailure`).
+            ahead = ThreadedWork(name: "sysound-connect") {
+                try? PulseConnection.acquire(timeoutSeconds: PulseStream.connectTimeoutSeconds, realtime: nil)
+            }
+        }
+        _ = releasesAheadAtExit
+    }
+
+    /// Ends the hold `connectAhead` took, once it is made: the connection
+    /// stays for the streams that joined it, and closes if none did. Called
+    /// by every output open (`AudioOutputs.openDevice`), after its own
+    /// stream, if any, has joined; not on the mainloop thread.
+    static func releaseAhead() {
+        let work = ahead.withLock { ahead in
+            defer { ahead = nil }
+            return ahead
+        }
+        work?.wait()?.release()
+    }
+
+    private static let ahead = Locked<ThreadedWork<PulseConnection?>?>(nil)
+    private static let releasesAheadAtExit: Void = AudioProcess.closeAtExit { PulseConnection.releaseAhead() }
+
     /// Gives back what `acquire` gave: the last holder's release closes the
     /// connection (its client leaves the server, its thread ends). Never on
     /// the mainloop thread.

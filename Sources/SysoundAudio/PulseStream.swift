@@ -63,6 +63,8 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
     private let connected = Atomic<Bool>(true)
 
     static let frameBytes = 8
+    /// How long a connection and a stream's creation may each take.
+    static let connectTimeoutSeconds = 5.0
     let rate: Int
     /// The stream's `media.role` (PulseStream+Role.swift).
     let role: MediaRole
@@ -121,7 +123,8 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
     /// and `realtime` makes its thread real-time), and waits until it is
     /// ready (at most `timeoutSeconds` for each). Nothing is written until a `kick`.
     static func connect(
-        _ settings: AudioSettings, role: MediaRole = .event, realtime: RealtimeThreads? = nil, timeoutSeconds: Double = 5
+        _ settings: AudioSettings, role: MediaRole = .event, realtime: RealtimeThreads? = nil,
+        timeoutSeconds: Double = connectTimeoutSeconds
     ) throws(AudioError) -> PulseStream {
         let connection = try PulseConnection.acquire(timeoutSeconds: timeoutSeconds, realtime: realtime)
         let s: PulseStream

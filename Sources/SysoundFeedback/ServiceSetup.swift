@@ -125,7 +125,7 @@ package enum ServiceSetup {
         let audioLogger = audioLogger ?? Logger(label: "sysound.audio")
         let onDemand = if case .deviceOnDemand = mode { true } else { false }
         let open: @Sendable () throws(AudioError) -> AudioEngine = { () throws(AudioError) -> AudioEngine in
-            let server = SoundServerProbe.ask()
+            let server = AudioProcess.takeAnswerAhead() ?? SoundServerProbe.ask()
             let tried = OutputAttempt(server: server, paths: SoundServerProbe.socketPaths())
             switch server {
             // OpenAL Soft tries the sound server once per process: a daemon

@@ -83,6 +83,9 @@ struct Serve {
         // A media role's engine closed after its quiet time gives its memory
         // back, and no engine keeps OpenAL Soft's unused voices resident.
         AudioProcess.keepMemoryLean()
+        // The own stream's mixer and connection start opening now, beside
+        // the rest of the start (the output opens with the manager, below).
+        AudioProcess.openAhead(configuration.audio)
         // One loop serves every descriptor; blocking work goes to the workers.
         let loop: EventLoop, workers: WorkerPool, watcher: StateWatcher
         do {
