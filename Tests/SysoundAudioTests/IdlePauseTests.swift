@@ -255,14 +255,20 @@ class IdlePauseTests: XCTestCase {
 
     /// The first sound after a pause reaches the sink whole, from its first
     /// sample, exactly as the clip, and about as soon as a warm play (device
-    /// running). A 5 ms buffer on this shared 2-core machine sometimes
-    /// underruns: silent gaps are counted, not failed, for every stream.
+    /// running). On this shared 2-core machine both servers now and then drop
+    /// audio of every stream at once (a CI run on PipeWire: gaps in 3 of 7
+    /// warm takes and in all 7 after a pause): a gap counts against the
+    /// stream only where a control stream's tone held in the same frames
+    /// (`ControlTone`), as the own stream's other tests judge it.
     func testFirstPlayAfterAPauseArrivesWholeLikeAWarmPlay() throws {
         let p = try PulseFixture.require()
         let dir = try Fixture.directory(self)
-        // Noise, not a tone: after an underrun's gap it is found again at one place only.
+        // Noise, not a tone: after an underrun's gap it is found again at one
+        // place only. On the left only: the control plays on the right.
         let ideal = Self.noise(seconds: 0.15)
-        let (engine, clip) = try deviceEngine(dir, samples: ideal) { $0.idlePauseMilliseconds = Self.idle }
+        let (engine, clip) = try deviceEngine(dir, samples: ideal.flatMap { [$0, 0] }, channels: 2) { $0.idlePauseMilliseconds = Self.idle }
+        let control = try ControlTone()
+        defer { control.stop() }
         var warm: [Take] = [], resumed: [Take] = []
         for _ in 0..<7 {
             XCTAssertTrue(eventually(2) { engine.isOutputPaused })
@@ -275,19 +281,23 @@ class IdlePauseTests: XCTestCase {
         XCTAssertEqual(warm.count, 7, "every warm play was found in the recording")
         XCTAssertEqual(resumed.count, 7, "every play after a pause was found in the recording")
         let warmDamage = warm.map { damage($0, clip: ideal) }, resumedDamage = resumed.map { damage($0, clip: ideal) }
-        print("idle pause: warm takes \(warmDamage)\nidle pause: takes after a pause \(resumedDamage)")
+        let warmOwn = zip(warm, warmDamage).map { ControlTone.own($1.gapsAt, window: 1, control: $0.right) }
+        let resumedOwn = zip(resumed, resumedDamage).map { ControlTone.own($1.gapsAt, window: 1, control: $0.right) }
+        print("idle pause: warm takes \(warmDamage), gaps of their own at \(warmOwn)\nidle pause: takes after a pause \(resumedDamage), gaps of their own at \(resumedOwn)")
         for d in resumedDamage {
             XCTAssertEqual(d.foreign, 0, "after a pause every recorded sample is the clip's, in order (or an underrun's silence): \(d)")
         }
-        // Underruns also cut starts and ends of warm takes here: compare, with a margin of 2 takes.
+        // A take is whole when its start is within the recording's shadow, no gap is its own, and its end was written.
         let shadow = Self.recordingShadowFrames
         let starts = { (d: [Damage]) in d.filter { $0.missingAtStart <= shadow }.count }
-        let whole = { (d: [Damage]) in d.filter { var e = $0; e.missingAtStart = e.missingAtStart <= shadow ? 0 : e.missingAtStart; return e == Damage() }.count }
-        XCTAssertGreaterThanOrEqual(starts(resumedDamage), starts(warmDamage) - 2, "after a pause the clip starts at its first sample as often as warm")
-        XCTAssertGreaterThanOrEqual(whole(resumedDamage), min(whole(warmDamage), 3) - 2, "after a pause takes arrive sample for sample as often as warm")
-        if whole(resumedDamage) + whole(warmDamage) == 0 {
-            print("idle pause: no take arrived whole (underruns: is the machine overloaded?); only the foreign-sample check applied")
+        let whole = { (d: [Damage], own: [[Int]]) in
+            zip(d, own).filter { $0.missingAtStart <= shadow && $0.unfinished == 0 && $1.isEmpty }.count
         }
+        // Compared with the warm takes of the same run, with a margin of 2 takes.
+        XCTAssertGreaterThanOrEqual(starts(resumedDamage), starts(warmDamage) - 2, "after a pause the clip starts at its first sample as often as warm")
+        XCTAssertGreaterThanOrEqual(whole(resumedDamage, resumedOwn), min(whole(warmDamage, warmOwn), 3) - 2,
+                                    "after a pause takes arrive without a gap of their own as often as warm")
+        XCTAssertGreaterThan(Fixture.peak(resumed[0].right), 0.45, "the control played beside the clip")
         func median(_ x: [Double]) -> Double { x.isEmpty ? .nan : x.sorted()[x.count / 2] * 1000 }
         print(String(format: "idle pause: onset warm %.2f ms, after pause %.2f ms (medians, incl. recorder); play() warm %.3f ms, after pause %.3f ms",
                      median(warm.map(\.onset)), median(resumed.map(\.onset)), median(warm.map(\.call)), median(resumed.map(\.call))))
