@@ -47,12 +47,13 @@ test-deps:
 	$(call apt_install,$(TEST_PACKAGES))
 
 # sysound answers `play NAME` itself and execs sysound-cli (beside it) for
-# everything else; sysound-engine (beside them) hosts the engines.
+# everything else, sysound-play for `play NAME` when no daemon runs;
+# sysound-engine (beside them) hosts the engines.
 # File targets, so that `make install` (also as root, after a build as
 # yourself) runs no build when the binaries are newer than every source.
 REL := .build/release
 PROGRAMS := sysound
-COMPANIONS := sysound-cli sysound-engine
+COMPANIONS := sysound-cli sysound-play sysound-engine
 RELEASE_BINARIES := $(addprefix $(REL)/,$(PROGRAMS) $(COMPANIONS))
 SOURCES := Package.swift $(shell find Sources -type f)
 

@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "Sysound", targets: ["Sysound"]),
         .executable(name: "sysound", targets: ["sysound"]),
         .executable(name: "sysound-cli", targets: ["sysound-cli"]),
+        .executable(name: "sysound-play", targets: ["sysound-play"]),
         .executable(name: "sysound-engine", targets: ["sysound-engine"]),
         .executable(name: "sysound-soundgen", targets: ["sysound-soundgen"]),
     ],
@@ -180,16 +181,26 @@ let package = Package(
         .executableTarget(
             name: "sysound-cli",
             dependencies: [
-                "SysoundCore", "SysoundClient", "SysoundState", "SysoundCLIOptions",
+                "SysoundCore", "SysoundClient", "SysoundState", "SysoundCLIOptions", "SysoundProgramOutput",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Programs/sysound-cli"),
+        // `sysound play NAME` without a daemon: the library's embedded engine
+        // and nothing of the daemon (no D-Bus face, no GLib, no argument
+        // parser), which the loader would map and bind before the first
+        // sample. Linked as sysound-engine is (below).
+        .executableTarget(
+            name: "sysound-play",
+            dependencies: ["Sysound", "SysoundClient", "SysoundCore", "SysoundProgramOutput", .product(name: "Logging", package: "swift-log")],
+            path: "Sources/Programs/sysound-play",
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux], configuration: .release))]),
         .executableTarget(
             name: "sysound-engine",
             dependencies: [
                 "Sysound", "SysoundDaemon", "SysoundFeedback", "SysoundPlatform", "SysoundClient", "SysoundConfig",
-                "SysoundState", "SysoundCore", "SysoundAudio", "SysoundHaptics", "SysoundLeds", "SysoundCLIOptions", "SysoundDesktop",
+                "SysoundState", "SysoundCore", "SysoundAudio", "SysoundHaptics", "SysoundLeds", "SysoundCLIOptions",
+                "SysoundProgramOutput", "SysoundDesktop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -210,12 +221,14 @@ let package = Package(
         // Options both executables parse (serve, check), declared once.
         .target(
             name: "SysoundCLIOptions",
-            dependencies: [
-                "CSystemd", "SysoundClient",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
+            dependencies: ["SysoundClient", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/Programs/SysoundCLIOptions"),
+        // What every executable but `sysound` writes the same way: its log
+        // (standard error, or the journal under journald) and its error lines.
+        .target(
+            name: "SysoundProgramOutput",
+            dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")],
+            path: "Sources/Programs/SysoundProgramOutput"),
         // The project's reproducible generator of the default theme (Sounds/,
         // byte-identical on every run): the source the shipped sounds are
         // built from, so it stays with the product.
@@ -262,9 +275,8 @@ let package = Package(
             dependencies: ["SysoundState", "SysoundCore", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SysoundDesktopTests", dependencies: ["SysoundDesktop", "SysoundCore"]),
         .testTarget(
-            name: "SysoundCLIOptionsTests",
-            dependencies: ["SysoundCLIOptions", .product(name: "Logging", package: "swift-log")],
-            path: "Tests/SysoundCLIOptionsTests"),
+            name: "SysoundProgramOutputTests",
+            dependencies: ["SysoundProgramOutput", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "SysoundAudioTests",
             dependencies: ["SysoundAudio", "SysoundCore", "SysoundPlatform", "SysoundTestSupport",

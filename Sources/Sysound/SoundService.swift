@@ -63,8 +63,8 @@ public final class SoundService: Sendable {
         self.init(stateDirectory: stateDirectory, configPath: configPath, mode: mode, logger: logger, oneShot: false)
     }
 
-    /// `oneShot`: the process plays one request and exits (`sysound-engine
-    /// play` and `request`): the embedded engine reads the user's settings
+    /// `oneShot`: the process plays one request and exits (`sysound-play`,
+    /// `sysound-engine request`): the embedded engine reads the user's settings
     /// when it plays instead of following them with a watcher (a thread and
     /// an inotify watch for a process that ends with its sound).
     package init(stateDirectory: String?, configPath: String?, mode: Mode, logger: Logger?, oneShot: Bool) {

@@ -83,8 +83,8 @@ package enum AudioProcess {
         return true
     }
 
-    /// Prepares a process that plays and exits (`sysound-engine play` and
-    /// `request`), before it starts any thread: OpenAL Soft only mixes when
+    /// Prepares a process that plays and exits (`sysound-play`, `sysound-engine
+    /// request`), before it starts any thread: OpenAL Soft only mixes when
     /// the output will be the own stream, which then starts opening at once
     /// (`openAhead`).
     package static func prepareOneShot(_ settings: AudioSettings) {

@@ -1,7 +1,7 @@
 import Glibc
 import SysoundCore
 
-/// The service's other executables (`sysound-cli`, `sysound-engine`), which
+/// The service's other executables (`sysound-cli`, `sysound-play`, `sysound-engine`), which
 /// `sysound` starts or becomes: installed beside it, or in libexec.
 ///
 /// In the client library because both `sysound` (Foundation-free) and

@@ -1,9 +1,9 @@
 import SysoundCore
 
 /// `play NAME [--state-dir DIR] [--app ID]`: the one command `sysound`
-/// answers without the full CLI, and hands to `sysound-engine play` as it
-/// came when no daemon answers. Both read it here, so the hand-over always
-/// has the shape the engine takes without its argument parser.
+/// answers without the full CLI, and hands to `sysound-play` (argv as it
+/// came) when no daemon answers. Both read it here, so the hand-over always
+/// has the shape the player takes.
 package struct PlayArguments: Equatable, Sendable {
     package var name: String
     package var stateDirectory: String?
@@ -34,10 +34,5 @@ package struct PlayArguments: Equatable, Sendable {
             }
         }
         return play
-    }
-
-    /// The arguments `sysound-engine` is given for it.
-    package var engineArguments: [String] {
-        ["play", name] + (stateDirectory.map { ["--state-dir", $0] } ?? []) + (app.map { ["--app", $0] } ?? [])
     }
 }

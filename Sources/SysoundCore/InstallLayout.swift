@@ -5,7 +5,7 @@
 /// environment variables:
 ///
 ///     PREFIX/bin/sysound
-///     PREFIX/libexec/sysound/{sysound-cli,sysound-engine}
+///     PREFIX/libexec/sysound/{sysound-cli,sysound-play,sysound-engine}
 ///     PREFIX/share/sysound/{Sounds,config/sysound.toml}
 ///     PREFIX/etc/sysound/sysound.toml     (the administrator's; /etc for /usr)
 package enum InstallLayout {

@@ -3,10 +3,10 @@ import SysoundTestSupport
 import XCTest
 
 /// `sysound play NAME` with a daemon up is answered by `sysound` itself;
-/// without a daemon `sysound` becomes the embedded engine (`sysound-engine
-/// play`), every other command `sysound-cli`, both with execv. These tests
-/// point SYSOUND_CLI (or SYSOUND_ENGINE) at a missing file, so that any
-/// hand-over shows as exit 70 "cannot start".
+/// without a daemon `sysound` becomes the embedded engine (`sysound-play`),
+/// every other command `sysound-cli`, both with execv. These tests point
+/// SYSOUND_CLI (or SYSOUND_PLAY) at a missing file, so that any hand-over
+/// shows as exit 70 "cannot start".
 final class FastPathTests: DaemonTestCase {
     var stateDir: String { daemon.stateDir }
     let missingCLI = "/nonexistent/sysound-cli"
@@ -14,7 +14,7 @@ final class FastPathTests: DaemonTestCase {
     /// Runs `sysound ARGS` through env(1): the state-directory variables
     /// unset unless `environment` sets them, SYSOUND_CLI as given.
     func sysound(_ arguments: [String], environment: [String: String] = [:], binary: String? = nil) throws -> Spawned.Result {
-        var env = ["-u", "SYSOUND_STATE_DIR", "-u", "XDG_RUNTIME_DIR", "-u", "SYSOUND_CLI", "-u", "SYSOUND_ENGINE"]
+        var env = ["-u", "SYSOUND_STATE_DIR", "-u", "XDG_RUNTIME_DIR", "-u", "SYSOUND_CLI", "-u", "SYSOUND_PLAY"]
         env += environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         return try Spawned.run("/usr/bin/env", env + [try binary ?? TestPaths.sysound] + arguments)
     }
@@ -52,10 +52,10 @@ final class FastPathTests: DaemonTestCase {
     /// more), and plays there with the CLI's messages and exit statuses.
     func testWithoutADaemonPlayIsHandedToTheEngineNotTheFullCLI() throws {
         let empty = stateDir + "-none"
-        let missingEngine = "/nonexistent/sysound-engine"
-        let handed = try sysound(["play", "tap", "--state-dir", empty], environment: ["SYSOUND_ENGINE": missingEngine])
+        let missingPlayer = "/nonexistent/sysound-play"
+        let handed = try sysound(["play", "tap", "--state-dir", empty], environment: ["SYSOUND_PLAY": missingPlayer])
         XCTAssertEqual(handed.status, 70, handed.stderr)
-        XCTAssertEqual(handed.stderr, "sysound: cannot start \(missingEngine): No such file or directory\n")
+        XCTAssertEqual(handed.stderr, "sysound: cannot start \(missingPlayer): No such file or directory\n")
 
         let recording = try MonitorRecording()
         let played = try sysound(["play", "tap", "--app", "org.example.Embedded", "--state-dir", empty], environment: ["SYSOUND_CLI": missingCLI])

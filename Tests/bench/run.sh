@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the release `sysound`, `sysound-cli`, `sysound-engine` and `sysound-bench` (static
+# Builds the release `sysound`, `sysound-cli`, `sysound-play`, `sysound-engine` and `sysound-bench` (static
 # Swift stdlib, as shipped) and runs the benchmark (docs/bench-method.md). Arguments go to sysound-bench:
 #
 #   Tests/bench/run.sh                 the full run on PulseAudio, then on PipeWire: tables + JSON
@@ -19,7 +19,7 @@ scratch=${SYSOUND_BENCH_SCRATCH:-.build}
 build=(swift build -c release --static-swift-stdlib --scratch-path "$scratch")
 log=$(mktemp /tmp/sysound-bench-build.XXXXXX)
 trap 'rm -f "$log"' EXIT
-for product in sysound sysound-cli sysound-engine sysound-bench; do
+for product in sysound sysound-cli sysound-play sysound-engine sysound-bench; do
     if ! "${build[@]}" --product "$product" >"$log" 2>&1; then
         grep -E 'error:' "$log" | head -20 || tail -30 "$log"
         echo "bench: building $product failed (${build[*]} --product $product)" >&2

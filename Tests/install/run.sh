@@ -68,7 +68,7 @@ plays() {
 
 # The installed programs run as a user's would: no variable pointing anywhere,
 # a home of their own, from a directory outside the source tree.
-as_user=(env -u SYSOUND_DATA_DIR -u SYSOUND_CLI -u SYSOUND_ENGINE -u SYSOUND_STATE_DIR -u XDG_CONFIG_HOME HOME="$tmp/home")
+as_user=(env -u SYSOUND_DATA_DIR -u SYSOUND_CLI -u SYSOUND_PLAY -u SYSOUND_ENGINE -u SYSOUND_STATE_DIR -u XDG_CONFIG_HOME HOME="$tmp/home")
 installed() {
     (cd "$tmp" && exec "${as_user[@]}" "$@")
 }

@@ -12,7 +12,7 @@
 #
 # Needs: qemu-system-x86, busybox-static, cpio, xz-utils, gcc (apt), swift.
 # Env: SYSOUND_FF_CHECK=path   use this sysound-ff-check instead of building it
-#      SYSOUND_BIN_DIR=dir      take sysound, sysound-cli, sysound-engine from here
+#      SYSOUND_BIN_DIR=dir      take sysound, sysound-cli, sysound-play, sysound-engine from here
 #                               instead of this tree's debug build (swift build --build-tests)
 #      FF_TOLERANCE_MS=25      worst step timing error allowed (the median must be ≤ 2 ms;
 #                              an emulated VM on a shared host jitters)
@@ -78,12 +78,12 @@ fi
 # the engines would add minutes), with its shared libraries.
 BIN=${SYSOUND_BIN_DIR:-}
 if [ -z "$BIN" ]; then
-    log "building sysound, sysound-cli and sysound-engine (debug)"
+    log "building sysound, sysound-cli, sysound-play and sysound-engine (debug)"
     (cd "$ROOT" && swift build --build-tests >"$WORK/cli-build.log" 2>&1) \
         || { tail -20 "$WORK/cli-build.log" >&2; die "swift build failed"; }
     BIN="$ROOT/.build/debug"
 fi
-for exe in sysound sysound-cli sysound-engine; do [ -x "$BIN/$exe" ] || die "no $exe in $BIN"; done
+for exe in sysound sysound-cli sysound-play sysound-engine; do [ -x "$BIN/$exe" ] || die "no $exe in $BIN"; done
 
 # 3. The initramfs.
 ROOTFS="$WORK/rootfs"
@@ -105,7 +105,7 @@ printf 'root:x:0:\nfeedbackd:x:120:\n' > "$ROOTFS/etc/group"
 # Installed as `make install` lays it out under /usr (InstallLayout).
 mkdir -p "$ROOTFS/usr/bin" "$ROOTFS/usr/libexec/sysound" "$ROOTFS/usr/share/sysound/config" "$ROOTFS/run"
 cp "$BIN/sysound" "$ROOTFS/usr/bin/"
-cp "$BIN/sysound-cli" "$BIN/sysound-engine" "$ROOTFS/usr/libexec/sysound/"
+cp "$BIN/sysound-cli" "$BIN/sysound-play" "$BIN/sysound-engine" "$ROOTFS/usr/libexec/sysound/"
 install -m 755 "$ROOT/config/udev/sysound-ledctrl" "$ROOTFS/usr/libexec/sysound/"
 # A debug build's symbols are half its size; the guest unpacks every byte.
 strip --strip-debug "$ROOTFS/usr/bin/sysound" "$ROOTFS"/usr/libexec/sysound/* 2>/dev/null || true
@@ -113,7 +113,7 @@ cp -r "$ROOT/Sounds" "$ROOTFS/usr/share/sysound/"
 cp "$ROOT/config/sysound.toml" "$ROOTFS/usr/share/sysound/config/"
 # Whatever the programs link dynamically (glibc, libevdev, the Swift
 # runtime of a debug build), at the paths ldd names.
-for lib in $(for exe in "$CLIENT" "$BIN/sysound" "$BIN/sysound-cli" "$BIN/sysound-engine"; do ldd "$exe"; done \
+for lib in $(for exe in "$CLIENT" "$BIN/sysound" "$BIN/sysound-cli" "$BIN/sysound-play" "$BIN/sysound-engine"; do ldd "$exe"; done \
         | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' | sort -u); do
     mkdir -p "$ROOTFS$(dirname "$lib")"
     cp -L "$lib" "$ROOTFS$lib"

@@ -1,5 +1,5 @@
 import ArgumentParser
-import SysoundCLIOptions
+import SysoundProgramOutput
 import SysoundClient
 import SysoundCore
 import SysoundState

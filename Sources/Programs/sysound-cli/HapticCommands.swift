@@ -1,6 +1,7 @@
 import ArgumentParser
 import SysoundCore
 import SysoundCLIOptions
+import SysoundProgramOutput
 
 struct VibrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

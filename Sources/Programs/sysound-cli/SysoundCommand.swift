@@ -1,5 +1,5 @@
 import ArgumentParser
-import SysoundCLIOptions
+import SysoundProgramOutput
 
 /// The full CLI, `sysound-cli`: what `sysound` becomes (execv) for every
 /// command but its fast path. It calls itself `sysound` in help and messages,

@@ -1,5 +1,6 @@
 import ArgumentParser
 import SysoundCLIOptions
+import SysoundProgramOutput
 import SysoundConfig
 import SysoundFeedback
 

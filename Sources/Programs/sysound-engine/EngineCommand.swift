@@ -1,6 +1,6 @@
 import ArgumentParser
 import Logging
-import SysoundCLIOptions
+import SysoundProgramOutput
 import SysoundClient
 
 /// The engine host behind the `sysound` CLI: runs the daemon, and runs single
@@ -12,19 +12,16 @@ struct EngineCommand: ParsableCommand {
         commandName: "sysound-engine",
         abstract: "The engines behind `sysound`: the daemon and the embedded fallback.",
         discussion: "Started by `sysound`; see `sysound --help`.",
-        subcommands: [RequestCommand.self, PlayCommand.self, RenderCommand.self, ServeCommand.self, CheckCommand.self, ListDBusCommand.self])
+        subcommands: [RequestCommand.self, RenderCommand.self, ServeCommand.self, CheckCommand.self, ListDBusCommand.self])
 
     static func main() {
         let arguments = CommandLine.arguments.dropFirst()
         bootstrapLogging(verbose: arguments.contains("-v") || arguments.contains("--verbose") || arguments.first == "serve")
-        // The hand-over from `sysound` (its `play` shape) is read without the
-        // argument parser, whose start (its commands' reflection, the runtime's
-        // conformance lookups) was the largest part of this process's own work
-        // before the configuration; anything else is the parser's, with its messages.
+        // The hand-over from `sysound serve` is read without the argument
+        // parser, whose start (its commands' reflection, the runtime's
+        // conformance lookups) is time before a session's first sound;
+        // anything else is the parser's, with its messages.
         let words = Array(arguments)
-        if let play = PlayArguments.parse(count: words.count, { words[$0] }) {
-            PlayCommand.play(play.name, stateDirectory: play.stateDirectory, app: play.app)
-        }
         if let serve = ServeArguments.parse(count: words.count, { words[$0] }) {
             do {
                 try Serve(serve).run()

@@ -1,7 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import Glibc
-import SysoundCLIOptions
+import SysoundProgramOutput
 import SysoundConfig
 import SysoundFeedback
 

@@ -4,7 +4,7 @@ import Glibc
 import ArgumentParser
 import Logging
 import Sysound
-import SysoundCLIOptions
+import SysoundProgramOutput
 import SysoundCore
 
 /// Runs one wire request on an engine embedded in this process and prints
@@ -57,15 +57,4 @@ struct EngineRequestOptions: ParsableArguments {
 
     @Flag(name: .shortAndLong, help: "Log at info level.")
     var verbose = false
-}
-
-/// Ends a one-shot process once its sound has been heard, without the
-/// exit-time teardown: OpenAL Soft 1.19's library destructor (`alc_cleanup`)
-/// frees its list lock while the own stream's render thread may still be
-/// mixing a silent block until the idle pause, which aborts the process in
-/// `LockLists` (seen in FastPathTests). Nothing is left to flush but stdio;
-/// the kernel closes the device nodes and the sound server's connection.
-func endOneShot() -> Never {
-    fflush(nil)  // every stdio stream
-    _exit(0)
 }

@@ -3,6 +3,7 @@ import Logging
 import Sysound
 import SysoundAudio
 import SysoundCLIOptions
+import SysoundProgramOutput
 import SysoundPlatform
 import SysoundClient
 import SysoundConfig

@@ -9,8 +9,8 @@ enum FastPath {
         /// The request reached a daemon: exit with this status.
         case answered(Int32)
         /// No daemon listens (or the socket path is unusable): the embedded
-        /// engine plays it, given these arguments (`sysound-engine play`).
-        case noDaemon(engineArguments: [String])
+        /// engine plays it (`sysound-play`, given the same argv).
+        case noDaemon
     }
 
     /// What became of the request; nil when the command has another shape
@@ -27,7 +27,7 @@ enum FastPath {
             reply = try DaemonClient(socketPath: socket).send(.play(PlayRequest(.name(name), app: play.app)))
         } catch {
             guard !error.reachedNoDaemon else {
-                return .noDaemon(engineArguments: play.engineArguments)
+                return .noDaemon
             }
             standardError("sysound: cannot play \(name): \(error)")
             return .answered(error.exitStatus)

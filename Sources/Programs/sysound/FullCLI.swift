@@ -12,26 +12,21 @@ enum FullCLI {
     }
 }
 
-/// `sysound play NAME` without a daemon: this process becomes
-/// `sysound-engine play NAME …` (execv), the embedded engine with the CLI's
-/// messages and exit statuses. Through the full CLI it would be two more
-/// executables started — `sysound-cli`, which then spawns the engine — for
-/// the same request: the larger part of the time to the first sample.
+/// `sysound play NAME` without a daemon: this process becomes `sysound-play`
+/// (execv, argv as we got it: `ps` shows `sysound play tap`), the embedded
+/// engine with the CLI's messages and exit statuses. Through the full CLI it
+/// would be two more executables started — `sysound-cli`, which then spawns
+/// the engine — for the same request: the larger part of the time to the
+/// first sample.
 enum EmbeddedPlay {
-    static func become(_ arguments: [String]) -> Never {
-        Companion.become("sysound-engine", variable: "SYSOUND_ENGINE", arguments: arguments)
+    static func become() -> Never {
+        Companion.become("sysound-play", variable: "SYSOUND_PLAY", argv: CommandLine.unsafeArgv)
     }
 }
 
 /// Replaces this process with a companion executable (found beside `sysound`,
 /// in libexec, or through `variable`); exits 70 if it cannot.
 enum Companion {
-    static func become(_ name: String, variable: String, arguments: [String]) -> Never {
-        let path = find(name, variable: variable)
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        become(path, argv: argv)
-    }
-
     static func become(_ name: String, variable: String, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Never {
         become(find(name, variable: variable), argv: argv)
     }

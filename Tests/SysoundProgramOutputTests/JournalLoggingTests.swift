@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Logging
 import XCTest
-@testable import SysoundCLIOptions
+@testable import SysoundProgramOutput
 
 /// Logging under journald: priorities and fields instead of a second
 /// timestamp and one priority for every line.

@@ -3,10 +3,13 @@ import SysoundTestSupport
 import XCTest
 @testable import SysoundAudio
 
-/// The mixer a one-shot process opens ahead, while it reads its theme
-/// (`LoopbackOutput.openAhead`): taken by the first own stream that asks for
-/// the same device, once; a mixer for other settings is closed, not used.
-final class MixerAheadTests: XCTestCase {
+/// What a process opens ahead for its own stream while it reads its theme
+/// (`AudioProcess.openAhead`): the mixer (`LoopbackOutput.openAhead`), taken
+/// by the first own stream that asks for the same device, once (a mixer for
+/// other settings is closed, not used); and the connection
+/// (`PulseConnection.connectAhead`), which that stream joins, and which
+/// closes with the stream, or at once when no stream joined it.
+final class OpenAheadTests: XCTestCase {
     override func tearDown() {
         LoopbackOutput.openedAhead(AudioSettings())?.close()  // nothing is left for the next test
         super.tearDown()
@@ -45,7 +48,7 @@ final class MixerAheadTests: XCTestCase {
         var statuses: [Int32: [Int]] = [:]
         for delay in stride(from: 0, to: 4_000, by: 100) {
             let child = try runThisTestAgain(
-                "SysoundAudioTests.MixerAheadTests/testAProcessExitingWhileTheMixerOpensEndsCleanly",
+                "SysoundAudioTests.OpenAheadTests/testAProcessExitingWhileTheMixerOpensEndsCleanly",
                 environment: [Self.childDelay: "\(delay)"])
             statuses[child.status, default: []].append(delay)
         }
@@ -75,5 +78,39 @@ final class MixerAheadTests: XCTestCase {
         usleep(150_000)
         let left = Fixture.channel(try p.recorded(since: before), 0)
         XCTAssertEqual(Fixture.peak(left), 0.5, accuracy: 0.05, "the tone arrives at its level")
+    }
+
+    /// The stream joins the connection made ahead instead of making one, and
+    /// the open ends the hold taken ahead: once the engine is shut down this
+    /// process is no longer the server's client.
+    func testTheOwnStreamJoinsTheConnectionMadeAhead() throws {
+        _ = try PulseFixture.require()
+        var s = AudioSettings()
+        s.backend = .pulse
+        let clientsBefore = try Self.ownClients(), triesBefore = PulseConnection.tries
+        PulseConnection.connectAhead()
+        let engine = try AudioEngine(settings: s, output: .device)
+        XCTAssertTrue(engine.playsOnOwnStream)
+        XCTAssertEqual(PulseConnection.tries - triesBefore, 1, "one connection made: the one ahead, which the stream joined")
+        XCTAssertEqual(try Self.ownClients(), clientsBefore + 1, "one client on the server for the stream")
+        engine.shutdown()
+        XCTAssertTrue(eventually(2) { (try? Self.ownClients()) == clientsBefore }, "the connection closed with the stream")
+    }
+
+    /// A connection made ahead that no stream joined (a silenced sound, an
+    /// open of OpenAL Soft's own device) is closed when its hold ends.
+    func testAConnectionMadeAheadThatNoStreamJoinedCloses() throws {
+        _ = try PulseFixture.require()
+        let clientsBefore = try Self.ownClients()
+        PulseConnection.connectAhead()
+        XCTAssertTrue(eventually(2) { (try? Self.ownClients()) == clientsBefore + 1 }, "the connection made ahead is the server's client")
+        PulseConnection.releaseAhead()
+        XCTAssertTrue(eventually(2) { (try? Self.ownClients()) == clientsBefore }, "and closed once no stream joined it")
+    }
+
+    /// The server's clients that are this process.
+    static func ownClients() throws -> Int {
+        let text = try Spawned.run("/usr/bin/pactl", ["list", "clients"]).stdout
+        return text.components(separatedBy: "Client #").filter { $0.contains("application.process.id = \"\(getpid())\"") }.count
     }
 }

@@ -27,3 +27,14 @@ package func printError(_ text: String) {
         : text
     writeAll(2, Array((line + "\n").utf8))
 }
+
+/// Ends a one-shot process (`sysound-play`, `sysound-engine request`) once
+/// its sound has been heard: stdio flushed, and no exit-time teardown. What
+/// it opened needs none (the kernel closes the device nodes and the sound
+/// server's connection), and an orderly close of the stream and the
+/// connection would add the server's round trips to the process's time
+/// after its sound.
+package func endOneShot() -> Never {
+    fflush(nil)  // every stdio stream
+    _exit(0)
+}
