@@ -89,9 +89,8 @@ package enum AudioProcess {
     /// (`openAhead`).
     package static func prepareOneShot(_ settings: AudioSettings) {
         let server = SoundServerProbe.ask()
-        let ownStream = AudioOutputs.opensOwnStream(settings, server: server)
-        prepare(settings, openALMixesOnly: ownStream)
-        if ownStream { openAhead(settings, server: server) }
+        prepare(settings, openALMixesOnly: AudioOutputs.opensOwnStream(settings, server: server))
+        openAhead(settings, server: server)
     }
 
     /// Starts opening the own stream's two halves, each on a thread of its
@@ -108,12 +107,14 @@ package enum AudioProcess {
     /// the server sees a client, and a sound the policy silences has
     /// played nothing and woken no sink.
     ///
-    /// `server` is what `SoundServerProbe` answered just now, if asked;
-    /// the first open takes that answer (`takeAnswerAhead`) instead of asking again.
+    /// `server` is what `SoundServerProbe` answered just now, if asked.
+    /// The first open takes the answer (`takeAnswerAhead`), whatever it is,
+    /// instead of asking again: a server that does not answer is waited for
+    /// once (`SoundServerProbe.answerDeadlineMs`), not twice.
     package static func openAhead(_ settings: AudioSettings, server: SoundServerProbe.Answer? = nil) {
         let server = server ?? SoundServerProbe.ask()
-        guard AudioOutputs.opensOwnStream(settings, server: server) else { return }
         answerAhead.withLock { $0 = server }
+        guard AudioOutputs.opensOwnStream(settings, server: server) else { return }
         LoopbackOutput.openAhead(settings)
         PulseConnection.connectAhead()
     }

@@ -132,8 +132,9 @@ final class PulseConnection: PulseCallbackTarget, @unchecked Sendable {
     static func connectAhead() {
         ahead.withLock { ahead in
             guard ahead == nil else { return }
-            // No thread to be had: the first stream connects by itself. Its
-            // failure is the stream's too, which tells it (`lastFailure`).
+            // A failure is not lost: the stream's own `acquire` is answered
+            // with it (`lastFailure`), or tries again, and its open reports
+            // it. No thread to be had: the first stream connects by itself.
             ahead = ThreadedWork(name: "sysound-connect") {
                 try? PulseConnection.acquire(timeoutSeconds: PulseStream.connectTimeoutSeconds, realtime: nil)
             }

@@ -20,6 +20,9 @@ package enum ServiceSetup {
         /// until one opens (the daemon, when there was none at start); requests
         /// meanwhile are told there is no output yet and never wait for a server.
         case deviceInBackground
+        /// Open it with `openBeforeServing`, once the rest of the daemon's
+        /// start is done and before its first request (else as `deviceInBackground`).
+        case deviceBeforeServing
         /// Render offline through a loopback device (`--to FILE`).
         case loopback
     }
@@ -124,7 +127,68 @@ package enum ServiceSetup {
         let engineSettings = configuration.audio
         let audioLogger = audioLogger ?? Logger(label: "sysound.audio")
         let onDemand = if case .deviceOnDemand = mode { true } else { false }
-        let open: @Sendable () throws(AudioError) -> AudioEngine = { () throws(AudioError) -> AudioEngine in
+        let open = deviceOpener(engineSettings, onDemand: onDemand, host: host, realtime: realtime, audioLogger: audioLogger)
+        // Another media role's engine: always sysound's own stream (the event
+        // engine plays on one, or no role gets its own: AudioRoles.separates).
+        let roleSettings = { var s = engineSettings; s.backend = .pulse; return s }()
+        let openRole: @Sendable (MediaRole) throws(AudioError) -> AudioEngine = { (role) throws(AudioError) -> AudioEngine in
+            try AudioEngine(settings: roleSettings, output: .device, host: host, realtime: realtime, role: role, logger: audioLogger)
+        }
+        let rendersOffline = if case .loopback = mode { true } else { false }
+        let engine: AudioEngine?
+        var openInRequest = open
+        switch mode {
+        case .deviceNow: engine = try open()
+        case .deviceOnDemand: engine = nil
+        case .deviceInBackground, .deviceBeforeServing:
+            engine = nil
+            openInRequest = { () throws(AudioError) -> AudioEngine in
+                throw .noOutputDevice(detail: "no audio output is open yet; the daemon keeps trying and plays sounds once one opens")
+            }
+        case .loopback: engine = try AudioEngine(settings: engineSettings, output: .loopback, logger: audioLogger)
+        }
+        let manager = FeedbackManager(
+            configuration: configuration, theme: theme, audio: engine, openAudio: openInRequest,
+            openRole: rendersOffline ? nil : openRole, roleHost: host, haptics: haptics, leds: leds,
+            controls: ControlFiles(directory: stateDirectory), settings: settings, logger: logger)
+        if case .deviceInBackground = mode {
+            let host = if let host { host } else { try AudioEngine.embeddedHost() }
+            BackgroundAudioOpen(manager: manager, host: host, logger: logger, open: open).start()
+        }
+        if case .watched(let watcher) = settings {
+            // Weak: the manager reads the watcher, so a strong capture would be a cycle.
+            watcher.onChange { [weak manager] old, new in manager?.stateChanged(from: old, to: new) }
+        }
+        return manager
+    }
+
+    /// Opens the audio device of `manager` (made with `.deviceBeforeServing`
+    /// on `host`) now, before the daemon serves its first request: its own
+    /// stream's mixer and connection were started ahead (`AudioProcess.openAhead`)
+    /// and have had the rest of the start to get ready, which no longer waits
+    /// for them. When none opens, it is tried again in the background as
+    /// `.deviceInBackground` does, and the daemon serves meanwhile.
+    package static func openBeforeServing(
+        _ manager: FeedbackManager, host: LoopHost, realtime: RealtimeThreads?, logger: Logger, audioLogger: Logger? = nil
+    ) {
+        let open = deviceOpener(
+            manager.configuration.audio, onDemand: false, host: host, realtime: realtime,
+            audioLogger: audioLogger ?? Logger(label: "sysound.audio"))
+        do {
+            let engine = try open()
+            if !manager.attachAudio(engine) { engine.shutdown() }
+        } catch {
+            logger.error("no audio output yet: \(error); opening one in the background, sounds play once it opens")
+            BackgroundAudioOpen(manager: manager, host: host, logger: logger, open: open).start()
+        }
+    }
+
+    /// What opens the device engine (`settings`' output) for a manager: the
+    /// sound server asked first, its answer handed to the open.
+    private static func deviceOpener(
+        _ engineSettings: AudioSettings, onDemand: Bool, host: LoopHost?, realtime: RealtimeThreads?, audioLogger: Logger
+    ) -> @Sendable () throws(AudioError) -> AudioEngine {
+        { () throws(AudioError) -> AudioEngine in
             let server = AudioProcess.takeAnswerAhead() ?? SoundServerProbe.ask()
             let tried = OutputAttempt(server: server, paths: SoundServerProbe.socketPaths())
             switch server {
@@ -146,37 +210,5 @@ package enum ServiceSetup {
                 throw .noOutputDevice(detail: tried.everything)
             }
         }
-        // Another media role's engine: always sysound's own stream (the event
-        // engine plays on one, or no role gets its own: AudioRoles.separates).
-        let roleSettings = { var s = engineSettings; s.backend = .pulse; return s }()
-        let openRole: @Sendable (MediaRole) throws(AudioError) -> AudioEngine = { (role) throws(AudioError) -> AudioEngine in
-            try AudioEngine(settings: roleSettings, output: .device, host: host, realtime: realtime, role: role, logger: audioLogger)
-        }
-        let rendersOffline = if case .loopback = mode { true } else { false }
-        let engine: AudioEngine?
-        var openInRequest = open
-        switch mode {
-        case .deviceNow: engine = try open()
-        case .deviceOnDemand: engine = nil
-        case .deviceInBackground:
-            engine = nil
-            openInRequest = { () throws(AudioError) -> AudioEngine in
-                throw .noOutputDevice(detail: "no audio output is open yet; the daemon keeps trying and plays sounds once one opens")
-            }
-        case .loopback: engine = try AudioEngine(settings: engineSettings, output: .loopback, logger: audioLogger)
-        }
-        let manager = FeedbackManager(
-            configuration: configuration, theme: theme, audio: engine, openAudio: openInRequest,
-            openRole: rendersOffline ? nil : openRole, roleHost: host, haptics: haptics, leds: leds,
-            controls: ControlFiles(directory: stateDirectory), settings: settings, logger: logger)
-        if case .deviceInBackground = mode {
-            let host = if let host { host } else { try AudioEngine.embeddedHost() }
-            BackgroundAudioOpen(manager: manager, host: host, logger: logger, open: open).start()
-        }
-        if case .watched(let watcher) = settings {
-            // Weak: the manager reads the watcher, so a strong capture would be a cycle.
-            watcher.onChange { [weak manager] old, new in manager?.stateChanged(from: old, to: new) }
-        }
-        return manager
     }
 }

@@ -101,7 +101,16 @@ struct Serve {
             configuration.haptics, logger: Logger(label: "sysound.haptics"), directory: inputDir,
             host: LoopHost(loop: loop, workers: workers))
         let leds = ServiceSetup.leds(configuration.leds, logger: Logger(label: "sysound.leds"), host: LoopHost(loop: loop, workers: workers))
-        let manager = makeManager(configuration, theme, directory, watcher, haptics, leds, LoopHost(loop: loop, workers: workers), logger)
+        // The audio engine's timers join the daemon's loop; its device calls go to the workers.
+        // Its audio threads go real-time directly, else through rtkit (a desktop's plain user).
+        let realtime = RealtimeThreads(
+            priority: Int32(configuration.audio.realtimePriority), broker: RealtimeKit(), logger: Logger(label: "sysound.audio"))
+        // Its device opens last (`openBeforeServing`, below).
+        // In that mode it opens nothing here, and the host is given, so it cannot fail.
+        let manager = try! ServiceSetup.manager(
+            configuration: configuration, theme: theme, stateDirectory: directory, audio: .deviceBeforeServing,
+            haptics: haptics, leds: leds, settings: .watched(watcher), host: LoopHost(loop: loop, workers: workers),
+            realtime: realtime, logger: logger)
         manager.configurationProblem = configurationProblem.map { "\($0)" }
         defer {
             leds?.shutdown()
@@ -143,6 +152,11 @@ struct Serve {
         defer { desktop.stop() }
         let slider = AlertSlider.start(manager: manager, loop: loop, inputDirectory: inputDir, logger: Logger(label: "sysound.slider"))
         defer { slider.stop() }
+        // The audio output, last: its mixer and connection have been opening
+        // since the environment's set-up (`AudioProcess.openAhead`), beside
+        // everything above. With none the daemon still serves (vibration,
+        // settings) and opens one on its workers, trying until one opens.
+        ServiceSetup.openBeforeServing(manager, host: LoopHost(loop: loop, workers: workers), realtime: realtime, logger: logger)
         // The rest waits until the requests that started the daemon (socket
         // activation: the first sound of a session) are answered: on two busy
         // cores each of them is time before that sound. The theme's load
@@ -195,31 +209,6 @@ struct Serve {
         let lock = SessionLock(sources: sources, loop: loop, sessionBus: sessionBus, logger: logger, write: write)
         lock.start()
         return lock
-    }
-
-    /// The manager with the audio device open now; with no device the daemon
-    /// still serves (vibration, settings) and opens one on its workers, trying
-    /// until one opens (`ServiceSetup.AudioMode.deviceInBackground`).
-    func makeManager(
-        _ configuration: SysoundConfiguration, _ theme: Theme, _ directory: StateDirectory,
-        _ watcher: StateWatcher, _ haptics: HapticsEngine?, _ leds: LedEngine?, _ host: LoopHost, _ logger: Logger
-    ) -> FeedbackManager {
-        // The audio engine's timers join the daemon's loop; its device calls go to the workers.
-        // Its audio threads go real-time directly, else through rtkit (a desktop's plain user).
-        let realtime = RealtimeThreads(
-            priority: Int32(configuration.audio.realtimePriority), broker: RealtimeKit(), logger: Logger(label: "sysound.audio"))
-        let make = { (mode: ServiceSetup.AudioMode) throws(AudioError) -> FeedbackManager in
-            try ServiceSetup.manager(
-                configuration: configuration, theme: theme, stateDirectory: directory, audio: mode,
-                haptics: haptics, leds: leds, settings: .watched(watcher), host: host, realtime: realtime, logger: logger)
-        }
-        do {
-            return try make(.deviceNow)
-        } catch {
-            logger.error("no audio output yet: \(error); opening one in the background, sounds play once it opens")
-            // In the background opens nothing here, and the host is given, so it cannot fail.
-            return try! make(.deviceInBackground)
-        }
     }
 }
 
