@@ -85,7 +85,7 @@ struct Serve {
         // back, and no engine keeps OpenAL Soft's unused voices resident.
         AudioProcess.keepMemoryLean()
         // The own stream's mixer and connection start opening now, beside
-        // the rest of the start (the output opens with the manager, below).
+        // the rest of the start; the output opens last (`openBeforeServing`).
         AudioProcess.openAhead(configuration.audio)
         // One loop serves every descriptor; blocking work goes to the workers.
         let loop: EventLoop, workers: WorkerPool, watcher: StateWatcher
