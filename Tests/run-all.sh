@@ -92,7 +92,7 @@ count_xctest "swift test" "$logs/swift-test.log"
 # desktop's sources, the documented names, feedbackd's calls and themes but
 # for a theme's media role, events over the socket, threads, real-time
 # budgets, rendering to a file, socket activation, the journal).
-pipewire_suites='EndToEndTests|PulseDeviceTests|IdlePauseTests|PulseStreamTests|StreamRoleTests|OutputSelectionTests|FaultTests/testPulseAudioKilledAndRestartedWhileSoundsPlay|SoundServerProbeTests/testTheRealServerRepliesToTheAuthPacket'
+pipewire_suites='EndToEndTests|PulseDeviceTests|IdlePauseTests|PulseStreamTests|OpenAheadTests|StreamRoleTests|OutputSelectionTests|FaultTests/testPulseAudioKilledAndRestartedWhileSoundsPlay|SoundServerProbeTests/testTheRealServerRepliesToTheAuthPacket'
 pipewire_skipped='ReloadWhilePlayingTests|SessionLockTests|DesktopSettingsTests|DocumentationTests|DBusFaceTests|FeedbackdThemeFaceTests/test(?!TheThemesMediaRoleIsTheStreamsRole)|EventCommandTests|WaitWithoutWorkersTests|PlainUserRealtimeTests|RealtimeBudgetTests|CLIRenderTests|SocketActivationTests|JournalStreamTests'
 echo "== swift test on PipeWire ($pipewire_suites, not $pipewire_skipped)"
 SYSOUND_REQUIRE_PULSE=1 SYSOUND_REQUIRE_DBUS=1 Tests/fixture/with-pipewire.sh swift test --skip-build --filter "$pipewire_suites" --skip "$pipewire_skipped" 2>&1 | tee "$logs/swift-test-pipewire.log"

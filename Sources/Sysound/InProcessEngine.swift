@@ -56,18 +56,17 @@ final class InProcessEngine: Sendable {
     static func make(
         configPath: String?, stateDirectory: StateDirectory, logger: Logger, oneShot: Bool
     ) throws(SoundServiceError) -> InProcessEngine {
-        let configuration: SysoundConfiguration, theme: Theme
-        do {
-            let problems: [Diagnostic]
-            // A one-shot play decodes its one sound, which says what is wrong with its file.
-            (configuration, theme, problems) = try ServiceSetup.load(configPath: configPath, checkingFiles: !oneShot)
-            problems.forEach { logger.debug("\($0)") }
-        } catch {
+        let configuration: SysoundConfiguration
+        do { configuration = try SysoundConfiguration.load(path: configPath) } catch {
             throw SoundServiceError(.configuration, error.description)
         }
         // Before the threads below (haptics, LEDs, the audio loop): the
-        // environment may be written only now.
+        // environment may be written only now. Before the theme, whose
+        // reading then overlaps the output's opening ahead.
         if oneShot { AudioProcess.prepareOneShot(configuration.audio) }
+        // A one-shot play decodes its one sound, which says what is wrong with its file.
+        let (theme, problems) = Theme.read(configuration: configuration, checkingFiles: !oneShot)
+        problems.forEach { logger.debug("\($0)") }
         // The settings as the daemon has them: followed with inotify, so a
         // play reads no file. Without a watch (inotify's limit reached) they
         // are read at each play, which is slower but as right.

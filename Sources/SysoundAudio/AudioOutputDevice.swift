@@ -184,8 +184,8 @@ enum AudioOutputs {
         // an open finds the threads it started in the process's thread list.
         AudioThreads.opens.lock()
         defer { AudioThreads.opens.unlock() }
-        // Its stream, if it made one, has joined the connection made ahead.
-        defer { PulseConnection.releaseAhead() }
+        // Its stream, if it made one, is the one made ahead or holds its connection.
+        defer { PulseStream.releaseAhead() }
         switch s.backend {
         case .openal: return try OpenALDeviceOutput.open(s, realtime: realtime)
         case .pulse: return try StreamOutput.open(s, role: role, realtime: realtime)

@@ -96,16 +96,14 @@ package enum AudioProcess {
     /// Starts opening the own stream's two halves, each on a thread of its
     /// own, when the sound server answers and the output will be that
     /// stream: OpenAL Soft's mixer (`LoopbackOutput.openAhead`) and the
-    /// connection to the server (`PulseConnection.connectAhead`). The first
-    /// output open takes both. After `prepare` (they are threads), and before
-    /// the rest of a start: the configuration's reading, the theme's and the
-    /// policy's decision in a one-shot play, the loop, the control files,
-    /// haptics and LEDs in a daemon. Those then overlap OpenAL Soft's
-    /// context (its page faults, and in a daemon its backends' first try of
-    /// the server) and the connection's round trips, which otherwise
-    /// follow them on the way to the first sound. No stream is made ahead:
-    /// the server sees a client, and a sound the policy silences has
-    /// played nothing and woken no sink.
+    /// event role's stream with its connection (`PulseStream.connectAhead`,
+    /// corked until the first sound). The first output open takes both.
+    /// After `prepare` (they are threads), and before the rest of a start:
+    /// the theme's reading and the policy's decision in a one-shot play, the
+    /// loop, the control files, haptics and LEDs in a daemon. Those then
+    /// overlap OpenAL Soft's context (its page faults, and in a daemon its
+    /// backends' first try of the server) and the server's round trips,
+    /// which otherwise follow them on the way to the first sound.
     ///
     /// `server` is what `SoundServerProbe` answered just now, if asked.
     /// The first open takes the answer (`takeAnswerAhead`), whatever it is,
@@ -116,7 +114,7 @@ package enum AudioProcess {
         answerAhead.withLock { $0 = server }
         guard AudioOutputs.opensOwnStream(settings, server: server) else { return }
         LoopbackOutput.openAhead(settings)
-        PulseConnection.connectAhead()
+        PulseStream.connectAhead(settings)
     }
 
     /// The sound server's answer `openAhead` was given, once: the first

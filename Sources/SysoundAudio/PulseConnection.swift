@@ -122,41 +122,6 @@ final class PulseConnection: PulseCallbackTarget, @unchecked Sendable {
         return connection
     }
 
-    /// Starts making the connection on a thread of its own
-    /// (`sysound-connect`), held by no stream yet (`AudioProcess.openAhead`):
-    /// its handshake (the cookie, the client's name, the server's name:
-    /// three round trips to another process) overlaps what a start does
-    /// before its first open. That open's stream then joins it (`acquire`
-    /// waits while it is being made), and the open ends the hold made
-    /// here (`releaseAhead`); unused, it is closed at exit.
-    static func connectAhead() {
-        ahead.withLock { ahead in
-            guard ahead == nil else { return }
-            // A failure is not lost: the stream's own `acquire` is answered
-            // with it (`lastFailure`), or tries again, and its open reports
-            // it. No thread to be had: the first stream connects by itself.
-            ahead = ThreadedWork(name: "sysound-connect") {
-                try? PulseConnection.acquire(timeoutSeconds: PulseStream.connectTimeoutSeconds, realtime: nil)
-            }
-        }
-        _ = releasesAheadAtExit
-    }
-
-    /// Ends the hold `connectAhead` took, once it is made: the connection
-    /// stays for the streams that joined it, and closes if none did. Called
-    /// by every output open (`AudioOutputs.openDevice`), after its own
-    /// stream, if any, has joined; not on the mainloop thread.
-    static func releaseAhead() {
-        let work = ahead.withLock { ahead in
-            defer { ahead = nil }
-            return ahead
-        }
-        work?.wait()?.release()
-    }
-
-    private static let ahead = Locked<ThreadedWork<PulseConnection?>?>(nil)
-    private static let releasesAheadAtExit: Void = AudioProcess.closeAtExit { PulseConnection.releaseAhead() }
-
     /// Gives back what `acquire` gave: the last holder's release closes the
     /// connection (its client leaves the server, its thread ends). Never on
     /// the mainloop thread.
@@ -203,8 +168,9 @@ final class PulseConnection: PulseCallbackTarget, @unchecked Sendable {
         }
     }
 
-    /// Makes the mainloop thread real-time, once, with the first holder's `realtime`.
-    private func promoteOnce(_ realtime: RealtimeThreads?) {
+    /// Makes the mainloop thread real-time, once, with the first holder's
+    /// `realtime` (a stream made ahead, with none, is promoted when taken).
+    func promoteOnce(_ realtime: RealtimeThreads?) {
         guard let realtime else { return }
         let first = Self.current.withLock { _ -> Bool in
             defer { promoted = true }

@@ -28,7 +28,7 @@ import SysoundPlatform
 /// which all streams share. What other threads read (`isConnected`,
 /// latency) is kept in a small lock of its own.
 ///
-/// Why one file of 500 lines: the mainloop thread's state is `private` to it,
+/// Why one long file: the mainloop thread's state is `private` to it,
 /// so nothing else in the module can touch it off that thread. What needs none
 /// of it lives beside: the buffer request (PulseStream+Request.swift), the
 /// media role (PulseStream+Role.swift), the count of what is still to be
@@ -122,9 +122,25 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
     /// session's; `PulseConnection.acquire` connects it if no stream has,
     /// and `realtime` makes its thread real-time), and waits until it is
     /// ready (at most `timeoutSeconds` for each). Nothing is written until a `kick`.
+    /// The stream made ahead (`connectAhead`) is this call's answer when it
+    /// is the one asked for.
     static func connect(
         _ settings: AudioSettings, role: MediaRole = .event, realtime: RealtimeThreads? = nil,
         timeoutSeconds: Double = connectTimeoutSeconds
+    ) throws(AudioError) -> PulseStream {
+        let made = takeAhead()
+        if let made, made.isConnected, made.role == role, made.rate == settings.sampleRate, made.request == Request(settings) {
+            made.connection.promoteOnce(realtime)
+            return made
+        }
+        // Another stream's: closed once the new one holds the connection, which then stays.
+        defer { made?.close() }
+        return try connectNew(settings, role: role, realtime: realtime, timeoutSeconds: timeoutSeconds)
+    }
+
+    /// `connect` without the stream made ahead; `startCorked` as for that one.
+    private static func connectNew(
+        _ settings: AudioSettings, role: MediaRole, realtime: RealtimeThreads?, timeoutSeconds: Double, startCorked: Bool = false
     ) throws(AudioError) -> PulseStream {
         let connection = try PulseConnection.acquire(timeoutSeconds: timeoutSeconds, realtime: realtime)
         let s: PulseStream
@@ -132,17 +148,67 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
             connection.release()
             throw error
         }
-        do { try s.start(timeoutSeconds: timeoutSeconds) } catch {
+        do { try s.start(timeoutSeconds: timeoutSeconds, corked: startCorked) } catch {
             s.close()
             throw error
         }
         return s
     }
 
-    private func start(timeoutSeconds: Double) throws(AudioError) {
+    // MARK: Made ahead
+
+    /// Starts making the event role's stream for `settings` on a thread of
+    /// its own (`sysound-connect`), for the process's first output open to
+    /// take (`AudioProcess.openAhead`): the connection's handshake (the
+    /// cookie, the client's name, the server's name) and the stream's
+    /// creation — four round trips to another process, the last one a new
+    /// node's on pipewire-pulse (about 10 ms here) — overlap what a start
+    /// does before that open (the theme, the policy's decision, the
+    /// daemon's set-up), instead of following it.
+    ///
+    /// Made corked (`PA_STREAM_START_CORKED`), as after an idle pause: a
+    /// corked sink input keeps no sink from suspending, so a sound the
+    /// policy silences has played nothing and woken no sink; the first
+    /// kick writes and uncorks. Unused (a silenced one-shot, an open of
+    /// another role or of OpenAL Soft's device), it is closed by the
+    /// open (`releaseAhead`) or at exit. A failure is not lost: the
+    /// connection's is shared with the open's own try (`PulseConnection`'s
+    /// `lastFailure`), which reports it.
+    static func connectAhead(_ settings: AudioSettings) {
+        ahead.withLock { ahead in
+            guard ahead == nil else { return }
+            // No thread to be had: the open connects by itself.
+            ahead = ThreadedWork(name: "sysound-connect") {
+                try? PulseStream.connectNew(settings, role: .event, realtime: nil, timeoutSeconds: connectTimeoutSeconds, startCorked: true)
+            }
+        }
+        _ = releasesAheadAtExit
+    }
+
+    /// Closes the stream made ahead if no open took it. Called by every
+    /// output open (`AudioOutputs.openDevice`), after its own stream, if
+    /// any, was made; not on the mainloop thread.
+    static func releaseAhead() {
+        takeAhead()?.close()
+    }
+
+    /// The stream made ahead, once made (nil if it failed), once.
+    private static func takeAhead() -> PulseStream? {
+        let work = ahead.withLock { ahead in
+            defer { ahead = nil }
+            return ahead
+        }
+        return work?.wait() ?? nil
+    }
+
+    private static let ahead = Locked<ThreadedWork<PulseStream?>?>(nil)
+    private static let releasesAheadAtExit: Void = AudioProcess.closeAtExit { PulseStream.releaseAhead() }
+
+    private func start(timeoutSeconds: Double, corked startCorked: Bool) throws(AudioError) {
         lock()
         defer { unlock() }
         onPipeWire = connection.onPipeWire
+        corked = startCorked
         let deadline = ThreadedMainloop.deadline(in: timeoutSeconds)
         var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(rate), channels: 2)
         var map = pa_channel_map()
@@ -158,7 +224,8 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
         let b = UInt32(Self.frameBytes)
         var attr = pa_buffer_attr(maxlength: UInt32.max, tlength: UInt32(request.tlength) * b, prebuf: UInt32(request.prebuf) * b,
                                   minreq: UInt32(request.minreq) * b, fragsize: UInt32.max)
-        guard pa_stream_connect_playback(s, nil, &attr, Self.flags, nil, nil) == 0 else { throw loop.failure("pa_stream_connect_playback") }
+        let flags = pa_stream_flags_t(Self.flags.rawValue | (startCorked ? PA_STREAM_START_CORKED.rawValue : 0))
+        guard pa_stream_connect_playback(s, nil, &attr, flags, nil, nil) == 0 else { throw loop.failure("pa_stream_connect_playback") }
         try loop.waitUntilReady(s, "the playback stream", until: deadline)
         recordGranted(s)
         if let op = describeSink(of: s) {

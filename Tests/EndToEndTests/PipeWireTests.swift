@@ -31,14 +31,17 @@ final class PipeWireTests: DaemonTestCase {
         XCTAssertEqual(props["pulse.attr.tlength"] as? Int, 320 * 8, "the buffer, in bytes of stereo float32")
     }
 
-    /// After the idle time (1 s in the shipped config) the daemon's stream is
-    /// corked and its node leaves the graph (state idle: PipeWire no longer
-    /// schedules it); the next tap resumes it and is heard.
+    /// The daemon's stream is made corked, and after a sound's idle time (1 s
+    /// in the shipped config) it is corked again: either way its node is out
+    /// of the graph (state suspended before any sound, idle after one:
+    /// PipeWire schedules neither); a tap resumes it and is heard.
     func testTheIdleDaemonsNodeLeavesTheGraphAndTheNextTapIsHeard() throws {
         XCTAssertTrue(eventually(3) { self.stream() != nil }, "no stream of the daemon (pid \(daemon.pid)) in pw-dump")
-        XCTAssertTrue(eventually(4) { self.stream()?.state == "idle" }, "after the idle time the node is \(stream()?.state ?? "gone")")
-        let peak = try Pulse.peak(0.5) { XCTAssertEqual(try daemon.cli.run(["play", "tap"]).status, 0) }
-        XCTAssertGreaterThan(peak, 0.05, "the tap after the pause reached the sink")
-        XCTAssertTrue(eventually(3) { self.stream()?.state == "idle" }, "paused again after the tap: \(stream()?.state ?? "gone")")
+        XCTAssertTrue(eventually(4) { ["idle", "suspended"].contains(self.stream()?.state) }, "before any sound the node is \(stream()?.state ?? "gone")")
+        for _ in 0..<2 {
+            let peak = try Pulse.peak(0.5) { XCTAssertEqual(try daemon.cli.run(["play", "tap"]).status, 0) }
+            XCTAssertGreaterThan(peak, 0.05, "the tap reached the sink")
+            XCTAssertTrue(eventually(3) { self.stream()?.state == "idle" }, "paused again after the tap: \(stream()?.state ?? "gone")")
+        }
     }
 }

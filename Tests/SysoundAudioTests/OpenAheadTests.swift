@@ -6,9 +6,10 @@ import XCTest
 /// What a process opens ahead for its own stream while it reads its theme
 /// (`AudioProcess.openAhead`): the mixer (`LoopbackOutput.openAhead`), taken
 /// by the first own stream that asks for the same device, once (a mixer for
-/// other settings is closed, not used); and the connection
-/// (`PulseConnection.connectAhead`), which that stream joins, and which
-/// closes with the stream, or at once when no stream joined it.
+/// other settings is closed, not used); and the event role's stream with its
+/// connection (`PulseStream.connectAhead`), corked until the first sound,
+/// which the open takes when it asks for that stream, and which is closed
+/// when no open took it.
 final class OpenAheadTests: XCTestCase {
     override func tearDown() {
         LoopbackOutput.openedAhead(AudioSettings())?.close()  // nothing is left for the next test
@@ -80,37 +81,94 @@ final class OpenAheadTests: XCTestCase {
         XCTAssertEqual(Fixture.peak(left), 0.5, accuracy: 0.05, "the tone arrives at its level")
     }
 
-    /// The stream joins the connection made ahead instead of making one, and
-    /// the open ends the hold taken ahead: once the engine is shut down this
-    /// process is no longer the server's client.
-    func testTheOwnStreamJoinsTheConnectionMadeAhead() throws {
+    /// The open takes the stream made ahead instead of making one: the
+    /// server's sink input made ahead is the one that plays, corked until the
+    /// first sound, and it is gone once the engine is shut down. (Sink inputs
+    /// are told apart from those of engines other tests left in the process.)
+    func testTheOwnStreamIsTheStreamMadeAheadCorkedUntilTheFirstSound() throws {
+        let p = try PulseFixture.require()
+        var s = AudioSettings()
+        s.backend = .pulse
+        let before = try Self.ownSinkInputs()
+        PulseStream.connectAhead(s)
+        var ahead: [SinkInput] = []
+        XCTAssertTrue(eventually(2) { ahead = Self.newSinkInputs(since: before); return ahead.count == 1 }, "the stream made ahead is on the server")
+        XCTAssertEqual(ahead.first?.corked, true, "corked: a sound the policy silences wakes no sink")
+
+        let engine = try AudioEngine(settings: s, output: .device)
+        XCTAssertTrue(engine.playsOnOwnStream)
+        XCTAssertEqual(Self.newSinkInputs(since: before).map(\.index), ahead.map(\.index), "the open took the stream made ahead")
+
+        let dir = try Fixture.directory(self)
+        let path = try Fixture.write(Fixture.tone(frequency: 440, seconds: 0.2), to: dir, name: "tone.wav")
+        engine.preload([ClipSource(name: "tone", path: path)])
+        let recorded = p.recordedBytes
+        let voice = try engine.play(engine.clip(named: "tone"))
+        XCTAssertTrue(engine.wait(for: voice, timeout: 2))
+        usleep(150_000)
+        XCTAssertEqual(Fixture.peak(Fixture.channel(try p.recorded(since: recorded), 0)), 0.5, accuracy: 0.05, "the first sound uncorks it and arrives at its level")
+
+        engine.shutdown()
+        XCTAssertTrue(eventually(2) { Self.newSinkInputs(since: before).isEmpty }, "the stream closed with the engine")
+    }
+
+    /// An open for other settings makes its own stream, and the one made
+    /// ahead is closed.
+    func testAStreamMadeAheadForOtherSettingsIsClosed() throws {
         _ = try PulseFixture.require()
         var s = AudioSettings()
         s.backend = .pulse
-        let clientsBefore = try Self.ownClients(), triesBefore = PulseConnection.tries
-        PulseConnection.connectAhead()
-        let engine = try AudioEngine(settings: s, output: .device)
+        var other = s
+        other.sampleRate = 44_100
+        let before = try Self.ownSinkInputs()
+        PulseStream.connectAhead(s)
+        let engine = try AudioEngine(settings: other, output: .device)
+        defer { engine.shutdown() }
         XCTAssertTrue(engine.playsOnOwnStream)
-        XCTAssertEqual(PulseConnection.tries - triesBefore, 1, "one connection made: the one ahead, which the stream joined")
-        XCTAssertEqual(try Self.ownClients(), clientsBefore + 1, "one client on the server for the stream")
-        engine.shutdown()
-        XCTAssertTrue(eventually(2) { (try? Self.ownClients()) == clientsBefore }, "the connection closed with the stream")
+        XCTAssertTrue(eventually(2) { Self.newSinkInputs(since: before).map(\.rate) == [44_100] }, "only the open's stream is left")
     }
 
-    /// A connection made ahead that no stream joined (a silenced sound, an
-    /// open of OpenAL Soft's own device) is closed when its hold ends.
-    func testAConnectionMadeAheadThatNoStreamJoinedCloses() throws {
+    /// A stream made ahead that no open took (a silenced sound, an open of
+    /// OpenAL Soft's own device) is closed when its hold ends, and with it
+    /// the connection it made.
+    func testAStreamMadeAheadThatNoOpenTookCloses() throws {
         _ = try PulseFixture.require()
-        let clientsBefore = try Self.ownClients()
-        PulseConnection.connectAhead()
-        XCTAssertTrue(eventually(2) { (try? Self.ownClients()) == clientsBefore + 1 }, "the connection made ahead is the server's client")
-        PulseConnection.releaseAhead()
-        XCTAssertTrue(eventually(2) { (try? Self.ownClients()) == clientsBefore }, "and closed once no stream joined it")
+        let before = try Self.ownSinkInputs(), clientsBefore = try Self.ownClients()
+        PulseStream.connectAhead(AudioSettings())
+        XCTAssertTrue(eventually(2) { Self.newSinkInputs(since: before).count == 1 }, "the stream made ahead is on the server")
+        PulseStream.releaseAhead()
+        XCTAssertTrue(eventually(2) { Self.newSinkInputs(since: before).isEmpty }, "and closed once no open took it")
+        XCTAssertTrue(eventually(2) { (try? Self.ownClients()) == clientsBefore }, "with the connection it made, if it made one")
     }
 
     /// The server's clients that are this process.
     static func ownClients() throws -> Int {
         let text = try Spawned.run("/usr/bin/pactl", ["list", "clients"]).stdout
         return text.components(separatedBy: "Client #").filter { $0.contains("application.process.id = \"\(getpid())\"") }.count
+    }
+
+    struct SinkInput {
+        let index: Int
+        let corked: Bool
+        let rate: Int
+    }
+
+    /// This process's sink inputs that are not among `before`.
+    static func newSinkInputs(since before: [SinkInput]) -> [SinkInput] {
+        let old = Set(before.map(\.index))
+        return ((try? ownSinkInputs()) ?? []).filter { !old.contains($0.index) }
+    }
+
+    /// The server's sink inputs that are this process's streams.
+    static func ownSinkInputs() throws -> [SinkInput] {
+        let text = try Spawned.run("/usr/bin/pactl", ["list", "sink-inputs"]).stdout
+        return text.components(separatedBy: "Sink Input #").dropFirst().compactMap { block -> SinkInput? in
+            guard block.contains("application.process.id = \"\(getpid())\""),
+                  let index = Int(block.prefix { $0.isNumber }) else { return nil }
+            let lines = block.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            let spec = lines.first { $0.hasPrefix("Sample Specification:") } ?? ""
+            let rate = spec.split(separator: " ").last.flatMap { Int($0.dropLast(2)) } ?? 0
+            return SinkInput(index: index, corked: lines.contains("Corked: yes"), rate: rate)
+        }
     }
 }
