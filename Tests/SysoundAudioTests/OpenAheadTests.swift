@@ -69,16 +69,7 @@ final class OpenAheadTests: XCTestCase {
         defer { engine.shutdown() }
         XCTAssertTrue(engine.playsOnOwnStream)
         XCTAssertNil(LoopbackOutput.openedAhead(s), "the stream took the mixer opened ahead")
-
-        let dir = try Fixture.directory(self)
-        let path = try Fixture.write(Fixture.tone(frequency: 440, seconds: 0.2), to: dir, name: "tone.wav")
-        engine.preload([ClipSource(name: "tone", path: path)])
-        let before = p.recordedBytes
-        let voice = try engine.play(engine.clip(named: "tone"))
-        XCTAssertTrue(engine.wait(for: voice, timeout: 2))
-        usleep(150_000)
-        let left = Fixture.channel(try p.recorded(since: before), 0)
-        XCTAssertEqual(Fixture.peak(left), 0.5, accuracy: 0.05, "the tone arrives at its level")
+        XCTAssertEqual(try toneLevelAtTheSink(engine, p), 0.5, accuracy: 0.05, "the tone arrives at its level")
     }
 
     /// The open takes the stream made ahead instead of making one: the
@@ -98,15 +89,7 @@ final class OpenAheadTests: XCTestCase {
         let engine = try AudioEngine(settings: s, output: .device)
         XCTAssertTrue(engine.playsOnOwnStream)
         XCTAssertEqual(Self.newSinkInputs(since: before).map(\.index), ahead.map(\.index), "the open took the stream made ahead")
-
-        let dir = try Fixture.directory(self)
-        let path = try Fixture.write(Fixture.tone(frequency: 440, seconds: 0.2), to: dir, name: "tone.wav")
-        engine.preload([ClipSource(name: "tone", path: path)])
-        let recorded = p.recordedBytes
-        let voice = try engine.play(engine.clip(named: "tone"))
-        XCTAssertTrue(engine.wait(for: voice, timeout: 2))
-        usleep(150_000)
-        XCTAssertEqual(Fixture.peak(Fixture.channel(try p.recorded(since: recorded), 0)), 0.5, accuracy: 0.05, "the first sound uncorks it and arrives at its level")
+        XCTAssertEqual(try toneLevelAtTheSink(engine, p), 0.5, accuracy: 0.05, "the first sound uncorks it and arrives at its level")
 
         engine.shutdown()
         XCTAssertTrue(eventually(2) { Self.newSinkInputs(since: before).isEmpty }, "the stream closed with the engine")
@@ -139,6 +122,18 @@ final class OpenAheadTests: XCTestCase {
         PulseStream.releaseAhead()
         XCTAssertTrue(eventually(2) { Self.newSinkInputs(since: before).isEmpty }, "and closed once no open took it")
         XCTAssertTrue(eventually(2) { (try? Self.ownClients()) == clientsBefore }, "with the connection it made, if it made one")
+    }
+
+    /// Plays a 0.2 s tone at half scale on `engine` and returns its peak at the sink (left channel).
+    private func toneLevelAtTheSink(_ engine: AudioEngine, _ p: PulseFixture) throws -> Float {
+        let dir = try Fixture.directory(self)
+        let path = try Fixture.write(Fixture.tone(frequency: 440, seconds: 0.2), to: dir, name: "tone.wav")
+        engine.preload([ClipSource(name: "tone", path: path)])
+        let before = p.recordedBytes
+        let voice = try engine.play(engine.clip(named: "tone"))
+        XCTAssertTrue(engine.wait(for: voice, timeout: 2))
+        usleep(150_000)
+        return Fixture.peak(Fixture.channel(try p.recorded(since: before), 0))
     }
 
     /// The server's clients that are this process.
