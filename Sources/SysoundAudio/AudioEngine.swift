@@ -333,7 +333,7 @@ extension AudioEngine {
     /// The loop shared by the process's embedded device engines (the library,
     /// the CLI without a daemon, tools, tests): one thread and two workers for
     /// the life of the process, however many engines come and go.
-    package static func embeddedHost() throws(AudioError) -> LoopHost {
+    static func embeddedHost() throws(AudioError) -> LoopHost {
         do { return try LoopHost.embedded() } catch {
             throw .openAL(operation: "starting the audio loop (\(error))", code: 0)
         }

@@ -12,16 +12,14 @@ import SysoundState
 package enum ServiceSetup {
     /// How the audio engine is provided.
     package enum AudioMode: Sendable {
-        /// Open the default output device now (the daemon: preload everything).
+        /// Open the default output device now (tests and the bench that build a manager).
         case deviceNow
         /// Open the default output device when a sound must really play (embedded).
         case deviceOnDemand
-        /// Open the default output device on the host's workers, again and again
-        /// until one opens (the daemon, when there was none at start); requests
-        /// meanwhile are told there is no output yet and never wait for a server.
-        case deviceInBackground
         /// Open it with `openBeforeServing`, once the rest of the daemon's
-        /// start is done and before its first request (else as `deviceInBackground`).
+        /// start is done and before its first request; when none opens then,
+        /// again and again on the host's workers until one does. Requests
+        /// meanwhile are told there is no output yet and never wait for a server.
         case deviceBeforeServing
         /// Render offline through a loopback device (`--to FILE`).
         case loopback
@@ -140,7 +138,7 @@ package enum ServiceSetup {
         switch mode {
         case .deviceNow: engine = try open()
         case .deviceOnDemand: engine = nil
-        case .deviceInBackground, .deviceBeforeServing:
+        case .deviceBeforeServing:
             engine = nil
             openInRequest = { () throws(AudioError) -> AudioEngine in
                 throw .noOutputDevice(detail: "no audio output is open yet; the daemon keeps trying and plays sounds once one opens")
@@ -151,10 +149,6 @@ package enum ServiceSetup {
             configuration: configuration, theme: theme, audio: engine, openAudio: openInRequest,
             openRole: rendersOffline ? nil : openRole, roleHost: host, haptics: haptics, leds: leds,
             controls: ControlFiles(directory: stateDirectory), settings: settings, logger: logger)
-        if case .deviceInBackground = mode {
-            let host = if let host { host } else { try AudioEngine.embeddedHost() }
-            BackgroundAudioOpen(manager: manager, host: host, logger: logger, open: open).start()
-        }
         if case .watched(let watcher) = settings {
             // Weak: the manager reads the watcher, so a strong capture would be a cycle.
             watcher.onChange { [weak manager] old, new in manager?.stateChanged(from: old, to: new) }
@@ -164,10 +158,10 @@ package enum ServiceSetup {
 
     /// Opens the audio device of `manager` (made with `.deviceBeforeServing`
     /// on `host`) now, before the daemon serves its first request: its own
-    /// stream's mixer and connection were started ahead (`AudioProcess.openAhead`)
+    /// stream's mixer and stream were started ahead (`AudioProcess.openAhead`)
     /// and have had the rest of the start to get ready, which no longer waits
-    /// for them. When none opens, it is tried again in the background as
-    /// `.deviceInBackground` does, and the daemon serves meanwhile.
+    /// for them. When none opens, it is tried again and again on the host's
+    /// workers (`BackgroundAudioOpen`), and the daemon serves meanwhile.
     package static func openBeforeServing(
         _ manager: FeedbackManager, host: LoopHost, realtime: RealtimeThreads?, logger: Logger, audioLogger: Logger? = nil
     ) {

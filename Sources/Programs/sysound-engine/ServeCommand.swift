@@ -84,7 +84,7 @@ struct Serve {
         // A media role's engine closed after its quiet time gives its memory
         // back, and no engine keeps OpenAL Soft's unused voices resident.
         AudioProcess.keepMemoryLean()
-        // The own stream's mixer and connection start opening now, beside
+        // The own stream's mixer and stream (corked) start opening now, beside
         // the rest of the start; the output opens last (`openBeforeServing`).
         AudioProcess.openAhead(configuration.audio)
         // One loop serves every descriptor; blocking work goes to the workers.
@@ -106,7 +106,7 @@ struct Serve {
         let realtime = RealtimeThreads(
             priority: Int32(configuration.audio.realtimePriority), broker: RealtimeKit(), logger: Logger(label: "sysound.audio"))
         // Its device opens last (`openBeforeServing`, below).
-        // In that mode it opens nothing here, and the host is given, so it cannot fail.
+        // In that mode it opens nothing here, so it cannot fail.
         let manager = try! ServiceSetup.manager(
             configuration: configuration, theme: theme, stateDirectory: directory, audio: .deviceBeforeServing,
             haptics: haptics, leds: leds, settings: .watched(watcher), host: LoopHost(loop: loop, workers: workers),
@@ -152,7 +152,7 @@ struct Serve {
         defer { desktop.stop() }
         let slider = AlertSlider.start(manager: manager, loop: loop, inputDirectory: inputDir, logger: Logger(label: "sysound.slider"))
         defer { slider.stop() }
-        // The audio output, last: its mixer and connection have been opening
+        // The audio output, last: its mixer and stream have been opening
         // since the environment's set-up (`AudioProcess.openAhead`), beside
         // everything above. With none the daemon still serves (vibration,
         // settings) and opens one on its workers, trying until one opens.
