@@ -185,6 +185,9 @@ final class PulseStream: PulseCallbackTarget, MixWriter, @unchecked Sendable {
         _ = releasesAheadAtExit
     }
 
+    /// Whether a stream made ahead waits to be taken (or is being made).
+    static var isMadeAhead: Bool { ahead.withLock { $0 != nil } }
+
     /// Closes the stream made ahead if no open took it. Called by every
     /// output open (`AudioOutputs.openDevice`), after its own stream, if
     /// any, was made; not on the mainloop thread.

@@ -42,8 +42,9 @@ final class StreamOutput: ReconnectingOutput, @unchecked Sendable {
     /// other they would add up, 3–4 ms and 6–7 ms here, on the path of every
     /// first sound: a one-shot `sysound play`'s, a role's, a new daemon's.
     static func open(_ s: AudioSettings, role: MediaRole = .event, realtime: RealtimeThreads?) throws(AudioError) -> StreamOutput {
-        // No thread to be had (EAGAIN): connected below, one after the other.
-        let connecting = ThreadedWork(name: "sysound-connect") { () -> Result<PulseStream, AudioError> in
+        // No thread to be had (EAGAIN), or the stream made ahead already has
+        // one (`PulseStream.connectAhead`): connected below, after the mixer.
+        let connecting = PulseStream.isMadeAhead ? nil : ThreadedWork(name: "sysound-connect") { () -> Result<PulseStream, AudioError> in
             do throws(AudioError) { return .success(try connectStream(s, role: role, realtime: realtime)) } catch { return .failure(error) }
         }
         func connected() throws(AudioError) -> PulseStream {
